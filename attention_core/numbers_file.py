@@ -1,0 +1,322 @@
+"""Reading and validating the numbers file (TOML).
+
+The numbers file holds every input the animations show. This module turns
+it into a frozen :class:`Scenario`, or raises :class:`NumbersError` whose
+message is one line naming the file, the key and what was expected.
+
+Each top-level table has a parser in ``_SECTIONS``; a key that no parser
+knows is an error, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .text import tokenize
+
+__all__ = [
+    "NumbersError",
+    "Scenario",
+    "Sizes",
+    "EncoderWeights",
+    "DEFAULT_NUMBERS_NAME",
+    "default_numbers_text",
+    "load_numbers",
+    "parse_numbers",
+    "MAX_TOKENS",
+    "SIZE_RANGE",
+]
+
+DEFAULT_NUMBERS_NAME = "default_numbers.toml"
+MAX_TOKENS = 12
+SIZE_RANGE = (2, 8)
+MAX_EXTRA_WORDS = 30
+
+
+class NumbersError(ValueError):
+    """A problem with the numbers file, described in one line."""
+
+
+# --------------------------------------------------------------------------
+# Small validators. ``where`` is the dotted key shown in the message.
+# --------------------------------------------------------------------------
+
+
+def _fail(where: str, expected: str, got: Any) -> NumbersError:
+    shown = repr(got)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return NumbersError(f"{where}: expected {expected}, got {shown}")
+
+
+def check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    """Reject keys that no parser reads (typos would otherwise be ignored)."""
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        prefix = f"{where}." if where else ""
+        raise NumbersError(
+            f"{prefix}{unknown[0]}: unknown key (known here: {', '.join(sorted(allowed))})"
+        )
+
+
+def as_table(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(where, "a table", value)
+    return value
+
+
+def as_number(value: Any, where: str) -> float:
+    # bool is an int subclass in Python; "true" is not a number here.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _fail(where, "a number", value)
+    if not math.isfinite(value):
+        raise _fail(where, "a finite number (no nan or inf)", value)
+    return float(value)
+
+
+def as_int(value: Any, where: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(where, f"a whole number from {lo} to {hi}", value)
+    if not lo <= value <= hi:
+        raise _fail(where, f"a whole number from {lo} to {hi}", value)
+    return value
+
+
+def as_str(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(where, "a string", value)
+    return value
+
+
+def as_vector(value: Any, where: str, length: int | None = None) -> np.ndarray:
+    if not isinstance(value, list) or not value:
+        raise _fail(where, "a non-empty list of numbers", value)
+    vec = np.array([as_number(v, f"{where}[{i}]") for i, v in enumerate(value)])
+    if length is not None and vec.shape[0] != length:
+        raise NumbersError(f"{where}: expected {length} numbers, got {vec.shape[0]}")
+    vec.flags.writeable = False
+    return vec
+
+
+def as_matrix(
+    value: Any, where: str, rows: int | None = None, cols: int | None = None
+) -> np.ndarray:
+    """A list of equally long lists of finite numbers, optionally of a set shape."""
+    want = f"a {rows if rows is not None else 'N'}x{cols if cols is not None else 'M'} matrix"
+    if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+        raise _fail(where, f"{want} (a list of rows)", value)
+    if rows is not None and len(value) != rows:
+        raise NumbersError(f"{where}: expected {want}, got {len(value)} rows")
+    width = cols if cols is not None else len(value[0])
+    out = []
+    for i, row in enumerate(value):
+        if len(row) != width:
+            raise NumbersError(
+                f"{where}: expected {want}, row {i} has {len(row)} numbers instead of {width}"
+            )
+        out.append([as_number(v, f"{where}[{i}][{j}]") for j, v in enumerate(row)])
+    mat = np.array(out, dtype=float)
+    mat.flags.writeable = False
+    return mat
+
+
+def as_word_list(value: Any, where: str, max_len: int) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise _fail(where, "a list of words", value)
+    words: list[str] = []
+    for i, w in enumerate(value):
+        toks = tokenize(as_str(w, f"{where}[{i}]"))
+        if len(toks) != 1:
+            raise _fail(f"{where}[{i}]", "a single word", w)
+        words.append(toks[0])
+    if len(words) > max_len:
+        raise NumbersError(f"{where}: expected at most {max_len} words, got {len(words)}")
+    return tuple(words)
+
+
+# --------------------------------------------------------------------------
+# The scenario
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sizes:
+    embedding: int
+    hidden: int
+
+
+@dataclass(frozen=True)
+class EncoderWeights:
+    """Explicit encoder RNN weights; ``None`` where the seeded ones are used."""
+
+    W_x: np.ndarray | None = None
+    W_h: np.ndarray | None = None
+    b: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything the numbers file says, validated."""
+
+    origin: str
+    seed: int
+    source_sentence: str
+    target_sentence: str
+    sizes: Sizes
+    source_extra_words: tuple[str, ...] = ()
+    target_extra_words: tuple[str, ...] = ()
+    source_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
+    target_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
+    encoder: EncoderWeights = EncoderWeights()
+
+    @property
+    def source_tokens(self) -> tuple[str, ...]:
+        return tokenize(self.source_sentence)
+
+    @property
+    def target_tokens(self) -> tuple[str, ...]:
+        return tokenize(self.target_sentence)
+
+
+def _parse_sentence(value: Any, where: str) -> str:
+    sentence = as_str(value, where)
+    n = len(tokenize(sentence))
+    if n == 0:
+        raise _fail(where, "a sentence with at least one word", sentence)
+    if n > MAX_TOKENS:
+        raise NumbersError(f"{where}: expected at most {MAX_TOKENS} words, got {n}")
+    return sentence
+
+
+def _parse_embedding_table(
+    value: Any, where: str, dim: int
+) -> dict[str, np.ndarray]:
+    table = as_table(value, where)
+    out: dict[str, np.ndarray] = {}
+    for word, vec in table.items():
+        toks = tokenize(word)
+        if len(toks) != 1:
+            raise _fail(f"{where}.{word}", "a single word as key", word)
+        out[toks[0]] = as_vector(vec, f"{where}.{word}", dim)
+    return out
+
+
+_TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+
+
+def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
+    """Validate a parsed TOML document and build the :class:`Scenario`.
+
+    Raises
+    ------
+    NumbersError
+        With a one-line message naming the key and what was expected.
+    """
+    check_keys(data, _TOP_KEYS, "")
+    for required in ("seed", "sentences", "sizes"):
+        if required not in data:
+            raise NumbersError(f"{required}: missing (required)")
+    seed = as_int(data["seed"], "seed", 0, 2**63 - 1)
+
+    sentences = as_table(data["sentences"], "sentences")
+    check_keys(sentences, {"source", "target"}, "sentences")
+    for key in ("source", "target"):
+        if key not in sentences:
+            raise NumbersError(f"sentences.{key}: missing (required)")
+    source = _parse_sentence(sentences["source"], "sentences.source")
+    target = _parse_sentence(sentences["target"], "sentences.target")
+
+    sizes_t = as_table(data["sizes"], "sizes")
+    check_keys(sizes_t, {"embedding", "hidden"}, "sizes")
+    lo, hi = SIZE_RANGE
+    sizes = Sizes(
+        embedding=as_int(sizes_t.get("embedding"), "sizes.embedding", lo, hi),
+        hidden=as_int(sizes_t.get("hidden"), "sizes.hidden", lo, hi),
+    )
+
+    vocab = as_table(data.get("vocabulary", {}), "vocabulary")
+    check_keys(vocab, {"source_extra", "target_extra"}, "vocabulary")
+    source_extra = as_word_list(
+        vocab.get("source_extra", []), "vocabulary.source_extra", MAX_EXTRA_WORDS
+    )
+    target_extra = as_word_list(
+        vocab.get("target_extra", []), "vocabulary.target_extra", MAX_EXTRA_WORDS
+    )
+
+    emb = as_table(data.get("embeddings", {}), "embeddings")
+    check_keys(emb, {"source", "target"}, "embeddings")
+    source_emb = _parse_embedding_table(
+        emb.get("source", {}), "embeddings.source", sizes.embedding
+    )
+    # Target embeddings live in the decoder's space: the output mapping takes
+    # the dot product of s_t with them, so they have the hidden size.
+    target_emb = _parse_embedding_table(
+        emb.get("target", {}), "embeddings.target", sizes.hidden
+    )
+
+    enc = as_table(data.get("encoder", {}), "encoder")
+    check_keys(enc, {"W_x", "W_h", "b"}, "encoder")
+    H, E = sizes.hidden, sizes.embedding
+    encoder = EncoderWeights(
+        W_x=as_matrix(enc["W_x"], "encoder.W_x", H, E) if "W_x" in enc else None,
+        W_h=as_matrix(enc["W_h"], "encoder.W_h", H, H) if "W_h" in enc else None,
+        b=as_vector(enc["b"], "encoder.b", H) if "b" in enc else None,
+    )
+
+    return Scenario(
+        origin=origin,
+        seed=seed,
+        source_sentence=source,
+        target_sentence=target,
+        sizes=sizes,
+        source_extra_words=source_extra,
+        target_extra_words=target_extra,
+        source_embeddings=source_emb,
+        target_embeddings=target_emb,
+        encoder=encoder,
+    )
+
+
+def default_numbers_text() -> str:
+    """The text of the numbers file that ships with the package."""
+    return resources.files(__package__).joinpath(DEFAULT_NUMBERS_NAME).read_text("utf-8")
+
+
+def load_numbers(path: str | Path | None = None) -> Scenario:
+    """Read and validate a numbers file; ``None`` reads the shipped default.
+
+    Raises
+    ------
+    NumbersError
+        For an unreadable file, invalid TOML or invalid values; the message
+        starts with the file's name.
+    """
+    if path is None:
+        origin, text = DEFAULT_NUMBERS_NAME, default_numbers_text()
+    else:
+        origin = str(path)
+        try:
+            text = Path(path).read_text("utf-8")
+        except FileNotFoundError:
+            raise NumbersError(f"{origin}: no such file") from None
+        except IsADirectoryError:
+            raise NumbersError(f"{origin}: is a folder, expected a TOML file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise NumbersError(f"{origin}: cannot read ({reason})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise NumbersError(f"{origin}: not valid TOML ({exc})") from None
+    try:
+        return parse_numbers(data, origin)
+    except NumbersError as exc:
+        raise NumbersError(f"{origin}: {exc}") from None

@@ -1,0 +1,161 @@
+"""Computing a scenario: frozen records of every value a scene shows.
+
+``compute_trace(scenario)`` is the one entry point. Scenes receive the
+:class:`Trace` and lay out what it holds; they never compute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import maths
+from .numbers_file import Scenario
+from .params import seeded_embeddings, seeded_normal
+from .text import END, START, Vocabulary
+
+__all__ = ["Parameters", "EncoderTrace", "Trace", "compute_trace", "frozen"]
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """A read-only float copy, so no scene can change a value by accident."""
+    out = np.array(array, dtype=float)
+    out.flags.writeable = False
+    return out
+
+
+def _tolist(a: np.ndarray) -> Any:
+    return np.asarray(a).tolist()
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """Every parameter used, seeded or given, so anyone can recompute."""
+
+    source_vocab: Vocabulary
+    source_embeddings: np.ndarray  # len(source_vocab) x E
+    target_vocab: Vocabulary
+    target_embeddings: np.ndarray  # len(target_vocab) x H
+    encoder_W_x: np.ndarray  # H x E
+    encoder_W_h: np.ndarray  # H x H
+    encoder_b: np.ndarray  # H
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source_vocabulary": list(self.source_vocab.words),
+            "source_embeddings": _tolist(self.source_embeddings),
+            "target_vocabulary": list(self.target_vocab.words),
+            "target_embeddings": _tolist(self.target_embeddings),
+            "encoder": {
+                "W_x": _tolist(self.encoder_W_x),
+                "W_h": _tolist(self.encoder_W_h),
+                "b": _tolist(self.encoder_b),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class EncoderTrace:
+    """The encoder RNN run over the source sentence."""
+
+    tokens: tuple[str, ...]
+    token_ids: tuple[int, ...]  # rows of the source embedding table
+    inputs: np.ndarray  # T x E: x_1 ... x_T
+    hidden: np.ndarray  # (T+1) x H: h_0 = 0, h_1 ... h_T
+
+    @property
+    def context(self) -> np.ndarray:
+        """h_T, the single context vector of the plain encoder-decoder."""
+        return self.hidden[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tokens": list(self.tokens),
+            "token_ids": list(self.token_ids),
+            "inputs": _tolist(self.inputs),
+            "hidden": _tolist(self.hidden),
+            "context": _tolist(self.context),
+        }
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every value the scenes show, computed from one scenario."""
+
+    scenario: Scenario
+    params: Parameters
+    source_tokens: tuple[str, ...]
+    target_tokens: tuple[str, ...]
+    encoder: EncoderTrace
+
+    @property
+    def decoder_inputs(self) -> tuple[str, ...]:
+        """op_0 ... op_{T'-1}: ``<START>`` then the target words."""
+        return (START, *self.target_tokens)
+
+    @property
+    def decoder_outputs(self) -> tuple[str, ...]:
+        """op_1 ... op_{T'}: the target words then ``<END>``."""
+        return (*self.target_tokens, END)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready values; the keys are documented in the README."""
+        s = self.scenario
+        return {
+            "numbers_file": s.origin,
+            "seed": s.seed,
+            "sizes": {"embedding": s.sizes.embedding, "hidden": s.sizes.hidden},
+            "source": {"sentence": s.source_sentence, "tokens": list(self.source_tokens)},
+            "target": {
+                "sentence": s.target_sentence,
+                "tokens": list(self.target_tokens),
+                "decoder_inputs": list(self.decoder_inputs),
+                "decoder_outputs": list(self.decoder_outputs),
+            },
+            "parameters": self.params.to_dict(),
+            "encoder": self.encoder.to_dict(),
+        }
+
+
+def _parameters(s: Scenario) -> Parameters:
+    E, H = s.sizes.embedding, s.sizes.hidden
+    source_vocab = Vocabulary.from_tokens(s.source_tokens, s.source_extra_words)
+    target_vocab = Vocabulary.from_tokens((START, END), s.target_tokens, s.target_extra_words)
+    enc = s.encoder
+    # Weight scale 1/sqrt(fan-in) keeps tanh away from saturation, so the
+    # hidden states stay varied enough to be worth showing.
+    W_x = enc.W_x if enc.W_x is not None else seeded_normal(s.seed, "encoder.W_x", (H, E), E**-0.5)
+    W_h = enc.W_h if enc.W_h is not None else seeded_normal(s.seed, "encoder.W_h", (H, H), H**-0.5)
+    b = enc.b if enc.b is not None else seeded_normal(s.seed, "encoder.b", (H,), 0.1)
+    return Parameters(
+        source_vocab=source_vocab,
+        source_embeddings=frozen(
+            seeded_embeddings(s.seed, "embeddings.source", source_vocab.words, E, dict(s.source_embeddings))
+        ),
+        target_vocab=target_vocab,
+        target_embeddings=frozen(
+            seeded_embeddings(s.seed, "embeddings.target", target_vocab.words, H, dict(s.target_embeddings))
+        ),
+        encoder_W_x=frozen(W_x),
+        encoder_W_h=frozen(W_h),
+        encoder_b=frozen(b),
+    )
+
+
+def compute_trace(scenario: Scenario) -> Trace:
+    """Compute every value the scenes show for ``scenario``."""
+    params = _parameters(scenario)
+    tokens = scenario.source_tokens
+    ids = params.source_vocab.indices(tokens)
+    inputs = params.source_embeddings[list(ids)]
+    hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
+    encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
+    return Trace(
+        scenario=scenario,
+        params=params,
+        source_tokens=tokens,
+        target_tokens=scenario.target_tokens,
+        encoder=encoder,
+    )

@@ -1,0 +1,134 @@
+"""The base class of every walkthrough scene, and the layout audit.
+
+A scene is given a :class:`~attention_core.Trace` and a :class:`Theme`; it
+lays out and animates those values and computes nothing itself. With
+``audit=True`` it records, after every ``play`` and ``wait``, each number on
+screen and every layout fault (something outside the frame, texts that
+overlap), so that headless tests can check what a viewer would see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, config
+
+from attention_core import Trace
+
+from .components import NumberLabel
+from .theme import DARK, Theme
+
+__all__ = ["WalkthroughScene", "Audit", "ShownNumber"]
+
+FRAME_TOLERANCE = 0.02
+OVERLAP_TOLERANCE = 0.02
+
+
+@dataclass(frozen=True)
+class ShownNumber:
+    key: tuple | None
+    value: float
+    shown: str
+
+
+@dataclass
+class Audit:
+    """What a viewer saw: every number shown and every layout fault."""
+
+    numbers: list[ShownNumber] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    snapshots: int = 0
+
+    def by_key(self) -> dict[tuple, ShownNumber]:
+        return {n.key: n for n in self.numbers if n.key is not None}
+
+
+def _visible(mob: Mobject) -> bool:
+    try:
+        fill = mob.get_fill_opacity()
+        stroke = mob.get_stroke_opacity()
+    except (AttributeError, IndexError):
+        return True
+    return max(float(fill), float(stroke)) > 0.02
+
+
+def _text_leaves(mob: Mobject) -> list[Mobject]:
+    """Whole text objects (a Text, a formula), not their glyphs."""
+    if isinstance(mob, (Text, MathTex, SingleStringMathTex, Tex)):
+        return [mob]
+    out: list[Mobject] = []
+    for sub in mob.submobjects:
+        out.extend(_text_leaves(sub))
+    return out
+
+
+def _box(mob: Mobject) -> tuple[float, float, float, float]:
+    lo = mob.get_corner(np.array([-1, -1, 0]))
+    hi = mob.get_corner(np.array([1, 1, 0]))
+    return lo[0], lo[1], hi[0], hi[1]
+
+
+def _describe(mob: Mobject) -> str:
+    text = getattr(mob, "shown", None) or getattr(mob, "text", None) or getattr(mob, "tex_string", None)
+    return f"{type(mob).__name__}({text!r})" if text else type(mob).__name__
+
+
+class WalkthroughScene(Scene):
+    """Base of all scenes: holds the trace, the theme and the audit.
+
+    Subclasses set ``scene_id`` and ``description`` and implement
+    ``construct``. Builders return mobjects and animations; ``construct``
+    plays them.
+    """
+
+    scene_id: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def __init__(self, trace: Trace, theme: Theme = DARK, audit: bool = False, **kwargs: Any) -> None:
+        self.trace = trace
+        self.theme = theme
+        self.audit: Audit | None = Audit() if audit else None
+        super().__init__(**kwargs)
+
+    # -- the audit ---------------------------------------------------------
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        super().play(*args, **kwargs)
+        self._snapshot()
+
+    def wait(self, *args: Any, **kwargs: Any) -> None:
+        super().wait(*args, **kwargs)
+        self._snapshot()
+
+    def _snapshot(self) -> None:
+        if self.audit is None:
+            return
+        self.audit.snapshots += 1
+        half_w, half_h = config.frame_width / 2, config.frame_height / 2
+        texts: list[Mobject] = []
+        for top in self.mobjects:
+            for mob in top.get_family():
+                if isinstance(mob, NumberLabel) and _visible(mob):
+                    self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown))
+            for mob in top.family_members_with_points():
+                if not _visible(mob):
+                    continue
+                x0, y0, x1, y1 = _box(mob)
+                if (x0 < -half_w - FRAME_TOLERANCE or x1 > half_w + FRAME_TOLERANCE
+                        or y0 < -half_h - FRAME_TOLERANCE or y1 > half_h + FRAME_TOLERANCE):
+                    fault = f"outside the frame: {_describe(mob)} at ({x0:.2f},{y0:.2f})-({x1:.2f},{y1:.2f})"
+                    if fault not in self.audit.faults:
+                        self.audit.faults.append(fault)
+            texts.extend(t for t in _text_leaves(top) if _visible(t))
+        boxes = [_box(t) for t in texts]
+        for i in range(len(texts)):
+            ax0, ay0, ax1, ay1 = boxes[i]
+            for j in range(i + 1, len(texts)):
+                bx0, by0, bx1, by1 = boxes[j]
+                if (min(ax1, bx1) - max(ax0, bx0) > OVERLAP_TOLERANCE
+                        and min(ay1, by1) - max(ay0, by0) > OVERLAP_TOLERANCE):
+                    fault = f"texts overlap: {_describe(texts[i])} and {_describe(texts[j])}"
+                    if fault not in self.audit.faults:
+                        self.audit.faults.append(fault)

@@ -1,0 +1,309 @@
+"""Small composable mobjects shared by every scene.
+
+Each component lays out values it is given and remembers, for every number
+it shows, the value and a key naming where it came from (``NumberLabel.key``),
+so tests can read the screen back and compare it with the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    MathTex,
+    Mobject,
+    Rectangle,
+    RoundedRectangle,
+    Text,
+    VGroup,
+    VMobject,
+)
+
+from .theme import Theme
+
+__all__ = [
+    "NumberLabel",
+    "ValueCell",
+    "VectorColumn",
+    "ValueMatrix",
+    "TokenStrip",
+    "CellBox",
+    "HeatStrip",
+    "caption",
+    "math_label",
+    "arrow_between",
+    "fit_within",
+]
+
+CELL_W = 0.82
+CELL_H = 0.40
+NUMBER_SIZE = 18
+
+
+def caption(text: str, theme: Theme, font_size: float = 24, colour: Any = None, **kw: Any) -> Text:
+    """Plain text in the theme's font (no LaTeX where it adds nothing)."""
+    return Text(text, font=theme.font, font_size=font_size, color=colour or theme.text, **kw)
+
+
+def math_label(tex: str, theme: Theme, font_size: float = 30, colour: Any = None) -> MathTex:
+    """A short formula or symbol such as ``h_{3}``."""
+    return MathTex(tex, font_size=font_size, color=colour or theme.text)
+
+
+def fit_within(mob: Mobject, max_width: float | None = None, max_height: float | None = None) -> Mobject:
+    """Scale ``mob`` down (never up) so it fits the given box."""
+    if max_width is not None and mob.width > max_width:
+        mob.scale(max_width / mob.width)
+    if max_height is not None and mob.height > max_height:
+        mob.scale(max_height / mob.height)
+    return mob
+
+
+def arrow_between(a: Mobject, b: Mobject, colour: Any, buff: float = 0.12, **kw: Any) -> Arrow:
+    """A straight arrow from the side of ``a`` facing ``b`` to ``b``."""
+    return Arrow(
+        a.get_center(), b.get_center(), buff=0, color=colour, stroke_width=3,
+        max_tip_length_to_length_ratio=0.15, **kw
+    ).put_start_and_end_on(
+        _edge_towards(a, b.get_center(), buff), _edge_towards(b, a.get_center(), buff)
+    )
+
+
+def _edge_towards(mob: Mobject, target: np.ndarray, buff: float) -> np.ndarray:
+    """Point on ``mob``'s bounding box in the direction of ``target``."""
+    centre = mob.get_center()
+    d = target - centre
+    if np.allclose(d, 0):
+        return centre
+    half_w, half_h = mob.width / 2 + buff, mob.height / 2 + buff
+    scale = min(half_w / abs(d[0]) if d[0] else np.inf, half_h / abs(d[1]) if d[1] else np.inf)
+    return centre + d * min(scale, 1.0)
+
+
+class NumberLabel(Text):
+    """A number on screen, formatted by the theme.
+
+    Attributes
+    ----------
+    value
+        The exact value from the core.
+    shown
+        The text on screen (``theme.fmt(value)``).
+    key
+        Where the value comes from, e.g. ``("encoder.hidden", 3, 1)``.
+    """
+
+    def __init__(self, value: float, theme: Theme, key: tuple | None = None,
+                 font_size: float = NUMBER_SIZE, colour: Any = None, **kw: Any) -> None:
+        self.value = float(value)
+        self.shown = theme.fmt(self.value)
+        self.key = key
+        super().__init__(self.shown, font=theme.number_font, font_size=font_size,
+                         color=colour or theme.text, **kw)
+
+
+class ValueCell(VGroup):
+    """One value: a rectangle tinted by sign and magnitude, its number inside."""
+
+    def __init__(self, value: float, theme: Theme, key: tuple | None = None,
+                 width: float = CELL_W, height: float = CELL_H, scale: float = 1.0,
+                 show_number: bool = True, font_size: float = NUMBER_SIZE,
+                 fill: Any = None) -> None:
+        colour, opacity = theme.value_fill(value, scale) if fill is None else (fill, 0.85)
+        self.box = Rectangle(width=width, height=height, stroke_width=1,
+                             stroke_color=theme.panel, fill_color=colour, fill_opacity=opacity)
+        super().__init__(self.box)
+        self.value = float(value)
+        self.number: NumberLabel | None = None
+        if show_number:
+            self.number = NumberLabel(value, theme, key, font_size=font_size)
+            fit_within(self.number, width * 0.9, height * 0.8)
+            self.number.move_to(self.box)
+            self.add(self.number)
+
+
+def _kept_indices(n: int, max_shown: int) -> list[int | None]:
+    """Indices to show, with ``None`` where dots stand for the elided middle."""
+    if n <= max_shown:
+        return list(range(n))
+    head = max_shown - 2
+    return [*range(head), None, n - 1]
+
+
+class VectorColumn(VGroup):
+    """A vector as a column of value cells, framed in its role colour.
+
+    Parameters
+    ----------
+    values
+        The vector.
+    theme
+        Colours and format.
+    key
+        Name of the source array; cell ``i`` gets the key ``(key, i)``.
+    label
+        Optional TeX shown above the column (e.g. ``"h_{3}"``).
+    colour
+        The role colour of the frame and label.
+    show_numbers
+        False gives a compact colour-only chip.
+    max_rows
+        Longer vectors show their first rows, dots, and the last row.
+    """
+
+    def __init__(self, values: Sequence[float], theme: Theme, key: str | None = None,
+                 label: str | None = None, colour: Any = None, show_numbers: bool = True,
+                 cell_width: float = CELL_W, cell_height: float = CELL_H, scale: float = 1.0,
+                 max_rows: int = 8, label_size: float = 30, font_size: float = NUMBER_SIZE) -> None:
+        super().__init__()
+        values = np.asarray(values, dtype=float)
+        colour = colour or theme.text
+        self.cells = VGroup()
+        self.cell_by_index: dict[int, ValueCell] = {}
+        for i in _kept_indices(len(values), max_rows):
+            if i is None:
+                dots = VGroup(Rectangle(width=cell_width, height=cell_height, stroke_width=0),
+                              MathTex(r"\vdots", font_size=font_size * 1.2, color=theme.muted))
+                self.cells.add(dots)
+                continue
+            cell = ValueCell(values[i], theme, (key, i) if key else None, cell_width,
+                             cell_height, scale, show_numbers, font_size)
+            self.cell_by_index[i] = cell
+            self.cells.add(cell)
+        self.cells.arrange(DOWN, buff=0)
+        self.frame = Rectangle(width=self.cells.width + 0.08, height=self.cells.height + 0.08,
+                               stroke_color=colour, stroke_width=3).move_to(self.cells)
+        self.add(self.cells, self.frame)
+        self.label: Mobject | None = None
+        if label is not None:
+            self.label = math_label(label, theme, label_size, colour)
+            self.label.next_to(self.frame, UP, buff=0.12)
+            self.add(self.label)
+
+
+class ValueMatrix(VGroup):
+    """A matrix of value cells with optional row and column labels.
+
+    Rows or columns beyond ``max_rows``/``max_cols`` are elided with dots,
+    never shrunk below readability. Cell ``(i, j)`` gets key ``(key, i, j)``.
+    """
+
+    def __init__(self, values: np.ndarray, theme: Theme, key: str | None = None,
+                 row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
+                 colour: Any = None, max_rows: int = 8, max_cols: int = 8,
+                 cell_width: float = CELL_W, cell_height: float = CELL_H, scale: float | None = None,
+                 font_size: float = NUMBER_SIZE, label_size: float = 20,
+                 heat: bool = False) -> None:
+        super().__init__()
+        values = np.atleast_2d(np.asarray(values, dtype=float))
+        n_rows, n_cols = values.shape
+        scale = scale if scale is not None else max(float(np.max(np.abs(values))), 1e-9)
+        rows_shown = _kept_indices(n_rows, max_rows)
+        cols_shown = _kept_indices(n_cols, max_cols)
+        self.cell_by_index: dict[tuple[int, int], ValueCell] = {}
+        self.grid = VGroup()
+        for r, i in enumerate(rows_shown):
+            for c, j in enumerate(cols_shown):
+                pos = np.array([c * cell_width, -r * cell_height, 0.0])
+                if i is None or j is None:
+                    sym = r"\vdots" if i is None and j is not None else (
+                        r"\cdots" if j is None and i is not None else r"\ddots")
+                    dots = MathTex(sym, font_size=font_size * 1.1, color=theme.muted).move_to(pos)
+                    self.grid.add(dots)
+                    continue
+                fill = theme.heat(values[i, j]) if heat else None
+                cell = ValueCell(values[i, j], theme, (key, i, j) if key else None,
+                                 cell_width, cell_height, scale, True, font_size, fill=fill)
+                cell.move_to(pos)
+                self.cell_by_index[(i, j)] = cell
+                self.grid.add(cell)
+        self.frame = Rectangle(width=len(cols_shown) * cell_width + 0.1,
+                               height=len(rows_shown) * cell_height + 0.1,
+                               stroke_color=colour or theme.panel, stroke_width=3).move_to(self.grid)
+        self.add(self.grid, self.frame)
+        self.row_labels = VGroup()
+        if row_labels is not None:
+            for r, i in enumerate(rows_shown):
+                if i is None:
+                    continue
+                lab = Text(row_labels[i], font=theme.font, font_size=label_size, color=theme.text)
+                fit_within(lab, max_height=cell_height * 0.8)
+                lab.next_to(self.frame, LEFT, buff=0.15)
+                lab.set_y(self.grid[r * len(cols_shown)].get_y())
+                self.row_labels.add(lab)
+            self.add(self.row_labels)
+        self.col_labels = VGroup()
+        if col_labels is not None:
+            for c, j in enumerate(cols_shown):
+                if j is None:
+                    continue
+                lab = Text(col_labels[j], font=theme.font, font_size=label_size, color=theme.text)
+                fit_within(lab, max_width=cell_width * 0.95)
+                lab.next_to(self.frame, UP, buff=0.1)
+                lab.set_x(self.grid[c].get_x())
+                self.col_labels.add(lab)
+            self.add(self.col_labels)
+
+    def cell(self, i: int, j: int) -> ValueCell | None:
+        """The cell of entry ``(i, j)``, or ``None`` if it is elided."""
+        return self.cell_by_index.get((i, j))
+
+
+class TokenStrip(VGroup):
+    """Words in boxes, left to right, scaled down to fit ``max_width``."""
+
+    def __init__(self, tokens: Sequence[str], theme: Theme, colour: Any = None,
+                 font_size: float = 24, max_width: float = 13.0, buff: float = 0.15) -> None:
+        super().__init__()
+        colour = colour or theme.muted
+        self.words = VGroup()
+        self.boxes = VGroup()
+        for tok in tokens:
+            word = Text(tok, font=theme.font, font_size=font_size, color=theme.text)
+            box = RoundedRectangle(corner_radius=0.08, width=word.width + 0.25,
+                                   height=max(word.height, 0.32) + 0.2, stroke_color=colour,
+                                   stroke_width=2).move_to(word)
+            self.words.add(word)
+            self.boxes.add(VGroup(box, word))
+        self.boxes.arrange(RIGHT, buff=buff)
+        self.add(self.boxes)
+        fit_within(self, max_width=max_width)
+
+
+class CellBox(VGroup):
+    """A block of the network (an RNN cell, the softmax) as a labelled box."""
+
+    def __init__(self, label: str, theme: Theme, colour: Any, width: float = 2.4,
+                 height: float = 1.3, font_size: float = 24) -> None:
+        self.box = RoundedRectangle(corner_radius=0.2, width=width, height=height,
+                                    stroke_color=colour, stroke_width=4,
+                                    fill_color=colour, fill_opacity=0.12)
+        self.text = Text(label, font=theme.font, font_size=font_size, color=theme.text)
+        fit_within(self.text, width * 0.85, height * 0.8)
+        self.text.move_to(self.box)
+        super().__init__(self.box, self.text)
+
+
+class HeatStrip(VGroup):
+    """Attention weights as a row of heat-coloured cells with their numbers."""
+
+    def __init__(self, weights: Sequence[float], theme: Theme, key: str | None = None,
+                 cell_width: float = CELL_W, cell_height: float = CELL_H,
+                 show_numbers: bool = True, font_size: float = NUMBER_SIZE) -> None:
+        super().__init__()
+        for i, w in enumerate(np.asarray(weights, dtype=float)):
+            self.add(ValueCell(w, theme, (key, i) if key else None, cell_width, cell_height,
+                               1.0, show_numbers, font_size, fill=theme.heat(w)))
+        self.arrange(RIGHT, buff=0)
+
+
+def set_dimmed(mob: VMobject, dimmed: bool = True, opacity: float = 0.25) -> VMobject:
+    """Fade what is not in focus (used with ``.animate``)."""
+    return mob.set_opacity(opacity if dimmed else 1.0)
