@@ -76,7 +76,7 @@ class EncoderScene(WalkthroughScene):
         for t in range(1, T + 1):
             box = tokens.boxes[t - 1]
             focus = SurroundingRectangle(box, color=theme.highlight, buff=0.05)
-            new_x = VectorColumn(enc.inputs[t - 1], theme, key=f"encoder.inputs.{t}",
+            new_x = VectorColumn(enc.inputs[t - 1], theme, key=f"encoder.inputs.{t - 1}",
                                  label=f"x_{{{t}}}", colour=theme.embedding,
                                  cell_height=cell_h).move_to([-5.2, WORK_Y, 0])
             step_anims = [Create(focus), FadeIn(new_x, target_position=box, scale=0.6)]

@@ -1,0 +1,96 @@
+"""Shared helpers for the tests: build scenes headless, read the screen back.
+
+Every number a scene shows is a ``NumberLabel`` whose ``key`` is a path into
+``trace.to_dict()`` (the JSON export): ``("encoder.hidden.3", 1)`` means
+``to_dict()["encoder"]["hidden"][3][1]``. ``check_numbers`` resolves each key
+in a trace computed independently by the test and compares the text on
+screen with the core's value at the shown precision.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+import tomllib
+from typing import Any
+
+from manim import tempconfig
+
+from attention_core import Trace, compute_trace, load_numbers, parse_numbers
+from attention_core.numbers_file import default_numbers_text
+from scenes import DARK, SCENES, Theme
+from scenes.base import WalkthroughScene
+from scenes.theme import format_number
+
+
+def default_data() -> dict[str, Any]:
+    """The shipped numbers file as a dict, to be varied by a test."""
+    return tomllib.loads(default_numbers_text())
+
+
+def trace_from(data: dict[str, Any]) -> Trace:
+    return compute_trace(parse_numbers(data, "<test>"))
+
+
+def varied(**changes: Any) -> dict[str, Any]:
+    """The default numbers with top-level tables updated, e.g.
+    ``varied(sizes={"embedding": 8, "hidden": 2})``."""
+    data = copy.deepcopy(default_data())
+    for table, values in changes.items():
+        if isinstance(values, dict) and isinstance(data.get(table), dict):
+            data[table].update(values)
+        else:
+            data[table] = values
+    return data
+
+
+def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = True) -> WalkthroughScene:
+    """Run a scene headless (dry run, nothing written) with the audit on.
+
+    ``skip=True`` jumps each animation to its end state, which is what the
+    audit inspects; ``skip=False`` also steps through every frame.
+    """
+    with tempfile.TemporaryDirectory() as media, tempconfig({
+        "dry_run": True, "quality": "low_quality", "verbosity": "ERROR",
+        "progress_bar": "none", "media_dir": media, "disable_caching": True,
+    }):
+        scene = SCENES[scene_id](trace, theme, audit=True, skip_animations=skip)
+        scene.render()
+    return scene
+
+
+def resolve(data: dict[str, Any], key: tuple) -> Any:
+    """The value at a NumberLabel key in ``trace.to_dict()``."""
+    path, *indices = key
+    node: Any = data
+    for part in path.split("."):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    for i in indices:
+        node = node[i]
+    return node
+
+
+def check_numbers(scene: WalkthroughScene, independent: Trace) -> int:
+    """Assert every keyed number on screen equals the core's, as shown.
+
+    Returns how many numbers were checked (so callers can require some).
+    """
+    assert scene.audit is not None
+    data = independent.to_dict()
+    checked = 0
+    for shown in scene.audit.numbers:
+        assert shown.key is not None, f"a number on screen has no key: {shown.shown!r}"
+        expected = resolve(data, shown.key)
+        want = format_number(float(expected), scene.theme.decimals)
+        assert shown.shown == want, f"{shown.key}: screen shows {shown.shown}, core says {want}"
+        checked += 1
+    return checked
+
+
+def shown_keys(scene: WalkthroughScene) -> set[tuple]:
+    assert scene.audit is not None
+    return {n.key for n in scene.audit.numbers}
+
+
+def load_default_trace() -> Trace:
+    return compute_trace(load_numbers())
