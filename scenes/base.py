@@ -78,13 +78,16 @@ def _describe(mob: Mobject) -> str:
 class WalkthroughScene(Scene):
     """Base of all scenes: holds the trace, the theme and the audit.
 
-    Subclasses set ``scene_id`` and ``description`` and implement
+    Subclasses set ``scene_id``, ``description`` and ``trace_sections`` and implement
     ``construct``. Builders return mobjects and animations; ``construct``
     plays them.
     """
 
     scene_id: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: Dotted paths into ``Trace.to_dict()`` of everything the scene shows or
+    #: lays out from; the render cache and the per-scene number export use them.
+    trace_sections: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, trace: Trace, theme: Theme = DARK, audit: bool = False, **kwargs: Any) -> None:
         self.trace = trace

@@ -50,6 +50,7 @@ CHIP_W = 0.34
 
 class EncoderScene(WalkthroughScene):
     scene_id = "encoder"
+    trace_sections = ("source", "sizes", "encoder")
     description = "The encoder RNN reads the sentence one word at a time: h_t = tanh(W_x x_t + W_h h_{t-1} + b)."
 
     def construct(self) -> None:

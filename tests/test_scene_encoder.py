@@ -53,3 +53,12 @@ def test_varied_numbers(changes):
 def test_light_theme_builds_cleanly():
     scene = build_scene("encoder", load_default_trace(), theme=LIGHT)
     assert scene.audit.faults == []
+
+
+def test_shown_numbers_lie_in_declared_sections():
+    from scenes import SCENES
+
+    scene = build_scene("encoder", load_default_trace())
+    sections = SCENES["encoder"].trace_sections
+    for key in shown_keys(scene):
+        assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
