@@ -257,10 +257,15 @@ class ValueMatrix(VGroup):
 
 
 class TokenStrip(VGroup):
-    """Words in boxes, left to right, scaled down to fit ``max_width``."""
+    """Words in boxes, left to right.
+
+    A sentence too long for ``max_width`` at a readable size wraps onto a
+    second row instead of shrinking below ``min_scale`` of its font size.
+    """
 
     def __init__(self, tokens: Sequence[str], theme: Theme, colour: Any = None,
-                 font_size: float = 24, max_width: float = 13.0, buff: float = 0.15) -> None:
+                 font_size: float = 24, max_width: float = 13.0, buff: float = 0.15,
+                 min_scale: float = 0.8) -> None:
         super().__init__()
         colour = colour or theme.muted
         self.words = VGroup()
@@ -274,6 +279,11 @@ class TokenStrip(VGroup):
             self.boxes.add(VGroup(box, word))
         self.boxes.arrange(RIGHT, buff=buff)
         self.add(self.boxes)
+        if self.width > max_width / min_scale and len(tokens) > 1:
+            half = (len(tokens) + 1) // 2
+            rows = VGroup(VGroup(*self.boxes[:half]).arrange(RIGHT, buff=buff),
+                          VGroup(*self.boxes[half:]).arrange(RIGHT, buff=buff))
+            rows.arrange(DOWN, buff=0.12)
         fit_within(self, max_width=max_width)
 
 

@@ -21,7 +21,6 @@ from manim import (
     Indicate,
     ReplacementTransform,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
     Write,
     TAU,
@@ -68,9 +67,9 @@ class EncoderScene(WalkthroughScene):
         self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
 
         cell = CellBox("encoder RNN", theme, theme.encoder, width=2.4, height=1.4).move_to([0.6, WORK_Y, 0])
-        h_prev = self._state_column(enc.hidden[0], 0, "h_{0}").move_to([-2.4, WORK_Y, 0])
-        zero_note = caption("h\u2080 starts as zeros", theme, 18, theme.muted).next_to(h_prev, DOWN, buff=0.15)
-        self.play(Create(cell), FadeIn(h_prev), FadeIn(zero_note))
+        h_prev = _centred_on_cells(
+            self._state_column(enc.hidden[0], 0, r"h_{0} = \mathbf{0}"), -2.4)
+        self.play(Create(cell), FadeIn(h_prev))
 
         history = self._history_chips(enc.hidden[1:])
         x_col = None
@@ -79,12 +78,11 @@ class EncoderScene(WalkthroughScene):
             focus = SurroundingRectangle(box, color=theme.highlight, buff=0.05)
             new_x = VectorColumn(enc.inputs[t - 1], theme, key=f"encoder.inputs.{t - 1}",
                                  label=f"x_{{{t}}}", colour=theme.embedding,
-                                 cell_height=cell_h).move_to([-5.2, WORK_Y, 0])
+                                 cell_height=cell_h)
+            _centred_on_cells(new_x, -5.2)
             step_anims = [Create(focus), FadeIn(new_x, target_position=box, scale=0.6)]
             if x_col is not None:
                 step_anims.append(FadeOut(x_col))
-            if t == 2:
-                step_anims.append(FadeOut(zero_note))
             self.play(*step_anims, run_time=0.8)
             x_col = new_x
 
@@ -94,13 +92,12 @@ class EncoderScene(WalkthroughScene):
                                angle=TAU / 7, color=theme.embedding, stroke_width=3, tip_length=0.2)
             in_h = arrow_between(h_prev.frame, cell.box, theme.encoder)
             self.play(Create(in_x), GrowArrow(in_h), run_time=0.5)
-            h_new = self._state_column(enc.hidden[t], t, f"h_{{{t}}}").move_to([4.2, WORK_Y, 0])
+            h_new = _centred_on_cells(self._state_column(enc.hidden[t], t, f"h_{{{t}}}"), 4.2)
             out = arrow_between(cell.box, h_new.frame, theme.encoder)
             self.play(Indicate(cell.box, color=theme.encoder, scale_factor=1.05),
                       GrowArrow(out), FadeIn(h_new, shift=RIGHT * 0.3), run_time=0.9)
-            self.play(TransformFromCopy(h_new.cells, history[t - 1][0]),
-                      FadeIn(history[t - 1][1]), run_time=0.6)
-            self.add(history[t - 1])
+            self.play(FadeIn(history[t - 1], target_position=h_new.frame.get_center(), scale=0.5),
+                      run_time=0.6)
 
             if t < T:
                 # h_t becomes the h_{t-1} of the next step.
@@ -123,8 +120,8 @@ class EncoderScene(WalkthroughScene):
 
     def _state_column(self, values, t: int, label: str) -> VectorColumn:
         cell_h = 0.40 if len(values) <= 6 else 0.34
-        return VectorColumn(values, self.theme, key=f"encoder.hidden.{t}", label=label,
-                            colour=self.theme.encoder, cell_height=cell_h)
+        return _centred_on_cells(VectorColumn(values, self.theme, key=f"encoder.hidden.{t}", label=label,
+                                              colour=self.theme.encoder, cell_height=cell_h))
 
     def _history_chips(self, states) -> VGroup:
         """Compact colour-only columns for h_1 ... h_T, with their names."""
@@ -139,6 +136,13 @@ class EncoderScene(WalkthroughScene):
         fit_within(chips, max_width=12.5)
         chips.move_to([0, HISTORY_Y, 0])
         return chips
+
+
+def _centred_on_cells(column: VectorColumn, x: float | None = None) -> VectorColumn:
+    """Put the column's cells (not its label) level with the RNN cell."""
+    if x is not None:
+        column.set_x(x)
+    return column.shift(UP * (WORK_Y - column.frame.get_y()))
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
