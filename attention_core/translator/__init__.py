@@ -1,0 +1,1 @@
+"""A tiny English -> French translator trained in numpy (issue 7)."""
