@@ -18,9 +18,17 @@ import numpy as np
 from ..params import seeded_embeddings, seeded_normal
 from ..text import END, START
 from . import model
-from .corpus import DRAFT_PAIRS, make_corpus
+from .corpus import DRAFT_PAIRS
 from .settings import ModelSettings
-from .train import MAX_STEPS_OUT, TrainConfig, Weights, load_or_train, source_vocabulary, target_vocabulary
+from .train import (
+    MAX_STEPS_OUT,
+    TrainConfig,
+    Weights,
+    corpus_for,
+    load_or_train,
+    source_vocabulary,
+    target_vocabulary,
+)
 
 __all__ = ["ModelTrace", "LengthCurves", "model_trace", "seeded_weights", "load_length_curves",
            "LENGTH_CURVES"]
@@ -147,8 +155,8 @@ def _trained(config: TrainConfig) -> Weights:
 
 
 @lru_cache(maxsize=8)
-def _reference_pairs(seed: int, train_size: int, held_out_size: int) -> dict:
-    c = make_corpus(seed, train_size, held_out_size)
+def _reference_pairs(config: TrainConfig) -> dict:
+    c = corpus_for(config)
     return {p.source: p for p in (*DRAFT_PAIRS, *c.train, *c.held_out)}
 
 
@@ -174,7 +182,7 @@ def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: i
     steps = steps[:n]
     chosen_ids = tuple(int(j) for j in out_ids[0, :n])
     k = cfg.hidden // 2
-    ref = _reference_pairs(cfg.seed, cfg.train_size, cfg.held_out_size).get(tuple(source_tokens))
+    ref = _reference_pairs(cfg).get(tuple(source_tokens))
     att = cfg.attention
     return ModelTrace(
         weights=settings.weights,

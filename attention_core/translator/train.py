@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -34,6 +35,7 @@ __all__ = [
     "config_key",
     "SHIPPED_WEIGHTS",
     "cache_dir",
+    "corpus_for",
 ]
 
 SHIPPED_WEIGHTS = "weights_default.npz"
@@ -70,9 +72,15 @@ def target_vocabulary() -> tuple[str, ...]:
     return (START, END, *target_words())
 
 
+@lru_cache(maxsize=4)
+def corpus_for(config: TrainConfig) -> Corpus:
+    """The corpus a configuration trains on (drawn once per process)."""
+    return make_corpus(config.seed, config.train_size, config.held_out_size)
+
+
 def config_key(config: TrainConfig, corpus: Corpus | None = None) -> str:
     """Hash of the corpus and the configuration: the cache's file name."""
-    corpus = corpus or make_corpus(config.seed, config.train_size, config.held_out_size)
+    corpus = corpus or corpus_for(config)
     h = hashlib.sha256()
     h.update(corpus.fingerprint().encode())
     h.update(json.dumps(config.to_dict(), sort_keys=True).encode())
@@ -140,7 +148,7 @@ def train(config: TrainConfig = DEFAULT_CONFIG, corpus: Corpus | None = None,
 
     ``progress(step, steps, loss)`` is called now and then (for a bar).
     """
-    corpus = corpus or make_corpus(config.seed, config.train_size, config.held_out_size)
+    corpus = corpus or corpus_for(config)
     sv, tv = source_vocabulary(), target_vocabulary()
     si, ti = {w: i for i, w in enumerate(sv)}, {w: i for i, w in enumerate(tv)}
     rng = np.random.default_rng([config.seed, 7])
