@@ -61,18 +61,17 @@ class LengthCurveScene(WalkthroughScene):
         axes, labels = self._axes(lengths)
         self.play(Create(axes), FadeIn(labels))
 
-        legend = VGroup()
-        for name, text, colour in curves:
-            values = data[name]["exact_match"]
-            graph = axes.plot_line_graph(lengths, values, line_color=colour, stroke_width=5,
-                                         vertex_dot_radius=0.07, vertex_dot_style={"color": colour})
-            entry = self._legend_entry(name, text, colour, len(lengths) - 1, lengths[-1])
-            legend.add(entry)
-            self.play(Create(graph), run_time=1.6)
-        legend.arrange(DOWN, aligned_edge=LEFT, buff=0.45)
+        # The legend is laid out first so each entry can appear with its curve.
+        entries = [self._legend_entry(name, text, colour, len(lengths) - 1, lengths[-1])
+                   for name, text, colour in curves]
+        legend = VGroup(*entries).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
         fit_within(legend, max_width=RIGHT_EDGE - (axes.get_right()[0] + 0.5))
         legend.next_to(axes, RIGHT, buff=0.5).align_to(axes, UP)
-        self.play(FadeIn(legend, lag_ratio=0.2))
+        for (name, _, colour), entry in zip(curves, entries):
+            graph = axes.plot_line_graph(lengths, data[name]["exact_match"], line_color=colour,
+                                         stroke_width=5, vertex_dot_radius=0.07,
+                                         vertex_dot_style={"color": colour})
+            self.play(Create(graph), FadeIn(entry, shift=LEFT * 0.2), run_time=1.6)
         self.wait(2)
 
     def _axes(self, lengths: list[int]) -> tuple[Axes, VGroup]:
