@@ -197,7 +197,7 @@ def train_cmd(numbers: str | None, save_to: str | None) -> None:
 
         weights = train(cfg, progress=progress)
     ev = weights.evaluation or {}
-    click.echo(f"trained in {weights.seconds:.1f} s")
+    click.echo(f"trained in {weights.seconds:.1f} s ({weights.cpu_seconds:.1f} s of processor time)")
     click.echo(f"held-out sentences: {ev.get('sentences')}")
     click.echo(f"exact-match translation accuracy: {100 * ev.get('exact_match', float('nan')):.1f} %")
     if cfg.attention:

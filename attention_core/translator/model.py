@@ -20,6 +20,13 @@ Without attention (``attention=False``) the context is the fixed
 ``[f_T ; b_1]`` at every step: the decoder sees only the encoder's final
 states, as in the plain encoder-decoder.
 
+Training may add a guided-alignment term (``guide`` > 0): the
+cross-entropy of the attention weights against the grammar's alignment,
+so the weights are pulled towards the word being translated (Chen et al.
+2016, "Guided Alignment Training for Topic-Aware Neural Machine
+Translation"). The attention is still the model's own: the context the
+decoder uses is the one the weights give.
+
 The same :func:`forward` serves training (teacher forcing, batched) and
 :func:`greedy_decode` serves evaluation and the scenes.
 """

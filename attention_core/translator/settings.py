@@ -11,7 +11,7 @@
     batch_size = 64
     learning_rate = 0.01
     attention = true        # false: the decoder sees only [f_T ; b_1]
-    guide = 0.05            # weight of guided-alignment training, 0 to 10
+    guide = 0.1             # weight of guided-alignment training, 0 to 10
 
 Settings equal to the defaults use the weights shipped with the package;
 other settings train once (see ``render.py train``) and are cached.
