@@ -168,6 +168,52 @@ def numbers(numbers: str | None, fmt: str) -> None:
     click.echo(json.dumps(trace.to_dict(), indent=1, ensure_ascii=False))
 
 
+@cli.command("train")
+@click.option("--numbers", type=click.Path(dir_okay=True), default=None,
+              help="Numbers file whose [model] table sets the training; default: the shipped settings.")
+@click.option("--save", "save_to", type=click.Path(dir_okay=False), default=None,
+              help="Also write the weights (.npz) here (the shipped file is made this way).")
+def train_cmd(numbers: str | None, save_to: str | None) -> None:
+    """Train the translator, then print its held-out accuracy."""
+    from attention_core import NumbersError, load_numbers
+    from attention_core.translator.settings import ModelSettings
+    from attention_core.translator.train import cache_dir, train
+
+    try:
+        settings = load_numbers(numbers).model or ModelSettings()
+    except NumbersError as exc:
+        raise UserError(f"numbers file {exc}") from None
+    cfg = settings.config
+    click.echo(f"training: {cfg.steps} steps of {cfg.batch_size} sentences, embedding {cfg.embedding}, "
+               f"hidden {cfg.hidden}, attention {'on' if cfg.attention else 'off'}, seed {cfg.seed}", err=True)
+    with click.progressbar(length=cfg.steps, label="training", show_eta=True, file=sys.stderr,
+                           item_show_func=lambda loss: f"loss {loss:.3f}" if loss is not None else "") as bar:
+        done = 0
+
+        def progress(step: int, steps: int, loss: float) -> None:
+            nonlocal done
+            bar.update(step - done, loss)
+            done = step
+
+        weights = train(cfg, progress=progress)
+    ev = weights.evaluation or {}
+    click.echo(f"trained in {weights.seconds:.1f} s ({weights.cpu_seconds:.1f} s of processor time)")
+    click.echo(f"held-out sentences: {ev.get('sentences')}")
+    click.echo(f"exact-match translation accuracy: {100 * ev.get('exact_match', float('nan')):.1f} %")
+    if cfg.attention:
+        click.echo(f"alignment accuracy: {100 * ev.get('alignment', float('nan')):.1f} %")
+    try:
+        path = cache_dir() / f"{weights.key}.npz"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        weights.save(path)
+        click.echo(f"cached: {path}", err=True)
+        if save_to:
+            weights.save(Path(save_to))
+            click.echo(f"saved: {save_to}", err=True)
+    except OSError as exc:
+        raise UserError(f"cannot write the weights ({exc.strerror or exc})") from None
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

@@ -176,6 +176,9 @@ class Scenario:
     source_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     target_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     encoder: EncoderWeights = EncoderWeights()
+    # [model]: the trained translator's settings; None when the table is absent
+    # (translator.settings.ModelSettings; typed loosely to avoid an import cycle).
+    model: Any = None
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -210,6 +213,7 @@ def _parse_embedding_table(
 
 
 _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+_TOP_KEYS |= {"model"}  # the translator (attention_core/translator/settings.py)
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
@@ -282,7 +286,15 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         source_embeddings=source_emb,
         target_embeddings=target_emb,
         encoder=encoder,
+        model=_parse_model(data, source),
     )
+
+
+def _parse_model(data: Mapping[str, Any], source: str) -> Any:
+    # Imported here: the translator package imports this module's validators.
+    from .translator.settings import parse_model_table
+
+    return parse_model_table(data.get("model"), tokenize(source))
 
 
 def default_numbers_text() -> str:

@@ -89,6 +89,11 @@ class Trace:
     source_tokens: tuple[str, ...]
     target_tokens: tuple[str, ...]
     encoder: EncoderTrace
+    # The trained translator on the source sentence (None when the sentence
+    # has words the grammar lacks and the file has no [model] table).
+    model: Any = None
+    # Measured accuracy by sentence length, with and without attention.
+    length_experiment: Any = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -116,6 +121,9 @@ class Trace:
             },
             "parameters": self.params.to_dict(),
             "encoder": self.encoder.to_dict(),
+            "model": self.model.to_dict() if self.model is not None else None,
+            "length_experiment": (self.length_experiment.to_dict()
+                                  if self.length_experiment is not None else None),
         }
 
 
@@ -158,4 +166,27 @@ def compute_trace(scenario: Scenario) -> Trace:
         source_tokens=tokens,
         target_tokens=scenario.target_tokens,
         encoder=encoder,
+        model=_model_section(scenario),
+        length_experiment=_length_section(),
     )
+
+
+def _model_section(scenario: Scenario):
+    from .translator.corpus import source_words
+    from .translator.section import model_trace
+    from .translator.settings import ModelSettings
+
+    settings = scenario.model
+    tokens = scenario.source_tokens
+    if settings is None:
+        # No [model] table: the default trained model, for sentences it can read.
+        if not set(tokens) <= set(source_words()):
+            return None
+        settings = ModelSettings()
+    return model_trace(tokens, settings, scenario.seed)
+
+
+def _length_section():
+    from .translator.section import load_length_curves
+
+    return load_length_curves()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .base import WalkthroughScene
 from .encoder import EncoderScene
+from .length_curve import LengthCurveScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -16,5 +17,6 @@ SCENES: dict[str, type[WalkthroughScene]] = {
     cls.scene_id: cls
     for cls in (
         EncoderScene,
+        LengthCurveScene,
     )
 }

@@ -1,0 +1,104 @@
+"""The numbers file's ``[model]`` table: which translator weights to use.
+
+::
+
+    [model]
+    weights = "trained"     # or "seeded": untrained values from the seed
+    seed = 0                # training seed (corpus and initial values)
+    embedding = 8           # 2 to 8
+    hidden = 8              # 2 to 8, even (two encoder directions of hidden/2)
+    steps = 1500            # training steps
+    batch_size = 64
+    learning_rate = 0.01
+    attention = true        # false: the decoder sees only [f_T ; b_1]
+    guide = 0.1             # weight of guided-alignment training, 0 to 10
+
+Settings equal to the defaults use the weights shipped with the package;
+other settings train once (see ``render.py train``) and are cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .corpus import source_words
+from .train import DEFAULT_CONFIG, TrainConfig
+
+__all__ = ["ModelSettings", "parse_model_table", "WEIGHT_KINDS"]
+
+WEIGHT_KINDS = ("trained", "seeded")
+_KEYS = {"weights", "seed", "embedding", "hidden", "steps", "batch_size", "learning_rate",
+         "attention", "guide"}
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """A validated ``[model]`` table."""
+
+    weights: str = "trained"
+    config: TrainConfig = DEFAULT_CONFIG
+    explicit: bool = False  # True when the numbers file has a [model] table
+
+
+def _bool(value: Any, where: str) -> bool:
+    from ..numbers_file import NumbersError
+
+    if not isinstance(value, bool):
+        raise NumbersError(f"{where}: expected true or false, got {value!r}")
+    return value
+
+
+def _float(value: Any, where: str, lo: float, hi: float, lo_open: bool = False) -> float:
+    from ..numbers_file import NumbersError, as_number
+
+    v = as_number(value, where)
+    if (v <= lo if lo_open else v < lo) or v > hi:
+        low = f"above {lo:g}" if lo_open else f"from {lo:g}"
+        raise NumbersError(f"{where}: expected a number {low} to {hi:g}, got {value!r}")
+    return v
+
+
+def parse_model_table(value: Any, source_tokens: tuple[str, ...]) -> ModelSettings | None:
+    """Validate ``[model]``; ``None`` when the table is absent.
+
+    With ``weights = "trained"`` every source word must be one the grammar
+    knows, since the trained model has embeddings only for those.
+    """
+    from ..numbers_file import NumbersError, as_int, as_str, as_table, check_keys
+
+    if value is None:
+        return None
+    table: Mapping[str, Any] = as_table(value, "model")
+    check_keys(table, _KEYS, "model")
+    weights = as_str(table.get("weights", "trained"), "model.weights")
+    if weights not in WEIGHT_KINDS:
+        raise NumbersError(f"model.weights: expected \"trained\" or \"seeded\", got {weights!r}")
+    d = DEFAULT_CONFIG
+    hidden = as_int(table.get("hidden", d.hidden), "model.hidden", 2, 8)
+    if hidden % 2:
+        raise NumbersError(f"model.hidden: expected an even number (two encoder directions of "
+                           f"hidden/2 units), got {hidden}")
+    lr = _float(table.get("learning_rate", d.learning_rate), "model.learning_rate", 0.0, 1.0, lo_open=True)
+    guide = _float(table.get("guide", d.guide), "model.guide", 0.0, 10.0)
+    config = replace(
+        d,
+        seed=as_int(table.get("seed", d.seed), "model.seed", 0, 2**32 - 1),
+        embedding=as_int(table.get("embedding", d.embedding), "model.embedding", 2, 8),
+        hidden=hidden,
+        steps=as_int(table.get("steps", d.steps), "model.steps", 1, 100_000),
+        batch_size=as_int(table.get("batch_size", d.batch_size), "model.batch_size", 1, 1024),
+        learning_rate=lr,
+        attention=_bool(table.get("attention", d.attention), "model.attention"),
+        guide=guide,
+    )
+    if weights == "trained":
+        known = set(source_words())
+        unknown = [w for w in dict.fromkeys(source_tokens) if w not in known]
+        if unknown:
+            raise NumbersError(
+                f"sentences.source: the trained translator does not know {', '.join(map(repr, unknown))} "
+                f"(only the grammar's {len(known)} English words; or set model.weights = \"seeded\")"
+            )
+    return ModelSettings(weights=weights, config=config, explicit=True)
