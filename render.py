@@ -29,6 +29,9 @@ FORMATS = ("mp4", "webm", "gif", "png")
 THEME_NAMES = ("dark", "light")
 
 
+_INTERRUPTED = "interrupted: finished files are kept, unfinished ones were discarded; run again to resume"
+
+
 class UserError(click.ClickException):
     """A mistake in the command's input: printed as one line, exit code 2."""
 
@@ -146,8 +149,13 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str,
     from publish.gallery import write_gallery
     from publish.pipeline import run_renders
 
-    summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
-                          echo=lambda line: click.echo(line, err=True))
+    try:
+        summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
+                              echo=lambda line: click.echo(line, err=True), registry=registry)
+    except KeyboardInterrupt:
+        # click would print "Aborted!" and exit 1; say what was kept instead.
+        click.echo(_INTERRUPTED, err=True)
+        raise SystemExit(130) from None
     try:
         write_gallery(out_dir, registry)
     except OSError as exc:
@@ -195,7 +203,7 @@ def main() -> None:
     try:
         cli(standalone_mode=True)
     except KeyboardInterrupt:
-        click.echo("interrupted: finished files are kept, the unfinished one was discarded", err=True)
+        click.echo(_INTERRUPTED, err=True)
         sys.exit(130)
 
 

@@ -16,6 +16,7 @@ shared folder breaks parallel renders).
 from __future__ import annotations
 
 import fcntl
+import importlib
 import os
 import re
 import shutil
@@ -32,7 +33,7 @@ from typing import Any, Callable
 from . import cache
 from .tables import dumps, scene_sections, to_json
 
-__all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "Job", "Result", "Summary",
+__all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "scene_ref", "Job", "Result", "Summary",
            "render_scene", "run_job", "run_renders", "clean_stale_work"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
@@ -70,9 +71,29 @@ def _tex_slot() -> Path:
     raise RuntimeError(f"no free LaTeX folder under {base}")
 
 
+def scene_ref(cls: type) -> str:
+    """``module:QualName`` of a scene class, importable in a spawned process."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _resolve(scene: str | type) -> type:
+    if isinstance(scene, type):
+        return scene
+    if ":" in scene:
+        module, _, name = scene.partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        return obj
+    from scenes import SCENES
+
+    return SCENES[scene]
+
+
 @dataclass(frozen=True)
 class Job:
     scene_id: str
+    scene: str  # scene_ref of the class
     formats: tuple[str, ...]  # the stale ones, to render
     keys: dict[str, dict[str, str]]  # format -> cache key
     out_dir: Path
@@ -113,7 +134,7 @@ def _atomic_move(src: Path, final: Path) -> None:
     os.replace(src, final)
 
 
-def render_scene(scene_id: str, trace: Any, out_dir: Path, quality: str = "low",
+def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "low",
                  formats: tuple[str, ...] = ("mp4",), theme_name: str = "dark",
                  keys: dict[str, dict[str, str]] | None = None) -> list[Path]:
     """Render one scene once and write ``out_dir/<scene_id>.<fmt>`` for each format.
@@ -125,11 +146,12 @@ def render_scene(scene_id: str, trace: Any, out_dir: Path, quality: str = "low",
     """
     from manim import tempconfig
 
-    from scenes import SCENES, THEMES
+    from scenes import THEMES
 
     from . import encode
 
-    cls = SCENES[scene_id]
+    cls = _resolve(scene)
+    scene_id = cls.scene_id
     theme = THEMES[theme_name]
     poster_time = getattr(cls, "poster_time", None)
     need_video = any(f in VIDEO_FORMATS for f in formats) or ("png" in formats and poster_time is not None)
@@ -189,7 +211,7 @@ def run_job(job: Job) -> Result:
     """Render one job; any error becomes a failed :class:`Result` (never raised)."""
     start = time.monotonic()
     try:
-        render_scene(job.scene_id, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys)
+        render_scene(job.scene, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys)
     except Exception as exc:  # one scene failing must not stop the others
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
@@ -223,10 +245,16 @@ def _write_numbers_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> N
 
 def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = "low",
                 formats: tuple[str, ...] = ("mp4",), theme: str = "dark", jobs: int | None = None,
-                force: bool = False, echo: Callable[[str], None] = print) -> Summary:
-    """Render the stale formats of each scene (cache first), ``jobs`` at a time."""
-    from scenes import SCENES
+                force: bool = False, echo: Callable[[str], None] = print,
+                registry: dict[str, type] | None = None) -> Summary:
+    """Render the stale formats of each scene (cache first), ``jobs`` at a time.
 
+    ``registry`` maps scene ids to classes (default: ``scenes.SCENES``).
+    """
+    if registry is None:
+        from scenes import SCENES as registry
+
+    SCENES = registry
     start = time.monotonic()
     summary = Summary()
     data = trace.to_dict()
@@ -248,7 +276,7 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
             _write_numbers_snapshot(out_dir, cls, data)
             echo(f"[{i}/{n}] {scene_id}: up to date ({', '.join(formats)}), skipped")
             continue
-        todo.append(Job(scene_id, stale, keys, out_dir, quality, theme, trace))
+        todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace))
 
     jobs = max(1, jobs or os.cpu_count() or 1)
 
