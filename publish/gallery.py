@@ -64,10 +64,11 @@ def gallery_html(out_dir: Path, registry: dict[str, type]) -> str:
         if "mp4" in files or "webm" in files:
             poster = f' poster="{_href(files["png"])}"' if "png" in files else ""
             parts.append(f'<video controls preload="metadata" playsinline{poster}>')
-            if "webm" in files:
-                parts.append(f'<source src="{_href(files["webm"])}" type="video/webm">')
+            # H.264 first: every current browser plays it; VP9 is the fallback.
             if "mp4" in files:
                 parts.append(f'<source src="{_href(files["mp4"])}" type="video/mp4">')
+            if "webm" in files:
+                parts.append(f'<source src="{_href(files["webm"])}" type="video/webm">')
             parts.append("</video>")
         elif "gif" in files:
             parts.append(f'<img class="still" src="{_href(files["gif"])}" alt="{html.escape(scene_id)}">')

@@ -234,6 +234,14 @@ def clean_stale_work(out_dir: Path) -> None:
         except PermissionError:
             continue
         shutil.rmtree(path, ignore_errors=True)
+    # Half-written index.html or cache records (atomic_write_text) of a
+    # killed run; a live writer finishes such a file within milliseconds.
+    for part in [*out_dir.glob(".*.part"), *(out_dir / cache.CACHE_DIR).glob(".*.part")]:
+        try:
+            if time.time() - part.stat().st_mtime > 60:
+                part.unlink()
+        except OSError:
+            pass
 
 
 def _write_numbers_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> None:
