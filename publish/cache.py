@@ -30,8 +30,7 @@ __all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key",
 CACHE_DIR = ".cache"
 ROOT = Path(__file__).resolve().parents[1]
 # Files outside the scene's imports that still shape every frame or file.
-EXTRA_FILES = (ROOT / "attention_core" / "formatting.py", ROOT / "publish" / "encode.py",
-               ROOT / "publish" / "pipeline.py")
+EXTRA_FILES = (ROOT / "attention_core" / "formatting.py", ROOT / "publish" / "encode.py")
 
 
 def _module_file(name: str) -> Path | None:

@@ -225,12 +225,13 @@ def test_failing_scene_keeps_the_good_file_and_others_render(tmp_path):
     assert not list(tmp_path.glob(".rendering-*"))
 
 
-def _cli_subprocess(out: Path, env_extra: dict[str, str], *args: str) -> subprocess.Popen:
+def _cli_subprocess(out: Path, env_extra: dict[str, str], *args: str, group: bool = False) -> subprocess.Popen:
     code = ("import sys; sys.path.insert(0, sys.argv[1]); del sys.argv[1]; "
             "from tests import render_scenes; render_scenes.register(); import render; render.main()")
     env = {**os.environ, **env_extra}
     return subprocess.Popen([PY, "-c", code, str(ROOT), "render", *args, "--out", str(out)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=group)
 
 
 def _wait_for_work_dir(out: Path, proc: subprocess.Popen, timeout: float = 90) -> None:
@@ -266,6 +267,24 @@ def test_interrupted_render_keeps_the_earlier_file(rendered, tmp_path, sig):
     # The next run cleans up what the killed one left and renders what is missing.
     summary, _ = _run(tmp_path, ["tiny"], ("mp4", "png"))
     assert _status(summary) == {"tiny": "rendered"}
+    assert not list(tmp_path.glob(".rendering-*"))
+
+
+def test_ctrl_c_stops_a_parallel_render_cleanly(rendered, tmp_path):
+    (tmp_path / "tiny.mp4").write_bytes((rendered / "tiny.mp4").read_bytes())
+    before = (tmp_path / "tiny.mp4").read_bytes()
+    proc = _cli_subprocess(tmp_path, {"RENDER_TEST_SLOW": "60"}, "tiny", "tiny_poster", "--format", "mp4",
+                           "--force", "--jobs", "2", group=True)
+    deadline = time.monotonic() + 90
+    while len(list(tmp_path.glob(".rendering-*"))) < 2 and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    time.sleep(1.0)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the parent and both workers
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert (tmp_path / "tiny.mp4").read_bytes() == before
+    assert not (tmp_path / "tiny_poster.mp4").exists()
     assert not list(tmp_path.glob(".rendering-*"))
 
 
