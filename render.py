@@ -124,16 +124,23 @@ def list_scenes() -> None:
 @click.option("--numbers", type=click.Path(dir_okay=True), default=None,
               help="Numbers file (TOML); default: the one shipped with the package.")
 @click.option("--out", default="media", show_default=True, help="Output folder.")
-@click.option("--jobs", type=int, default=None, help="Scenes rendered in parallel (default: number of cores).")
+@click.option("--jobs", default=None, help="Scenes rendered in parallel (default: number of cores).")
 @click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
 def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str, theme: str,
-           numbers: str | None, out: str, jobs: int | None, force: bool) -> None:
-    """Render scenes to OUT/<scene-id>.<format>, skipping what is current; write OUT/index.html."""
+           numbers: str | None, out: str, jobs: str | None, force: bool) -> None:
+    """Render scenes to OUT/<scene-id>.<format>, skipping what is current; write OUT/index.html.
+
+    A file is re-rendered only when something it shows changed: the scene's
+    code, the numbers in its trace sections, quality, format, theme or the
+    manim version (records in OUT/.cache/). Copy OUT as it is into a site.
+    """
     quality = _choice(quality, QUALITIES, "quality")
     formats = _formats(fmt)
     theme = _choice(theme, THEME_NAMES, "theme")
-    if jobs is not None and jobs < 1:
-        raise UserError(f"--jobs must be at least 1, got {jobs}")
+    if jobs is not None:
+        if not jobs.strip().isdigit() or int(jobs) < 1:
+            raise UserError(f"--jobs must be a whole number of at least 1, got {jobs!r}")
+        jobs = int(jobs)
     registry = _scene_registry()
     if all_scenes and scene_ids:
         raise UserError("give scene ids or --all, not both")
@@ -195,7 +202,7 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
         click.echo(dumps(to_json(sections[scene_id])))
     else:
         writer = to_markdown if fmt == "markdown" else to_latex
-        click.echo("\n".join(writer(sections[s], heading=s if len(chosen) > 1 else None) for s in chosen))
+        click.echo("\n".join(writer(sections[s], heading=None if scene_id else s) for s in chosen))
 
 
 def main() -> None:

@@ -78,7 +78,8 @@ def test_numbers_markdown_and_latex_write_values_as_on_screen():
     # Without --scene: one heading per scene.
     every = _invoke("numbers", "--format", "markdown")
     assert every.exit_code == 0
-    assert all(f"## {s}" in every.stdout for s in SCENES) or len(SCENES) == 1
+    assert all(f"## {s}" in every.stdout.splitlines() for s in SCENES)
+    assert "## encoder" not in md.stdout  # one scene asked for: no heading
 
 
 @pytest.mark.parametrize("args,needles", [
@@ -90,10 +91,11 @@ def test_numbers_markdown_and_latex_write_values_as_on_screen():
     (["render", "encoder", "--theme", "sepia"], ["unknown theme 'sepia'"]),
     (["render", "encoder", "--quality", "8k"], ["unknown quality '8k'"]),
     (["render", "encoder", "--jobs", "0"], ["--jobs"]),
+    (["render", "encoder", "--jobs", "many"], ["--jobs"]),
     (["render"], ["name at least one scene"]),
     (["render", "encoder", "--all"], ["not both"]),
 ], ids=["numbers-scene", "numbers-format", "render-scene", "format", "empty-format", "theme", "quality",
-        "jobs", "no-scene", "ids-and-all"])
+        "jobs", "jobs-text", "no-scene", "ids-and-all"])
 def test_bad_arguments(args, needles, tmp_path):
     result = _invoke(*args, *(["--out", str(tmp_path / "out")] if args[0] == "render" else []))
     _one_line_error(result, *needles)
