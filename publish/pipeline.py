@@ -100,6 +100,7 @@ class Job:
     quality: str
     theme: str
     trace: Any
+    source_video: Path | None = None  # a current mp4 to derive webm/gif from
 
 
 @dataclass
@@ -136,13 +137,16 @@ def _atomic_move(src: Path, final: Path) -> None:
 
 def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "low",
                  formats: tuple[str, ...] = ("mp4",), theme_name: str = "dark",
-                 keys: dict[str, dict[str, str]] | None = None) -> list[Path]:
+                 keys: dict[str, dict[str, str]] | None = None,
+                 source_video: Path | None = None) -> list[Path]:
     """Render one scene once and write ``out_dir/<scene_id>.<fmt>`` for each format.
 
     The scene runs once; mp4/webm/gif come from its H.264 video and the png
     from the poster frame (``poster_time`` seconds in, a ClassVar of the
     scene; ``None``, the default, means the last frame). With ``keys``, a
-    cache record is written after each file is in place.
+    cache record is written after each file is in place. With
+    ``source_video`` (a current mp4 of this scene) and only webm/gif asked
+    for, the scene is not rendered at all: they are derived from that file.
     """
     from manim import tempconfig
 
@@ -155,8 +159,10 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     theme = THEMES[theme_name]
     poster_time = getattr(cls, "poster_time", None)
     need_video = any(f in VIDEO_FORMATS for f in formats) or ("png" in formats and poster_time is not None)
+    derive_only = source_video is not None and set(formats) <= {"webm", "gif"}
     work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir))
     written: list[Path] = []
+    still = video = None
     try:
         settings = {
             "quality": QUALITIES[quality],
@@ -170,22 +176,27 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "output_file": scene_id,
         }
         poster: list[Any] = []
-        with tempconfig(settings):
-            scene = cls(trace, theme)
-            renderer = scene.renderer
-            if poster_time is not None:
-                original = renderer.add_frame
+        if derive_only:
+            # Keep a private copy: the source is an output that may be replaced.
+            video = work / "source.mp4"
+            shutil.copyfile(source_video, video)
+        else:
+            with tempconfig(settings):
+                scene = cls(trace, theme)
+                renderer = scene.renderer
+                if poster_time is not None:
+                    original = renderer.add_frame
 
-                def add_frame(frame: Any, num_frames: int = 1) -> None:
-                    # The first frame shown at or after poster_time.
-                    if not poster and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
-                        poster.append(frame.copy())
-                    original(frame, num_frames)
+                    def add_frame(frame: Any, num_frames: int = 1) -> None:
+                        # The first frame shown at or after poster_time.
+                        if not poster and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
+                            poster.append(frame.copy())
+                        original(frame, num_frames)
 
-                renderer.add_frame = add_frame
-            scene.render()
-            still = poster[0] if poster else renderer.get_frame()
-            video = Path(renderer.file_writer.final_file_path) if need_video else None
+                    renderer.add_frame = add_frame
+                scene.render()
+                still = poster[0] if poster else renderer.get_frame()
+                video = Path(renderer.file_writer.final_file_path) if need_video else None
         if video is not None and (not video.is_file() or video.stat().st_size == 0):
             raise RuntimeError(f"manim produced no video for {scene_id}")
         makers: dict[str, Callable[[Path], None]] = {
@@ -211,7 +222,8 @@ def run_job(job: Job) -> Result:
     """Render one job; any error becomes a failed :class:`Result` (never raised)."""
     start = time.monotonic()
     try:
-        render_scene(job.scene, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys)
+        render_scene(job.scene, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys,
+                     job.source_video)
     except Exception as exc:  # one scene failing must not stop the others
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
@@ -284,7 +296,12 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
             _write_numbers_snapshot(out_dir, cls, data)
             echo(f"[{i}/{n}] {scene_id}: up to date ({', '.join(formats)}), skipped")
             continue
-        todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace))
+        source = None
+        if set(stale) <= {"webm", "gif"}:
+            mp4_key = keys.get("mp4") or cache.cache_key(cls, data, quality, "mp4", theme, code)
+            if cache.is_fresh(out_dir, scene_id, "mp4", mp4_key):
+                source = cache.output_path(out_dir, scene_id, "mp4")
+        todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace, source))
 
     jobs = max(1, jobs or os.cpu_count() or 1)
 
@@ -297,7 +314,8 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
             echo(f"{result.scene_id}: rendered {', '.join(result.formats)} in {result.seconds:.1f} s")
 
     for job in todo:
-        echo(f"{job.scene_id}: rendering {', '.join(job.formats)} ({quality}, {theme})")
+        how = "deriving from the current mp4" if job.source_video else "rendering"
+        echo(f"{job.scene_id}: {how} {', '.join(job.formats)} ({quality}, {theme})")
     if len(todo) <= 1 or jobs == 1:
         for job in todo:
             finished(run_job(job))

@@ -182,6 +182,22 @@ def test_cache_hits_and_misses(tmp_path, monkeypatch):
     assert _status(summary) == {"latex_0": "rendered"}
 
 
+def test_new_formats_are_derived_from_the_current_mp4_without_rendering(tmp_path):
+    summary, _ = _run(tmp_path, ["tiny"], ("mp4",))
+    assert _status(summary) == {"tiny": "rendered"}
+    mp4 = (tmp_path / "tiny.mp4").read_bytes()
+    plays = TinyScene.plays
+    summary, lines = _run(tmp_path, ["tiny"], ("mp4", "gif"))
+    assert _status(summary) == {"tiny": "rendered"} and summary.results[0].formats == ("gif",)
+    assert TinyScene.plays == plays  # the scene did not run again
+    assert any("deriving from the current mp4" in line for line in lines)
+    assert (tmp_path / "tiny.mp4").read_bytes() == mp4
+    _, _, frames = _frames(tmp_path / "tiny.gif")
+    assert len(frames) == 45
+    summary, _ = _run(tmp_path, ["tiny"], ("mp4", "gif"))
+    assert _status(summary) == {"tiny": "cached"}
+
+
 def test_code_files_cover_the_scene_module_and_its_scene_imports():
     names = {p.name for p in cache.code_files(TinyScene)}
     # The test scene's module, and base/components/theme through its imports.
