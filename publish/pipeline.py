@@ -257,7 +257,15 @@ def clean_stale_work(out_dir: Path) -> None:
 
 
 def _write_numbers_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> None:
-    # What the gallery shows next to the clip: the numbers it was rendered from.
+    # What the gallery shows next to the clip: the numbers it was rendered
+    # from. A failure here (full disk) costs only the gallery's tables.
+    try:
+        _write_snapshot(out_dir, cls, data)
+    except (OSError, KeyError):
+        pass
+
+
+def _write_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> None:
     cache.atomic_write_text(out_dir / cache.CACHE_DIR / f"{cls.scene_id}.numbers.json",
                             dumps({"description": cls.description,
                                    "sections": to_json(scene_sections(cls, data))}))
