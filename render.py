@@ -1,9 +1,10 @@
 """Command-line interface: list, render and export the walkthrough's scenes.
 
     python render.py list
-    python render.py render encoder --quality low --format mp4
-    python render.py render --all --numbers my-numbers.toml --out site/media
+    python render.py render encoder --quality low --format mp4,gif,png --theme light
+    python render.py render --all --numbers my-numbers.toml --out site/media --jobs 2
     python render.py numbers --format json
+    python render.py numbers --format markdown --scene encoder
 
 Every failure a user can cause (a bad numbers file, an unknown scene id, an
 output folder that cannot be written) ends with one line on stderr and a
@@ -13,20 +14,22 @@ non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import click
 
-__all__ = ["cli", "main", "render_scene", "QUALITIES", "FORMATS"]
+__all__ = ["cli", "main", "render_scene", "QUALITIES", "FORMATS", "THEME_NAMES"]
 
+# Kept in sync with publish.pipeline (imported lazily: `--help` needs no manim).
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
-FORMATS = ("mp4", "png")
+FORMATS = ("mp4", "webm", "gif", "png")
+THEME_NAMES = ("dark", "light")
+
+
+_INTERRUPTED = "interrupted: finished files are kept, unfinished ones were discarded; run again to resume"
 
 
 class UserError(click.ClickException):
@@ -54,6 +57,12 @@ def _scene_registry():
     return SCENES
 
 
+def _check_cache_dir(path: Path, out: str) -> None:
+    cache_dir = path / ".cache"
+    if cache_dir.exists() and not cache_dir.is_dir():
+        raise UserError(f"output folder {out}: .cache exists and is not a folder")
+
+
 def _check_out_dir(out: str) -> Path:
     path = Path(out)
     if path.exists() and not path.is_dir():
@@ -64,46 +73,32 @@ def _check_out_dir(out: str) -> Path:
         probe.close()
     except OSError as exc:
         raise UserError(f"output folder {out}: cannot write there ({exc.strerror or exc})") from None
+    _check_cache_dir(path, out)
     return path
 
 
 def render_scene(scene_id: str, trace, out_dir: Path, quality: str = "low", fmt: str = "mp4",
                  theme_name: str = "dark") -> Path:
-    """Render one scene to ``out_dir/<scene_id>.<fmt>`` and return that path.
+    """Render one scene to ``out_dir/<scene_id>.<fmt>`` (no cache) and return that path."""
+    from publish.pipeline import render_scene as render_formats
 
-    Manim writes into a private temporary folder inside ``out_dir``; only a
-    complete file is moved (atomically, same file system) to its final name,
-    so an interrupted render never replaces a good file with a broken one.
-    """
-    from manim import tempconfig
+    return render_formats(scene_id, trace, out_dir, quality, (fmt,), theme_name)[0]
 
-    from scenes import SCENES, THEMES
 
-    cls = SCENES[scene_id]
-    theme = THEMES[theme_name]
-    final = out_dir / f"{scene_id}.{fmt}"
-    work = Path(tempfile.mkdtemp(prefix=f".rendering-{scene_id}-", dir=out_dir))
-    try:
-        settings = {
-            "quality": QUALITIES[quality],
-            "format": fmt,
-            "media_dir": str(work),
-            "background_color": theme.background,
-            "disable_caching": True,
-            "progress_bar": "none",
-            "verbosity": "ERROR",
-            "output_file": scene_id,
-        }
-        with tempconfig(settings):
-            scene = cls(trace, theme)
-            scene.render()
-            produced = Path(scene.renderer.file_writer.final_file_path)
-        if not produced.is_file() or produced.stat().st_size == 0:
-            raise RuntimeError(f"manim produced no file for {scene_id}")
-        os.replace(produced, final)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return final
+def _choice(value: str, allowed, what: str) -> str:
+    value = value.strip().lower()
+    if value not in allowed:
+        raise UserError(f"unknown {what} {value!r} (valid: {', '.join(allowed)})")
+    return value
+
+
+def _formats(value: str) -> tuple[str, ...]:
+    chosen = [v.strip().lower() for v in value.split(",") if v.strip()]
+    if not chosen:
+        raise UserError(f"no format given (valid: {', '.join(FORMATS)})")
+    for fmt in chosen:
+        _choice(fmt, FORMATS, "format")
+    return tuple(dict.fromkeys(chosen))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -121,15 +116,31 @@ def list_scenes() -> None:
 @cli.command()
 @click.argument("scene_ids", nargs=-1, metavar="SCENE...")
 @click.option("--all", "all_scenes", is_flag=True, help="Render every scene.")
-@click.option("--quality", type=click.Choice(list(QUALITIES)), default="low", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="mp4", show_default=True,
-              help="mp4 video, or png: the last frame as a still.")
+@click.option("--quality", default="low", show_default=True, help=f"One of {', '.join(QUALITIES)} (as in manim).")
+@click.option("--format", "fmt", default="mp4", show_default=True,
+              help="Comma-separated: mp4 (H.264, fast start), webm (VP9), gif (<= 30 fps), "
+                   "png (the poster frame: last frame unless the scene sets poster_time).")
+@click.option("--theme", default="dark", show_default=True, help="dark or light.")
 @click.option("--numbers", type=click.Path(dir_okay=True), default=None,
               help="Numbers file (TOML); default: the one shipped with the package.")
 @click.option("--out", default="media", show_default=True, help="Output folder.")
-def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str,
-           numbers: str | None, out: str) -> None:
-    """Render scenes to OUT/<scene-id>.<format>."""
+@click.option("--jobs", default=None, help="Scenes rendered in parallel (default: number of cores).")
+@click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
+def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str, theme: str,
+           numbers: str | None, out: str, jobs: str | None, force: bool) -> None:
+    """Render scenes to OUT/<scene-id>.<format>, skipping what is current; write OUT/index.html.
+
+    A file is re-rendered only when something it shows changed: the scene's
+    code, the numbers in its trace sections, quality, format, theme or the
+    manim version (records in OUT/.cache/). Copy OUT as it is into a site.
+    """
+    quality = _choice(quality, QUALITIES, "quality")
+    formats = _formats(fmt)
+    theme = _choice(theme, THEME_NAMES, "theme")
+    if jobs is not None:
+        if not jobs.strip().isdigit() or int(jobs) < 1:
+            raise UserError(f"--jobs must be a whole number of at least 1, got {jobs!r}")
+        jobs = int(jobs)
     registry = _scene_registry()
     if all_scenes and scene_ids:
         raise UserError("give scene ids or --all, not both")
@@ -141,31 +152,57 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str,
     chosen = list(registry) if all_scenes else list(dict.fromkeys(scene_ids))
     trace = _load_trace(numbers)
     out_dir = _check_out_dir(out)
-    failed = []
-    for n, scene_id in enumerate(chosen, start=1):
-        start = time.monotonic()
-        click.echo(f"[{n}/{len(chosen)}] {scene_id}: rendering ({quality}, {fmt}) ...", err=True)
-        try:
-            path = render_scene(scene_id, trace, out_dir, quality, fmt)
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:  # one scene failing must not stop the rest
-            failed.append(scene_id)
-            click.echo(f"[{n}/{len(chosen)}] {scene_id}: FAILED ({type(exc).__name__}: {exc})", err=True)
-            continue
-        click.echo(f"[{n}/{len(chosen)}] {scene_id}: done in {time.monotonic() - start:.1f} s -> {path}", err=True)
+
+    from publish.gallery import write_gallery
+    from publish.pipeline import run_renders
+
+    try:
+        summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
+                              echo=lambda line: click.echo(line, err=True), registry=registry)
+    except KeyboardInterrupt:
+        # click would print "Aborted!" and exit 1; say what was kept instead.
+        click.echo(_INTERRUPTED, err=True)
+        raise SystemExit(130) from None
+    try:
+        write_gallery(out_dir, registry)
+    except OSError as exc:
+        raise UserError(f"output folder {out}: cannot write index.html ({exc.strerror or exc})") from None
+    click.echo(summary.line(), err=True)
+    failed = summary.of("failed")
     if failed:
-        raise click.ClickException(f"{len(failed)} of {len(chosen)} scenes failed: {', '.join(failed)}")
+        raise click.ClickException(f"{len(failed)} of {len(chosen)} scenes failed: "
+                                   + ", ".join(r.scene_id for r in failed))
 
 
 @cli.command()
 @click.option("--numbers", type=click.Path(dir_okay=True), default=None,
               help="Numbers file (TOML); default: the one shipped with the package.")
-@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True)
-def numbers(numbers: str | None, fmt: str) -> None:
-    """Print every computed value (and the parameters used) as JSON."""
+@click.option("--format", "fmt", default="json", show_default=True, help="json, markdown or latex.")
+@click.option("--scene", "scene_id", default=None,
+              help="Only the values this scene shows (its trace sections), rounded as on screen.")
+def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
+    """Print computed values: all of them as JSON, or a scene's as tables for the post."""
+    from publish.tables import dumps, scene_sections, to_json, to_latex, to_markdown
+
+    fmt = _choice(fmt, ("json", "markdown", "latex"), "numbers format")
+    registry = _scene_registry()
+    if scene_id is not None and scene_id not in registry:
+        raise UserError(f"unknown scene id {scene_id!r} (valid: {', '.join(registry)})")
     trace = _load_trace(numbers)
-    click.echo(json.dumps(trace.to_dict(), indent=1, ensure_ascii=False))
+    data = trace.to_dict()
+    if fmt == "json" and scene_id is None:
+        click.echo(json.dumps(data, indent=1, ensure_ascii=False))
+        return
+    chosen = [scene_id] if scene_id else list(registry)
+    try:
+        sections = {s: scene_sections(registry[s], data) for s in chosen}
+    except KeyError as exc:
+        raise UserError(str(exc.args[0])) from None
+    if fmt == "json":
+        click.echo(dumps(to_json(sections[scene_id])))
+    else:
+        writer = to_markdown if fmt == "markdown" else to_latex
+        click.echo("\n".join(writer(sections[s], heading=None if scene_id else s) for s in chosen))
 
 
 @cli.command("train")
@@ -219,7 +256,7 @@ def main() -> None:
     try:
         cli(standalone_mode=True)
     except KeyboardInterrupt:
-        click.echo("interrupted: finished files are kept, the unfinished one was discarded", err=True)
+        click.echo(_INTERRUPTED, err=True)
         sys.exit(130)
 
 

@@ -88,6 +88,9 @@ class WalkthroughScene(Scene):
     #: Dotted paths into ``Trace.to_dict()`` of everything the scene shows or
     #: lays out from; the render cache and the per-scene number export use them.
     trace_sections: ClassVar[tuple[str, ...]] = ()
+    #: Seconds into the clip of the still (png) and the video's poster;
+    #: ``None`` means the last frame.
+    poster_time: ClassVar[float | None] = None
 
     def __init__(self, trace: Trace, theme: Theme = DARK, audit: bool = False, **kwargs: Any) -> None:
         self.trace = trace

@@ -10,25 +10,9 @@ from dataclasses import dataclass
 
 from manim import ManimColor, interpolate_color
 
+from attention_core.formatting import MINUS, format_number, parse_number
+
 __all__ = ["Theme", "DARK", "LIGHT", "THEMES", "format_number", "parse_number"]
-
-MINUS = "\u2212"  # a real minus sign: same width as the digits, unlike "-"
-
-
-def format_number(value: float, decimals: int = 2) -> str:
-    """The text a number is shown as: fixed decimals, a true minus sign.
-
-    A value that rounds to zero is shown unsigned ("0.00", never "-0.00").
-    """
-    text = f"{value:.{decimals}f}"
-    if text.startswith("-"):
-        text = text[1:] if float(text[1:]) == 0 else MINUS + text[1:]
-    return text
-
-
-def parse_number(text: str) -> float:
-    """Inverse of :func:`format_number` (tests read numbers back from screen)."""
-    return float(text.replace(MINUS, "-").rstrip("%"))
 
 
 @dataclass(frozen=True)

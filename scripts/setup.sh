@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything this project needs, idempotently: Debian packages
-# (cairo, pango, LaTeX), a virtual environment at .venv/, and the package
+# (cairo, pango, LaTeX, chromium), a virtual environment at .venv/, and the package
 # with its pinned dependencies. A second run skips what is already there.
 #
 #   scripts/setup.sh            install only
@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libcairo2-dev libpango1.0-dev pkg-config          # pycairo / ManimPango build from source
   texlive-latex-base texlive-latex-extra texlive-fonts-recommended dvisvgm  # MathTex labels
   fonts-dejavu-core                                 # the theme's text and number fonts
+  chromium                                          # headless browser: the gallery test plays every clip
 )
 
 missing=()

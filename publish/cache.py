@@ -1,0 +1,161 @@
+"""The render cache: skip a render whose output exists for the same inputs.
+
+The key of ``OUT/<scene>.<fmt>`` hashes everything that can change the
+file: the source of the scene's module and of every ``scenes.*`` module it
+imports (transitively), the number formatting, the encoder settings, the
+trace sections the scene declares (exactly those sub-trees of
+``Trace.to_dict()``), quality, format, theme and the manim version. The
+record lives next to the outputs (``OUT/.cache/<scene>.<fmt>.json``), so
+copying the folder keeps it coherent. Manim-free: checking a warm cache
+costs milliseconds.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.metadata
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .tables import scene_sections
+
+__all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key", "record_path",
+           "is_fresh", "write_record", "atomic_write_text", "manim_version"]
+
+CACHE_DIR = ".cache"
+ROOT = Path(__file__).resolve().parents[1]
+# Files outside the scene's imports that still shape every frame or file.
+EXTRA_FILES = (ROOT / "attention_core" / "formatting.py", ROOT / "publish" / "encode.py")
+
+
+def _module_file(name: str) -> Path | None:
+    mod = sys.modules.get(name)
+    path = getattr(mod, "__file__", None)
+    if path:
+        return Path(path)
+    candidate = ROOT / Path(*name.split("."))
+    for p in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+        if p.is_file():
+            return p
+    return None
+
+
+def _scene_imports(path: Path, package: str) -> set[str]:
+    """``scenes.*`` modules imported by the module at ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                mod = f"{base}.{node.module}" if node.module else base
+            else:
+                mod = node.module or ""
+            if mod == "scenes" or mod.startswith("scenes."):
+                found.add(mod)
+                for alias in node.names:  # "from . import components"
+                    if _module_file(f"{mod}.{alias.name}") is not None:
+                        found.add(f"{mod}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name == "scenes" or a.name.startswith("scenes."))
+    found.discard("scenes")  # the registry itself lists every scene: not a dependency
+    return found
+
+
+def code_files(cls: type) -> list[Path]:
+    """The scene's module and every ``scenes.*`` module it imports, transitively."""
+    start = cls.__module__
+    seen: dict[str, Path] = {}
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen[name] = path
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        todo.extend(_scene_imports(path, package) - seen.keys())
+    return sorted(seen.values()) + [p for p in EXTRA_FILES if p.is_file()]
+
+
+def code_hash(cls: type) -> str:
+    h = hashlib.sha256()
+    for path in code_files(cls):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def sections_hash(cls: type, data: dict[str, Any]) -> str:
+    blob = json.dumps(scene_sections(cls, data), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def manim_version() -> str:
+    try:
+        return importlib.metadata.version("manim")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def cache_key(cls: type, data: dict[str, Any], quality: str, fmt: str, theme: str,
+              code: str | None = None) -> dict[str, str]:
+    """Everything the file ``<scene>.<fmt>`` depends on, as named hashes."""
+    return {
+        "scene": cls.scene_id,
+        "code": code if code is not None else code_hash(cls),
+        "numbers": sections_hash(cls, data),
+        "poster_time": repr(getattr(cls, "poster_time", None)),
+        "quality": quality,
+        "format": fmt,
+        "theme": theme,
+        "manim": manim_version(),
+    }
+
+
+def record_path(out_dir: Path, scene_id: str, fmt: str) -> Path:
+    return out_dir / CACHE_DIR / f"{scene_id}.{fmt}.json"
+
+
+def output_path(out_dir: Path, scene_id: str, fmt: str) -> Path:
+    return out_dir / f"{scene_id}.{fmt}"
+
+
+def is_fresh(out_dir: Path, scene_id: str, fmt: str, key: dict[str, str]) -> bool:
+    """The output exists, is the file the record describes, and the key matches."""
+    out = output_path(out_dir, scene_id, fmt)
+    try:
+        record = json.loads(record_path(out_dir, scene_id, fmt).read_text(encoding="utf-8"))
+        size = out.stat().st_size
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("key") == key and record.get("size") == size
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        # mkstemp makes the file private; a page must be readable by a web server.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_record(out_dir: Path, scene_id: str, fmt: str, key: dict[str, str]) -> None:
+    size = output_path(out_dir, scene_id, fmt).stat().st_size
+    atomic_write_text(record_path(out_dir, scene_id, fmt),
+                      json.dumps({"key": key, "size": size}, indent=1, sort_keys=True))

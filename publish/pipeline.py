@@ -1,0 +1,348 @@
+"""Rendering scenes to every requested format, cached, in parallel.
+
+:func:`render_scene` renders one scene once (an H.264 mp4 from manim, plus
+the poster frame captured from the renderer) and derives every requested
+format from that (:mod:`publish.encode`). Each file is written under a
+temporary name inside the output folder and moved into place only when
+complete, then its cache record is written; an interrupted run leaves every
+earlier file as it was, and the next run redoes only what is missing.
+
+:func:`run_renders` checks the cache, then renders the stale scenes, in
+``jobs`` spawned processes. Each process compiles LaTeX in its own folder
+(manim deletes the other files of its LaTeX folder after each compile, so a
+shared folder breaks parallel renders).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib
+import os
+import re
+import shutil
+import tempfile
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable
+
+from . import cache
+from .tables import dumps, scene_sections, to_json
+
+__all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "scene_ref", "Job", "Result", "Summary",
+           "render_scene", "run_job", "run_renders", "clean_stale_work"]
+
+QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
+FORMATS = ("mp4", "webm", "gif", "png")
+VIDEO_FORMATS = ("mp4", "webm", "gif")
+WORK_PREFIX = ".rendering-"
+
+_tex_lock: Any = None  # held for the life of the process
+_tex_dir: Path | None = None
+
+
+def _tex_slot() -> Path:
+    """A LaTeX folder no other running process uses, kept across runs.
+
+    Slots are numbered folders, each claimed with an exclusive lock held
+    until the process ends, so concurrent renders (this run's workers or
+    another run's) never share one, and a later run reuses the compiled
+    formulas.
+    """
+    global _tex_lock, _tex_dir
+    if _tex_dir is not None:
+        return _tex_dir
+    base = Path(tempfile.gettempdir()) / f"attention-render-tex-{os.getuid()}"
+    base.mkdir(parents=True, exist_ok=True)
+    for n in range(256):
+        fh = open(base / f"slot-{n}.lock", "w")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            continue
+        _tex_lock, _tex_dir = fh, base / f"slot-{n}"
+        _tex_dir.mkdir(exist_ok=True)
+        return _tex_dir
+    raise RuntimeError(f"no free LaTeX folder under {base}")
+
+
+def scene_ref(cls: type) -> str:
+    """``module:QualName`` of a scene class, importable in a spawned process."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _resolve(scene: str | type) -> type:
+    if isinstance(scene, type):
+        return scene
+    if ":" in scene:
+        module, _, name = scene.partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        return obj
+    from scenes import SCENES
+
+    return SCENES[scene]
+
+
+@dataclass(frozen=True)
+class Job:
+    scene_id: str
+    scene: str  # scene_ref of the class
+    formats: tuple[str, ...]  # the stale ones, to render
+    keys: dict[str, dict[str, str]]  # format -> cache key
+    out_dir: Path
+    quality: str
+    theme: str
+    trace: Any
+    source_video: Path | None = None  # a current mp4 to derive webm/gif from
+
+
+@dataclass
+class Result:
+    scene_id: str
+    status: str  # "rendered", "cached" or "failed"
+    formats: tuple[str, ...] = ()
+    seconds: float = 0.0
+    error: str = ""
+
+
+@dataclass
+class Summary:
+    results: list[Result] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def of(self, status: str) -> list[Result]:
+        return [r for r in self.results if r.status == status]
+
+    def line(self) -> str:
+        failed = self.of("failed")
+        text = (f"summary: {len(self.of('rendered'))} rendered, {len(self.of('cached'))} from cache, "
+                f"{len(failed)} failed, in {self.seconds:.1f} s")
+        if failed:
+            text += " -- " + "; ".join(f"{r.scene_id}: {r.error}" for r in failed)
+        return text
+
+
+def _atomic_move(src: Path, final: Path) -> None:
+    if not src.is_file() or src.stat().st_size == 0:
+        raise RuntimeError(f"no output produced for {final.name}")
+    os.replace(src, final)
+
+
+def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "low",
+                 formats: tuple[str, ...] = ("mp4",), theme_name: str = "dark",
+                 keys: dict[str, dict[str, str]] | None = None,
+                 source_video: Path | None = None) -> list[Path]:
+    """Render one scene once and write ``out_dir/<scene_id>.<fmt>`` for each format.
+
+    The scene runs once; mp4/webm/gif come from its H.264 video and the png
+    from the poster frame (``poster_time`` seconds in, a ClassVar of the
+    scene; ``None``, the default, means the last frame). With ``keys``, a
+    cache record is written after each file is in place. With
+    ``source_video`` (a current mp4 of this scene) and only webm/gif asked
+    for, the scene is not rendered at all: they are derived from that file.
+    """
+    from manim import tempconfig
+
+    from scenes import THEMES
+
+    from . import encode
+
+    cls = _resolve(scene)
+    scene_id = cls.scene_id
+    theme = THEMES[theme_name]
+    poster_time = getattr(cls, "poster_time", None)
+    need_video = any(f in VIDEO_FORMATS for f in formats) or ("png" in formats and poster_time is not None)
+    derive_only = source_video is not None and set(formats) <= {"webm", "gif"}
+    work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir))
+    written: list[Path] = []
+    still = video = None
+    try:
+        settings = {
+            "quality": QUALITIES[quality],
+            "format": "mp4" if need_video else "png",
+            "media_dir": str(work),
+            "tex_dir": str(_tex_slot()),
+            "background_color": theme.background,
+            "disable_caching": True,
+            "progress_bar": "none",
+            "verbosity": "ERROR",
+            "output_file": scene_id,
+        }
+        poster: list[Any] = []
+        if derive_only:
+            # Keep a private copy: the source is an output that may be replaced.
+            video = work / "source.mp4"
+            shutil.copyfile(source_video, video)
+        else:
+            with tempconfig(settings):
+                scene = cls(trace, theme)
+                renderer = scene.renderer
+                if poster_time is not None:
+                    original = renderer.add_frame
+
+                    def add_frame(frame: Any, num_frames: int = 1) -> None:
+                        # The first frame shown at or after poster_time.
+                        if not poster and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
+                            poster.append(frame.copy())
+                        original(frame, num_frames)
+
+                    renderer.add_frame = add_frame
+                scene.render()
+                still = poster[0] if poster else renderer.get_frame()
+                video = Path(renderer.file_writer.final_file_path) if need_video else None
+        if video is not None and (not video.is_file() or video.stat().st_size == 0):
+            raise RuntimeError(f"manim produced no video for {scene_id}")
+        makers: dict[str, Callable[[Path], None]] = {
+            "png": lambda dst: encode.save_png(still, dst),
+            "mp4": lambda dst: encode.faststart_mp4(video, dst),
+            "gif": lambda dst: encode.to_gif(video, dst),
+            "webm": lambda dst: encode.to_webm(video, dst),
+        }
+        for fmt in sorted(formats, key=FORMATS.index):
+            tmp = work / f"final.{fmt}"
+            makers[fmt](tmp)
+            final = cache.output_path(out_dir, scene_id, fmt)
+            _atomic_move(tmp, final)
+            written.append(final)
+            if keys is not None:
+                cache.write_record(out_dir, scene_id, fmt, keys[fmt])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return written
+
+
+def run_job(job: Job) -> Result:
+    """Render one job; any error becomes a failed :class:`Result` (never raised)."""
+    start = time.monotonic()
+    try:
+        render_scene(job.scene, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys,
+                     job.source_video)
+    except Exception as exc:  # one scene failing must not stop the others
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        message = f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
+        return Result(job.scene_id, "failed", job.formats, time.monotonic() - start, message)
+    return Result(job.scene_id, "rendered", job.formats, time.monotonic() - start)
+
+
+def clean_stale_work(out_dir: Path) -> None:
+    """Remove work folders and part files left by runs that were killed."""
+    for path in out_dir.glob(f"{WORK_PREFIX}*"):
+        match = re.match(rf"{re.escape(WORK_PREFIX)}(\d+)-", path.name)
+        if not match:
+            continue
+        pid = int(match.group(1))
+        try:
+            os.kill(pid, 0)
+            continue  # a live process owns it
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+    # Half-written index.html or cache records (atomic_write_text) of a
+    # killed run; a live writer finishes such a file within milliseconds.
+    for part in [*out_dir.glob(".*.part"), *(out_dir / cache.CACHE_DIR).glob(".*.part")]:
+        try:
+            if time.time() - part.stat().st_mtime > 60:
+                part.unlink()
+        except OSError:
+            pass
+
+
+def _write_numbers_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> None:
+    # What the gallery shows next to the clip: the numbers it was rendered
+    # from. A failure here (full disk) costs only the gallery's tables.
+    try:
+        _write_snapshot(out_dir, cls, data)
+    except (OSError, KeyError):
+        pass
+
+
+def _write_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> None:
+    cache.atomic_write_text(out_dir / cache.CACHE_DIR / f"{cls.scene_id}.numbers.json",
+                            dumps({"description": cls.description,
+                                   "sections": to_json(scene_sections(cls, data))}))
+
+
+def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = "low",
+                formats: tuple[str, ...] = ("mp4",), theme: str = "dark", jobs: int | None = None,
+                force: bool = False, echo: Callable[[str], None] = print,
+                registry: dict[str, type] | None = None) -> Summary:
+    """Render the stale formats of each scene (cache first), ``jobs`` at a time.
+
+    ``registry`` maps scene ids to classes (default: ``scenes.SCENES``).
+    """
+    if registry is None:
+        from scenes import SCENES as registry
+
+    SCENES = registry
+    start = time.monotonic()
+    summary = Summary()
+    data = trace.to_dict()
+    clean_stale_work(out_dir)
+    todo: list[Job] = []
+    n = len(scene_ids)
+    for i, scene_id in enumerate(scene_ids, start=1):
+        cls = SCENES[scene_id]
+        try:
+            code = cache.code_hash(cls)
+            keys = {f: cache.cache_key(cls, data, quality, f, theme, code) for f in formats}
+        except (KeyError, OSError) as exc:
+            summary.results.append(Result(scene_id, "failed", formats, 0.0, str(exc)))
+            echo(f"[{i}/{n}] {scene_id}: FAILED ({exc})")
+            continue
+        stale = tuple(f for f in formats if force or not cache.is_fresh(out_dir, scene_id, f, keys[f]))
+        if not stale:
+            summary.results.append(Result(scene_id, "cached", formats))
+            _write_numbers_snapshot(out_dir, cls, data)
+            echo(f"[{i}/{n}] {scene_id}: up to date ({', '.join(formats)}), skipped")
+            continue
+        source = None
+        if set(stale) <= {"webm", "gif"}:
+            mp4_key = keys.get("mp4") or cache.cache_key(cls, data, quality, "mp4", theme, code)
+            if cache.is_fresh(out_dir, scene_id, "mp4", mp4_key):
+                source = cache.output_path(out_dir, scene_id, "mp4")
+        todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace, source))
+
+    jobs = max(1, jobs or os.cpu_count() or 1)
+
+    def finished(result: Result) -> None:
+        summary.results.append(result)
+        if result.status == "failed":
+            echo(f"{result.scene_id}: FAILED after {result.seconds:.1f} s ({result.error})")
+        else:
+            _write_numbers_snapshot(out_dir, SCENES[result.scene_id], data)
+            echo(f"{result.scene_id}: rendered {', '.join(result.formats)} in {result.seconds:.1f} s")
+
+    for job in todo:
+        how = "deriving from the current mp4" if job.source_video else "rendering"
+        echo(f"{job.scene_id}: {how} {', '.join(job.formats)} ({quality}, {theme})")
+    if len(todo) <= 1 or jobs == 1:
+        for job in todo:
+            finished(run_job(job))
+    else:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=get_context("spawn"))
+        try:
+            futures = {pool.submit(run_job, job): job for job in todo}
+            for future in as_completed(futures):
+                job = futures[future]
+                try:
+                    finished(future.result())
+                except BrokenProcessPool as exc:
+                    finished(Result(job.scene_id, "failed", job.formats, 0.0,
+                                    f"worker process died ({exc or 'killed'})"))
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    summary.seconds = time.monotonic() - start
+    order = {s: i for i, s in enumerate(scene_ids)}
+    summary.results.sort(key=lambda r: order[r.scene_id])
+    return summary

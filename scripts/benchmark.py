@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Benchmark of ``render.py render --all`` against plain ``manim`` (not a test).
+
+Prints, in one run, the wall time (median of ``--repeat`` runs) of:
+
+1. the default set rendered cold with ``--jobs 1``;
+2. the same, cold, with the default number of jobs (one per core);
+3. a warm re-run with nothing changed (everything from the cache);
+4. a re-run after changing one number (one source embedding value): only the
+   scenes that show it are rendered again;
+5. the baseline: the same scenes rendered one after another by ``manim`` on
+   the command line, from a tiny manim file that instantiates each scene
+   with the default trace (caching off, as a cold render);
+
+then the ratios against the baseline. Every step runs in a fresh process,
+so imports count, as they do for a user.
+
+    .venv/bin/python scripts/benchmark.py --quality low --repeat 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MANIM_FLAGS = {"low": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
+
+
+def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+    seconds = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark: {' '.join(cmd[:4])}... failed:\n{proc.stderr[-2000:]}")
+    return seconds, proc.stderr
+
+
+def _summary(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.startswith("summary:")]
+    return lines[-1] if lines else ""
+
+
+def _changed_numbers(path: Path) -> str:
+    """The default numbers with one source embedding value moved by 0.01."""
+    from attention_core import compute_trace, load_numbers
+    from attention_core.numbers_file import default_numbers_text
+
+    trace = compute_trace(load_numbers())
+    word = trace.params.source_vocab.words[0]
+    row = [round(float(v), 2) for v in trace.params.source_embeddings[0]]
+    row[0] = round(row[0] + 0.01, 2)
+    path.write_text(default_numbers_text() + f"\n[embeddings.source]\n{word} = {row}\n")
+    return f"embeddings.source.{word}[0] += 0.01"
+
+
+def _manim_file(path: Path, scene_ids: list[str]) -> list[str]:
+    """A plain manim file: one subclass per scene, built with the default trace."""
+    lines = [
+        "import sys",
+        f"sys.path.insert(0, {str(ROOT)!r})",
+        "from attention_core import compute_trace, load_numbers",
+        "from scenes import SCENES, DARK",
+        "TRACE = compute_trace(load_numbers())",
+    ]
+    names = []
+    for scene_id in scene_ids:
+        name = "Bench_" + "".join(part.title() for part in scene_id.split("_"))
+        names.append(name)
+        lines += [
+            f"class {name}(SCENES[{scene_id!r}]):",
+            "    def __init__(self, **kwargs):",
+            "        super().__init__(TRACE, DARK, **kwargs)",
+        ]
+    path.write_text("\n".join(lines) + "\n")
+    return names
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quality", default="low", choices=list(MANIM_FLAGS))
+    parser.add_argument("--format", default="mp4")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per cold measurement (median)")
+    parser.add_argument("--warm-repeat", type=int, default=5, help="runs per warm measurement (median)")
+    args = parser.parse_args()
+
+    from scenes import DARK, SCENES
+
+    scene_ids = list(SCENES)
+    py = sys.executable
+    manim = str(Path(py).with_name("manim"))
+    work = Path(tempfile.mkdtemp(prefix="attention-benchmark-"))
+    render = [py, "render.py", "render", "--all", "--quality", args.quality, "--format", args.format]
+    results: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    try:
+        def cold(label: str, extra: list[str]) -> None:
+            times = []
+            for i in range(args.repeat):
+                out = work / f"{label}-{i}"
+                seconds, err = _timed(render + ["--out", str(out), *extra])
+                times.append(seconds)
+                notes[label] = _summary(err)
+            results[label] = statistics.median(times)
+
+        print(f"benchmark: {len(scene_ids)} scenes ({', '.join(scene_ids)}), quality {args.quality}, "
+              f"format {args.format}, {os.cpu_count()} cores", flush=True)
+        cold("cold, --jobs 1", ["--jobs", "1"])
+        print(f"  cold --jobs 1 done ({results['cold, --jobs 1']:.1f} s)", flush=True)
+        cold("cold, default jobs", [])
+        print(f"  cold default jobs done ({results['cold, default jobs']:.1f} s)", flush=True)
+
+        out = work / "cold, default jobs-0"
+        times = []
+        for _ in range(args.warm_repeat):
+            seconds, err = _timed(render + ["--out", str(out)])
+            times.append(seconds)
+            notes["warm, nothing changed"] = _summary(err)
+        results["warm, nothing changed"] = statistics.median(times)
+
+        changed = work / "changed.toml"
+        what = _changed_numbers(changed)
+        times = []
+        for i in range(args.repeat):
+            # Each repeat starts from the default-numbers render, then changes one value.
+            copy = work / f"changed-{i}"
+            shutil.copytree(out, copy)
+            seconds, err = _timed(render + ["--out", str(copy), "--numbers", str(changed)])
+            times.append(seconds)
+            notes["one number changed"] = f"{what}; {_summary(err)}"
+        results["one number changed"] = statistics.median(times)
+        print("  warm and one-number runs done", flush=True)
+
+        bench = work / "bench_scenes.py"
+        names = _manim_file(bench, scene_ids)
+        cfg = work / "bench.cfg"
+        cfg.write_text(f"[CLI]\nbackground_color = {DARK.background}\nverbosity = ERROR\n"
+                       "progress_bar = none\ndisable_caching = True\n")
+        times = []
+        for i in range(args.repeat):
+            total = 0.0
+            for name in names:
+                seconds, _ = _timed([manim, "render", MANIM_FLAGS[args.quality], "--config_file", str(cfg),
+                                     "--media_dir", str(work / f"manim-{i}"), str(bench), name])
+                total += seconds
+            times.append(total)
+        results["plain manim, one after another"] = statistics.median(times)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    base = results["plain manim, one after another"]
+    print()
+    print(f"{'step':<34} {'median s':>9} {'vs manim':>9}")
+    for label, seconds in results.items():
+        print(f"{label:<34} {seconds:9.2f} {seconds / base:8.2f}x")
+    print()
+    for label, note in notes.items():
+        print(f"{label}: {note}")
+    print(f"(repeats: cold {args.repeat}, warm {args.warm_repeat}; the cold runs of render.py also write "
+          f"index.html and the cache records)")
+
+
+if __name__ == "__main__":
+    main()

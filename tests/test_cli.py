@@ -1,0 +1,167 @@
+"""The command line: list, numbers in every format, and every bad input.
+
+Bad input must end in one line on stderr, a non-zero exit code, no
+traceback, and leave whatever is already in the output folder untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import render
+from attention_core.formatting import format_number
+from scenes import SCENES
+
+from .helpers import load_default_trace
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(render.cli, list(args))
+
+
+def _one_line_error(result, *needles: str) -> None:
+    assert result.exit_code != 0
+    assert isinstance(result.exception, SystemExit)  # handled, not a crash
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_list_names_every_scene_with_its_description():
+    result = _invoke("list")
+    assert result.exit_code == 0
+    for scene_id, cls in SCENES.items():
+        assert any(line.startswith(scene_id) and cls.description in line for line in result.stdout.splitlines())
+
+
+def test_numbers_json_is_the_whole_trace():
+    result = _invoke("numbers", "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == json.loads(json.dumps(load_default_trace().to_dict()))
+
+
+def test_numbers_json_for_a_scene_is_its_sections_rounded_as_shown():
+    result = _invoke("numbers", "--format", "json", "--scene", "encoder")
+    assert result.exit_code == 0
+    got = json.loads(result.stdout)
+    assert set(got) == set(SCENES["encoder"].trace_sections)
+    hidden = load_default_trace().encoder.hidden
+    assert got["encoder"]["hidden"][3][1] == float(format_number(hidden[3][1]).replace("\u2212", "-"))
+    assert "parameters" not in got  # not shown by the encoder scene
+
+
+def test_numbers_markdown_and_latex_write_values_as_on_screen():
+    trace = load_default_trace()
+    h = trace.encoder.hidden
+    md = _invoke("numbers", "--format", "markdown", "--scene", "encoder")
+    assert md.exit_code == 0
+    rows = [line for line in md.stdout.splitlines() if line.startswith("| 3 |")]
+    # Row h_3 of encoder.hidden, every value as format_number writes it.
+    want = "| 3 | " + " | ".join(format_number(v) for v in h[3]) + " |"
+    assert want in rows
+    assert "**encoder.hidden**" in md.stdout
+    tex = _invoke("numbers", "--format", "latex", "--scene", "encoder")
+    assert tex.exit_code == 0
+    assert r"\begin{tabular}" in tex.stdout and r"\end{tabular}" in tex.stdout
+    negative = next(v for v in h.ravel() if format_number(v).startswith("\u2212"))
+    assert "$-$" + format_number(negative)[1:] in tex.stdout
+    # Without --scene: one heading per scene.
+    every = _invoke("numbers", "--format", "markdown")
+    assert every.exit_code == 0
+    assert all(f"## {s}" in every.stdout.splitlines() for s in SCENES)
+    assert "## encoder" not in md.stdout  # one scene asked for: no heading
+
+
+@pytest.mark.parametrize("args,needles", [
+    (["numbers", "--scene", "nope"], ["unknown scene id 'nope'"]),
+    (["numbers", "--format", "yaml"], ["unknown numbers format 'yaml'"]),
+    (["render", "nope"], ["unknown scene id 'nope'"]),
+    (["render", "encoder", "--format", "mp4,avi"], ["unknown format 'avi'"]),
+    (["render", "encoder", "--format", ","], ["no format given"]),
+    (["render", "encoder", "--theme", "sepia"], ["unknown theme 'sepia'"]),
+    (["render", "encoder", "--quality", "8k"], ["unknown quality '8k'"]),
+    (["render", "encoder", "--jobs", "0"], ["--jobs"]),
+    (["render", "encoder", "--jobs", "many"], ["--jobs"]),
+    (["render"], ["name at least one scene"]),
+    (["render", "encoder", "--all"], ["not both"]),
+], ids=["numbers-scene", "numbers-format", "render-scene", "format", "empty-format", "theme", "quality",
+        "jobs", "jobs-text", "no-scene", "ids-and-all"])
+def test_bad_arguments(args, needles, tmp_path):
+    result = _invoke(*args, *(["--out", str(tmp_path / "out")] if args[0] == "render" else []))
+    _one_line_error(result, *needles)
+    assert not (tmp_path / "out").exists()  # rejected before touching the output folder
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder", "bad-toml", "unknown-key", "bad-value"])
+@pytest.mark.parametrize("command", ["numbers", "render"])
+def test_bad_numbers_files(kind, command, tmp_path):
+    path = tmp_path / "numbers.toml"
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "bad-toml":
+        path.write_text("seed = = 3\n")
+    elif kind == "unknown-key":
+        path.write_text((ROOT / "attention_core" / "default_numbers.toml").read_text() + "\nsurprise = 1\n")
+    elif kind == "bad-value":
+        text = (ROOT / "attention_core" / "default_numbers.toml").read_text()
+        path.write_text(text.replace("seed = 2024", 'seed = "many"'))
+    args = ["numbers", "--numbers", str(path)] if command == "numbers" else \
+        ["render", "encoder", "--numbers", str(path), "--out", str(tmp_path / "out")]
+    result = _invoke(*args)
+    _one_line_error(result, "numbers file")
+    assert not (tmp_path / "out").exists()
+
+
+def _existing_output(tmp_path: Path) -> tuple[Path, bytes]:
+    out = tmp_path / "site"
+    out.mkdir()
+    clip = out / "encoder.mp4"
+    clip.write_bytes(b"an earlier good render")
+    return out, clip.read_bytes()
+
+
+def test_output_folder_that_is_a_file(tmp_path):
+    target = tmp_path / "file.txt"
+    target.write_text("keep me")
+    _one_line_error(_invoke("render", "encoder", "--out", str(target)), "not a folder")
+    _one_line_error(_invoke("render", "encoder", "--out", str(target / "sub")), "cannot write there")
+    assert target.read_text() == "keep me"
+
+
+def test_cache_folder_that_is_a_file(tmp_path):
+    out, before = _existing_output(tmp_path)
+    (out / ".cache").write_text("oops")
+    _one_line_error(_invoke("render", "encoder", "--out", str(out)), ".cache")
+    assert (out / "encoder.mp4").read_bytes() == before
+
+
+def test_unwritable_output_folder(tmp_path, monkeypatch):
+    out, before = _existing_output(tmp_path)
+
+    # Root ignores permission bits, so make the write probe fail as a
+    # read-only folder (or a full disk) would.
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(render.tempfile, "NamedTemporaryFile", refuse)
+    _one_line_error(_invoke("render", "encoder", "--out", str(out)), "cannot write there", "Permission denied")
+    assert (out / "encoder.mp4").read_bytes() == before
+    assert sorted(p.name for p in out.iterdir()) == ["encoder.mp4"]
+
+
+def test_table_export_and_cache_never_import_manim():
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "import publish.tables, publish.cache, publish.gallery, attention_core.formatting, attention_core; "
+            "print('manim' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
