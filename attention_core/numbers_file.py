@@ -176,6 +176,10 @@ class Scenario:
     source_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     target_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     encoder: EncoderWeights = EncoderWeights()
+    # [dot_product] (attention_core.similarity.DotProductInputs); None: the draft's example.
+    dot_product: Any = None
+    # [hidden_state_map] sentences; None: attention_core.sentence_map.DEFAULT_MAP_SENTENCES.
+    hidden_state_map: tuple[str, ...] | None = None
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -210,6 +214,7 @@ def _parse_embedding_table(
 
 
 _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+_TOP_KEYS |= {"dot_product", "hidden_state_map"}  # part 1b: attention_core.similarity, .sentence_map
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
@@ -282,7 +287,19 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         source_embeddings=source_emb,
         target_embeddings=target_emb,
         encoder=encoder,
+        **_parse_part1b(data),
     )
+
+
+def _parse_part1b(data: Mapping[str, Any]) -> dict[str, Any]:
+    # Imported here: those modules import this one's validators.
+    from .sentence_map import parse_hidden_state_map
+    from .similarity import parse_dot_product
+
+    return {
+        "dot_product": parse_dot_product(data.get("dot_product")),
+        "hidden_state_map": parse_hidden_state_map(data.get("hidden_state_map")),
+    }
 
 
 def default_numbers_text() -> str:
