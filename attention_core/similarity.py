@@ -227,6 +227,8 @@ class DotProductTrace:
     sweep_users: np.ndarray
     sweep_cosines: np.ndarray
     sweep_scores: np.ndarray
+    top_term: int  # feature with the largest product (pushes the score up most)
+    bottom_term: int  # feature with the smallest product (pulls it down most)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -248,6 +250,8 @@ class DotProductTrace:
                 "cosines": self.sweep_cosines.tolist(),
                 "scores": self.sweep_scores.tolist(),
             },
+            "top_term": self.top_term,
+            "bottom_term": self.bottom_term,
         }
 
 
@@ -256,11 +260,12 @@ def compute_dot_product(inputs: DotProductInputs) -> DotProductTrace:
     m, u = inputs.movie, inputs.user
     pm, pu = plane_coordinates(m, u)
     users, cosines, scores = rotation_sweep(m, u)
+    products = elementwise_products(m, u)
     return DotProductTrace(
         features=inputs.features,
         movie=_ro(m),
         user=_ro(u),
-        products=_ro(elementwise_products(m, u)),
+        products=_ro(products),
         running_sum=_ro(running_sums(m, u)),
         score=dot_product(m, u),
         norm_movie=norm(m),
@@ -274,4 +279,6 @@ def compute_dot_product(inputs: DotProductInputs) -> DotProductTrace:
         sweep_users=_ro(users),
         sweep_cosines=_ro(cosines),
         sweep_scores=_ro(scores),
+        top_term=int(np.argmax(products)),
+        bottom_term=int(np.argmin(products)),
     )
