@@ -101,6 +101,11 @@ class HiddenStateMapTrace:
     explained_variance_ratio: np.ndarray  # 2
     projected: np.ndarray  # N x 2: (PC1, PC2) of each sentence
 
+    @property
+    def explained_variance_percent(self) -> np.ndarray:
+        """The shares of variance as shown on the axes, in percent."""
+        return 100 * self.explained_variance_ratio
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "sentences": list(self.sentences),
@@ -111,7 +116,7 @@ class HiddenStateMapTrace:
             "explained_variance": self.explained_variance.tolist(),
             "explained_variance_ratio": self.explained_variance_ratio.tolist(),
             # As shown on the axes: "PC1 (xx.xx % of variance)".
-            "explained_variance_percent": (100 * self.explained_variance_ratio).tolist(),
+            "explained_variance_percent": self.explained_variance_percent.tolist(),
             "projected": self.projected.tolist(),
         }
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from .base import WalkthroughScene
 from .dot_product import DotProductScene
 from .encoder import EncoderScene
+from .hidden_state_map import HiddenStateMapScene
+from .seq2seq_overview import Seq2SeqOverviewScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -18,5 +20,7 @@ SCENES: dict[str, type[WalkthroughScene]] = {
     for cls in (
         EncoderScene,
         DotProductScene,
+        Seq2SeqOverviewScene,
+        HiddenStateMapScene,
     )
 }
