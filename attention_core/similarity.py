@@ -82,8 +82,16 @@ def cosine_similarity(m: np.ndarray, u: np.ndarray) -> float:
 
 
 def angle_degrees(m: np.ndarray, u: np.ndarray) -> float:
-    """The angle ``theta`` between ``m`` and ``u`` in degrees, 0 to 180."""
-    return float(np.degrees(np.arccos(cosine_similarity(m, u))))
+    """The angle ``theta`` between ``m`` and ``u`` in degrees, 0 to 180.
+
+    Computed as ``2 atan2(|m^ - u^|, |m^ + u^|)`` from the unit vectors, which
+    stays accurate near 0 and 180 degrees where ``arccos`` does not; it
+    equals ``arccos(cos_theta)``.
+    """
+    cosine_similarity(m, u)  # the same check for zero vectors
+    mh = np.asarray(m, dtype=float) / norm(m)
+    uh = np.asarray(u, dtype=float) / norm(u)
+    return float(np.degrees(2 * np.arctan2(np.linalg.norm(mh - uh), np.linalg.norm(mh + uh))))
 
 
 def plane_coordinates(m: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -113,7 +113,7 @@ class DotProductScene(WalkthroughScene):
         times = VGroup()
         for i in range(n):
             y = TABLE_TOP - (i + 0.5) * ROW_H
-            times.add(math_label(r"\times", theme, 24, theme.muted).move_to([(COL_X["movie"] + COL_X["user"]) / 2, y, 0]))
+            times.add(caption("\u00d7", theme, 22, theme.muted).move_to([(COL_X["movie"] + COL_X["user"]) / 2, y, 0]))
         for i in range(n):
             focus = SurroundingRectangle(VGroup(movie[i], user[i]), color=theme.highlight, buff=0.04)
             self.play(Create(focus), FadeIn(times[i]), run_time=0.4)
@@ -126,11 +126,10 @@ class DotProductScene(WalkthroughScene):
 
         score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=CELL_W,
                                height=ROW_H, scale=pscale, font_size=22)
-        score_row = _row(caption("score", theme, 24), math_label(r"= m \cdot u =", theme, 30),
-                         score_cell)
+        score_row = _row(caption("score = m \u00b7 u =", theme, 24), score_cell)
         table_bottom = TABLE_TOP - n * ROW_H
         score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
-        self.play(ReplacementTransform(sums[n - 1].copy(), score_cell), FadeIn(score_row[:2]))
+        self.play(ReplacementTransform(sums[n - 1].copy(), score_cell), FadeIn(score_row[0]))
 
         story = self._story()
         below = score_row
@@ -232,16 +231,16 @@ class DotProductScene(WalkthroughScene):
             NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE),
             caption("/", theme, 22),
             NumberLabel(dp.norm_product, theme, ("dot_product.norm_product",), font_size=NUM_SIZE),
-            math_label("=", theme, 28),
+            caption("=", theme, 22),
             NumberLabel(dp.cosine, theme, ("dot_product.cosine",), font_size=NUM_SIZE,
                         colour=theme.highlight),
         )
         second = _row(
-            _row(math_label(r"|m| =", theme, 26, theme.key),
+            _row(caption("|m| =", theme, 22, theme.key),
                  NumberLabel(dp.norm_movie, theme, ("dot_product.norm_movie",), font_size=NUM_SIZE)),
-            _row(math_label(r"|u| =", theme, 26, theme.query),
+            _row(caption("|u| =", theme, 22, theme.query),
                  NumberLabel(dp.norm_user, theme, ("dot_product.norm_user",), font_size=NUM_SIZE)),
-            _row(math_label(r"\theta =", theme, 28, theme.highlight),
+            _row(caption("\u03b8 =", theme, 22, theme.highlight),
                  _degrees(theme, ("dot_product.angle_deg",), dp.angle_deg, theme.highlight)),
             buff=0.5,
         )
@@ -309,9 +308,9 @@ class DotProductScene(WalkthroughScene):
     def _readout(self, k: int) -> VGroup:
         theme, dp = self.theme, self.trace.dot_product
         row = _row(
-            math_label(r"\text{angle} =", theme, 26),
+            caption("angle =", theme, 20),
             _degrees(theme, ("dot_product.sweep.angles_deg", k), dp.sweep_angles_deg[k]),
-            math_label(r"\text{score} = |m|\,|u| \cos(\text{angle}) =", theme, 26),
+            caption("score = |m| |u| cos(angle) =", theme, 20),
             NumberLabel(dp.sweep_scores[k], theme, ("dot_product.sweep.scores", k),
                         font_size=NUM_SIZE, colour=theme.query),
         )
