@@ -47,8 +47,9 @@ __all__ = ["DotProductScene"]
 TITLE_Y = 3.55
 TABLE_TOP = 2.45
 ROW_H = 0.44
-COL_X = {"name": -5.75, "movie": -4.45, "user": -3.05, "product": -1.85, "sum": -0.65}
-CELL_W = 0.86
+CELL_W = 0.86  # at least; wider when the numbers are longer (e.g. 180.50)
+CHAR_W = 0.165  # width of one digit of the number font at NUM_SIZE
+NAME_RIGHT = -5.15
 NUM_SIZE = 20
 # The plane (right half): m along +x from this origin, the longer vector R long.
 PLANE_ORIGIN = np.array([3.75, 0.6, 0.0])
@@ -80,6 +81,7 @@ class DotProductScene(WalkthroughScene):
     def construct(self) -> None:
         theme, dp = self.theme, self.trace.dot_product
         n = len(dp.features)
+        self._columns()
 
         title = _row(caption("Dot product as a similarity score", theme, 28),
                      math_label(r"m \cdot u = \sum_i m_i\,u_i", theme, 32), buff=0.5)
@@ -95,14 +97,14 @@ class DotProductScene(WalkthroughScene):
             y = TABLE_TOP - (i + 0.5) * ROW_H
             name = caption(feature, theme, 20)
             fit_within(name, max_width=1.7)
-            name.move_to([COL_X["name"], y, 0]).align_to([COL_X["name"] + 0.6, 0, 0], RIGHT)
+            name.move_to([self.col_x["name"], y, 0]).align_to([self.col_x["name"] + 0.6, 0, 0], RIGHT)
             names.add(name)
-            movie.add(self._cell(dp.movie[i], ("dot_product.movie", i), scale, COL_X["movie"], y))
-            user.add(self._cell(dp.user[i], ("dot_product.user", i), scale, COL_X["user"], y))
+            movie.add(self._cell(dp.movie[i], ("dot_product.movie", i), scale, self.col_x["movie"], y))
+            user.add(self._cell(dp.user[i], ("dot_product.user", i), scale, self.col_x["user"], y))
             products.add(self._cell(dp.products[i], ("dot_product.products", i), pscale,
-                                    COL_X["product"], y))
+                                    self.col_x["product"], y))
             sums.add(self._cell(dp.running_sum[i], ("dot_product.running_sum", i), pscale,
-                                COL_X["sum"], y))
+                                self.col_x["sum"], y))
         m_frame = self._frame(movie, theme.key)
         u_frame = self._frame(user, theme.query)
         self.play(FadeIn(headers[:3]), FadeIn(names), FadeIn(movie), Create(m_frame))
@@ -113,7 +115,7 @@ class DotProductScene(WalkthroughScene):
         times = VGroup()
         for i in range(n):
             y = TABLE_TOP - (i + 0.5) * ROW_H
-            times.add(caption("\u00d7", theme, 22, theme.muted).move_to([(COL_X["movie"] + COL_X["user"]) / 2, y, 0]))
+            times.add(caption("\u00d7", theme, 22, theme.muted).move_to([(self.col_x["movie"] + self.col_x["user"]) / 2, y, 0]))
         for i in range(n):
             focus = SurroundingRectangle(VGroup(movie[i], user[i]), color=theme.highlight, buff=0.04)
             self.play(Create(focus), FadeIn(times[i]), run_time=0.4)
@@ -124,7 +126,7 @@ class DotProductScene(WalkthroughScene):
             addends = VGroup(products[i]) if i == 0 else VGroup(sums[i - 1], products[i])
             self.play(ReplacementTransform(addends.copy(), sums[i]), FadeOut(focus), run_time=0.6)
 
-        score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=CELL_W,
+        score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
                                height=ROW_H, scale=pscale, font_size=22)
         score_row = _row(caption("score = m \u00b7 u =", theme, 24), score_cell)
         table_bottom = TABLE_TOP - n * ROW_H
@@ -179,8 +181,19 @@ class DotProductScene(WalkthroughScene):
 
     # -- builders --------------------------------------------------------------
 
+    def _columns(self) -> None:
+        """Cell width from the longest number shown, then the column centres."""
+        dp = self.trace.dot_product
+        shown = [self.theme.fmt(v) for v in (*dp.movie, *dp.user, *dp.products, *dp.running_sum)]
+        self.cell_w = max(CELL_W, CHAR_W * max(len(t) for t in shown) + 0.16)
+        movie = NAME_RIGHT + 0.25 + self.cell_w / 2
+        user = movie + self.cell_w + 0.5  # room for the x sign
+        product = user + self.cell_w + 0.4
+        self.col_x = {"name": NAME_RIGHT - 0.6, "movie": movie, "user": user, "product": product,
+                      "sum": product + self.cell_w + 0.3}
+
     def _cell(self, value: float, key: tuple, scale: float, x: float, y: float) -> ValueCell:
-        return ValueCell(value, self.theme, key, width=CELL_W, height=ROW_H, scale=scale,
+        return ValueCell(value, self.theme, key, width=self.cell_w, height=ROW_H, scale=scale,
                          font_size=NUM_SIZE).move_to([x, y, 0])
 
     def _frame(self, cells: VGroup, colour: Any) -> Mobject:
@@ -192,13 +205,13 @@ class DotProductScene(WalkthroughScene):
     def _headers(self) -> VGroup:
         theme = self.theme
         y = TABLE_TOP + 0.3
-        feature = caption("feature", theme, 18, theme.muted).move_to([COL_X["name"], y, 0])
+        feature = caption("feature", theme, 18, theme.muted).move_to([self.col_x["name"], y, 0])
         movie = VGroup(caption("movie", theme, 18, theme.key), math_label("m", theme, 28, theme.key)
-                       ).arrange(DOWN, buff=0.06).move_to([COL_X["movie"], y + 0.15, 0])
+                       ).arrange(DOWN, buff=0.06).move_to([self.col_x["movie"], y + 0.15, 0])
         user = VGroup(caption("user", theme, 18, theme.query), math_label("u", theme, 28, theme.query)
-                      ).arrange(DOWN, buff=0.06).move_to([COL_X["user"], y + 0.15, 0])
-        product = math_label(r"m_i\,u_i", theme, 28).move_to([COL_X["product"], y, 0])
-        running = caption("running sum", theme, 18, theme.muted).move_to([COL_X["sum"], y, 0])
+                      ).arrange(DOWN, buff=0.06).move_to([self.col_x["user"], y + 0.15, 0])
+        product = math_label(r"m_i\,u_i", theme, 28).move_to([self.col_x["product"], y, 0])
+        running = caption("running sum", theme, 18, theme.muted).move_to([self.col_x["sum"], y, 0])
         fit_within(running, max_width=1.25)
         # Pango and TeX glyphs sit at different heights: centre them on one line.
         for mob in (feature, product, running):
@@ -269,18 +282,22 @@ class DotProductScene(WalkthroughScene):
         arc = Arc(radius=arc_r, start_angle=0, angle=theta_rad, arc_center=PLANE_ORIGIN,
                   color=theme.highlight, stroke_width=3)
         mid = theta_rad / 2
-        theta_r = arc_r + 0.3 if dp.angle_deg > 25 else arc_r + 0.55
         theta = math_label(r"\theta", theme, 30, theme.highlight).move_to(
-            PLANE_ORIGIN + theta_r * np.array([np.cos(mid), np.sin(mid), 0]))
+            PLANE_ORIGIN + (arc_r + 0.3) * np.array([np.cos(mid), np.sin(mid), 0]))
+        if dp.angle_deg < 30:
+            # A narrow angle has no room inside: put the symbol above the arrows.
+            theta.move_to(PLANE_ORIGIN + np.array([arc_r + 0.2, 0.0, 0.0]))
+            theta.set_y(max(u.get_top()[1], m.get_top()[1]) + 0.3)
+            theta.set_x(PLANE_ORIGIN[0] + arc_r + 0.2)
         circle = DashedVMobject(
             Arc(radius=dp.norm_user * k, start_angle=0, angle=np.pi, arc_center=PLANE_ORIGIN,
                 color=theme.muted, stroke_width=2), num_dashes=30)
         base = Line(PLANE_ORIGIN + LEFT * PLANE_R, PLANE_ORIGIN + RIGHT * PLANE_R,
                     color=theme.panel, stroke_width=2)
-        cap = caption("drawn in the plane through m and u (true lengths and angle)", theme, 16,
-                      theme.muted)
-        fit_within(cap, max_width=6.2)
-        cap.move_to([PLANE_ORIGIN[0], PLANE_ORIGIN[1] - 0.62, 0])
+        cap = VGroup(caption("drawn in the plane through m and u", theme, 16, theme.muted),
+                     caption("(true lengths and angle)", theme, 16, theme.muted)).arrange(DOWN, buff=0.08)
+        fit_within(cap, max_width=4.4)
+        cap.move_to([PLANE_ORIGIN[0], PLANE_ORIGIN[1] - 0.72, 0])
         return {"base": base, "m": m, "u": u, "m_label": m_label, "u_label": u_label, "arc": arc,
                 "theta": theta, "circle": circle, "caption": cap}
 
@@ -315,7 +332,7 @@ class DotProductScene(WalkthroughScene):
                         font_size=NUM_SIZE, colour=theme.query),
         )
         fit_within(row, max_width=6.6)
-        return row.move_to([PLANE_ORIGIN[0], PLANE_ORIGIN[1] - 1.1, 0])
+        return row.move_to([PLANE_ORIGIN[0], PLANE_ORIGIN[1] - 1.35, 0])
 
     def _our_point(self) -> VGroup:
         theme, dp = self.theme, self.trace.dot_product

@@ -15,7 +15,7 @@ from .helpers import build_scene, check_numbers, default_data, load_default_trac
 TWELVE = ("extraordinarily complicated international negotiations unexpectedly collapsed "
           "yesterday afternoon despite considerable diplomatic encouragement")
 TWELVE_FR = ("les négociations internationales extraordinairement compliquées ont échoué "
-             "hier après-midi malgré beaucoup d'encouragements")
+             "hier soir malgré beaucoup d'encouragements")
 
 
 def _numbers(**tables) -> dict:
