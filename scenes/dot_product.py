@@ -327,11 +327,11 @@ class DotProductScene(WalkthroughScene):
         row = _row(
             caption("angle =", theme, 20),
             _degrees(theme, ("dot_product.sweep.angles_deg", k), dp.sweep_angles_deg[k]),
-            caption("score = |m| |u| cos(angle) =", theme, 20),
+            caption(",  score = |m| |u| cos(angle) =", theme, 20),
             NumberLabel(dp.sweep_scores[k], theme, ("dot_product.sweep.scores", k),
                         font_size=NUM_SIZE, colour=theme.query),
         )
-        fit_within(row, max_width=6.6)
+        fit_within(row, max_width=6.2)
         return row.move_to([PLANE_ORIGIN[0], PLANE_ORIGIN[1] - 1.35, 0])
 
     def _our_point(self) -> VGroup:

@@ -30,7 +30,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import NumberLabel, ValueMatrix, caption, fit_within
+from .components import NumberLabel, ValueMatrix, caption, fit_within, math_label
 
 __all__ = ["HiddenStateMapScene", "shorten", "place_labels"]
 
@@ -139,10 +139,13 @@ class HiddenStateMapScene(WalkthroughScene):
         # -- the states: one row h_T per sentence -----------------------------------
         rows = [shorten(s, 24) for s in hm.sentences]
         matrix = ValueMatrix(hm.states, theme, key="hidden_state_map.states", row_labels=rows,
-                             col_labels=[f"h{i + 1}" for i in range(H)], colour=theme.encoder,
-                             max_rows=8, label_size=18)
-        fit_within(matrix, max_width=13.0, max_height=5.6)
-        matrix.move_to([0, 0.2, 0])
+                             colour=theme.encoder, max_rows=8, label_size=18)
+        fit_within(matrix, max_width=13.0, max_height=5.2)
+        matrix.move_to([0, 0.0, 0])
+        heading = VGroup(math_label("h_T", theme, 30, theme.encoder),
+                         caption("of each sentence, one row each", theme, 20, theme.muted)
+                         ).arrange(RIGHT, buff=0.15).next_to(matrix.frame, UP, buff=0.2)
+        matrix.add(heading)
         note = caption("each sentence read by the same encoder: its last state h_T is one row",
                        theme, 20, theme.muted)
         fit_within(note, max_width=13.4)
