@@ -19,8 +19,9 @@ SCENES: dict[str, type[WalkthroughScene]] = {
     cls.scene_id: cls
     for cls in (
         EncoderScene,
-        DotProductScene,
+        # part 1b, in the draft's order
         Seq2SeqOverviewScene,
         HiddenStateMapScene,
+        DotProductScene,
     )
 }

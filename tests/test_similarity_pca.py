@@ -62,6 +62,13 @@ def test_cosine_and_angle_worked_by_hand():
     assert angle_degrees([1.0, 2.0], [-2.0, -4.0]) == pytest.approx(180.0, abs=1e-6)
 
 
+def test_angle_agrees_with_arccos_of_the_cosine():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        m, u = rng.normal(size=4), rng.normal(size=4)
+        assert angle_degrees(m, u) == pytest.approx(math.degrees(math.acos(cosine_similarity(m, u))))
+
+
 def test_cosine_of_zero_vector_is_an_error():
     with pytest.raises(ValueError):
         cosine_similarity([0.0, 0.0], [1.0, 2.0])
