@@ -16,7 +16,6 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
-    ORIGIN,
     RIGHT,
     UP,
     UR,
@@ -36,7 +35,6 @@ from manim import (
     Transform,
     VGroup,
     VMobject,
-    Write,
 )
 
 from .base import WalkthroughScene

@@ -20,7 +20,6 @@ from manim import (
     PI,
     RIGHT,
     UP,
-    Create,
     Dot,
     FadeIn,
     FadeOut,

@@ -17,25 +17,22 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
-    UP,
     Arrow,
     Circle,
     Create,
     FadeIn,
     FadeOut,
     GrowArrow,
-    GrowFromEdge,
     Indicate,
     Mobject,
     Rectangle,
     RoundedRectangle,
     ReplacementTransform,
     VGroup,
-    Write,
 )
 
 from .base import WalkthroughScene
-from .components import ValueCell, VectorColumn, caption, fit_within, math_label
+from .components import ValueCell, VectorColumn, caption, fit_within
 
 __all__ = ["Seq2SeqOverviewScene"]
 
