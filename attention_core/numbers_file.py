@@ -179,6 +179,10 @@ class Scenario:
     # [model]: the trained translator's settings; None when the table is absent
     # (translator.settings.ModelSettings; typed loosely to avoid an import cycle).
     model: Any = None
+    # [dot_product] (attention_core.similarity.DotProductInputs); None: the draft's example.
+    dot_product: Any = None
+    # [hidden_state_map] sentences; None: attention_core.sentence_map.DEFAULT_MAP_SENTENCES.
+    hidden_state_map: tuple[str, ...] | None = None
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -214,6 +218,7 @@ def _parse_embedding_table(
 
 _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
 _TOP_KEYS |= {"model"}  # the translator (attention_core/translator/settings.py)
+_TOP_KEYS |= {"dot_product", "hidden_state_map"}  # part 1b: attention_core.similarity, .sentence_map
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
@@ -287,6 +292,7 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         target_embeddings=target_emb,
         encoder=encoder,
         model=_parse_model(data, source),
+        **_parse_part1b(data),
     )
 
 
@@ -295,6 +301,17 @@ def _parse_model(data: Mapping[str, Any], source: str) -> Any:
     from .translator.settings import parse_model_table
 
     return parse_model_table(data.get("model"), tokenize(source))
+
+
+def _parse_part1b(data: Mapping[str, Any]) -> dict[str, Any]:
+    # Imported here: those modules import this one's validators.
+    from .sentence_map import parse_hidden_state_map
+    from .similarity import parse_dot_product
+
+    return {
+        "dot_product": parse_dot_product(data.get("dot_product")),
+        "hidden_state_map": parse_hidden_state_map(data.get("hidden_state_map")),
+    }
 
 
 def default_numbers_text() -> str:

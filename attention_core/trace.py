@@ -14,7 +14,9 @@ import numpy as np
 from . import maths
 from .numbers_file import Scenario
 from .params import seeded_embeddings, seeded_normal
-from .text import END, START, Vocabulary
+from .sentence_map import DEFAULT_MAP_SENTENCES, HiddenStateMapTrace, compute_hidden_state_map
+from .similarity import DEFAULT_DOT_PRODUCT, DotProductTrace, compute_dot_product
+from .text import END, START, Vocabulary, tokenize
 
 __all__ = ["Parameters", "EncoderTrace", "Trace", "compute_trace", "frozen"]
 
@@ -94,6 +96,8 @@ class Trace:
     model: Any = None
     # Measured accuracy by sentence length, with and without attention.
     length_experiment: Any = None
+    dot_product: DotProductTrace | None = None
+    hidden_state_map: HiddenStateMapTrace | None = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -124,12 +128,18 @@ class Trace:
             "model": self.model.to_dict() if self.model is not None else None,
             "length_experiment": (self.length_experiment.to_dict()
                                   if self.length_experiment is not None else None),
+            **({"dot_product": self.dot_product.to_dict()} if self.dot_product else {}),
+            **({"hidden_state_map": self.hidden_state_map.to_dict()} if self.hidden_state_map else {}),
         }
 
 
 def _parameters(s: Scenario) -> Parameters:
     E, H = s.sizes.embedding, s.sizes.hidden
-    source_vocab = Vocabulary.from_tokens(s.source_tokens, s.source_extra_words)
+    # The map's sentence words come last: seeded per word, they change no
+    # embedding of the sentence or the extra words.
+    source_vocab = Vocabulary.from_tokens(
+        s.source_tokens, s.source_extra_words, *(tokenize(x) for x in _map_sentences(s))
+    )
     target_vocab = Vocabulary.from_tokens((START, END), s.target_tokens, s.target_extra_words)
     enc = s.encoder
     # Weight scale 1/sqrt(fan-in) keeps tanh away from saturation, so the
@@ -152,6 +162,10 @@ def _parameters(s: Scenario) -> Parameters:
     )
 
 
+def _map_sentences(s: Scenario) -> tuple[str, ...]:
+    return s.hidden_state_map if s.hidden_state_map is not None else DEFAULT_MAP_SENTENCES
+
+
 def compute_trace(scenario: Scenario) -> Trace:
     """Compute every value the scenes show for ``scenario``."""
     params = _parameters(scenario)
@@ -168,6 +182,11 @@ def compute_trace(scenario: Scenario) -> Trace:
         encoder=encoder,
         model=_model_section(scenario),
         length_experiment=_length_section(),
+        dot_product=compute_dot_product(scenario.dot_product or DEFAULT_DOT_PRODUCT),
+        hidden_state_map=compute_hidden_state_map(
+            _map_sentences(scenario), params.source_vocab, params.source_embeddings,
+            params.encoder_W_x, params.encoder_W_h, params.encoder_b,
+        ),
     )
 
 

@@ -7,8 +7,11 @@ its class; ``render.py`` and the tests find scenes only through it.
 from __future__ import annotations
 
 from .base import WalkthroughScene
+from .dot_product import DotProductScene
 from .encoder import EncoderScene
 from .length_curve import LengthCurveScene
+from .hidden_state_map import HiddenStateMapScene
+from .seq2seq_overview import Seq2SeqOverviewScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -18,5 +21,9 @@ SCENES: dict[str, type[WalkthroughScene]] = {
     for cls in (
         EncoderScene,
         LengthCurveScene,
+        # part 1b, in the draft's order
+        Seq2SeqOverviewScene,
+        HiddenStateMapScene,
+        DotProductScene,
     )
 }

@@ -1,0 +1,292 @@
+"""The dot product as a similarity score: the draft's movie/user example.
+
+Draft 000, "Dot product as a similarity measure": each dimension of a movie
+vector ``m`` and a user vector ``u`` is a feature (romance, action, ...);
+the score ``m . u = sum_i m_i u_i`` is large when both are large on the same
+features and is pulled down by features where they disagree in sign. In
+vector terms ``m . u = |m| |u| cos(theta)``: aligned vectors score high,
+opposed ones low.
+
+This module holds the maths (element-wise products, running sum, norms,
+cosine, angle, and a sweep of the score as ``u`` turns around ``m``), the
+``[dot_product]`` table of the numbers file and the trace record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .numbers_file import NumbersError, as_str, as_table, as_vector, check_keys
+
+__all__ = [
+    "elementwise_products",
+    "running_sums",
+    "dot_product",
+    "norm",
+    "cosine_similarity",
+    "angle_degrees",
+    "plane_coordinates",
+    "rotation_sweep",
+    "DotProductInputs",
+    "DEFAULT_DOT_PRODUCT",
+    "parse_dot_product",
+    "DotProductTrace",
+    "compute_dot_product",
+    "FEATURE_RANGE",
+    "SWEEP_ANGLES",
+]
+
+FEATURE_RANGE = (2, 6)
+#: Angles (degrees) between the turning user vector and the movie vector:
+#: from aligned (0) through perpendicular (90) to opposed (180).
+SWEEP_ANGLES = (0.0, 30.0, 60.0, 90.0, 120.0, 150.0, 180.0)
+
+
+def elementwise_products(m: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``m_i * u_i`` for every feature ``i``: each feature's contribution."""
+    return np.asarray(m, dtype=float) * np.asarray(u, dtype=float)
+
+
+def running_sums(m: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Partial sums of the products; the last one is the dot product."""
+    return np.cumsum(elementwise_products(m, u))
+
+
+def dot_product(m: np.ndarray, u: np.ndarray) -> float:
+    """The score ``m . u = sum_i m_i u_i``."""
+    return float(np.dot(np.asarray(m, dtype=float), np.asarray(u, dtype=float)))
+
+
+def norm(v: np.ndarray) -> float:
+    """Euclidean length ``|v| = sqrt(sum_i v_i^2)``."""
+    return float(np.linalg.norm(np.asarray(v, dtype=float)))
+
+
+def cosine_similarity(m: np.ndarray, u: np.ndarray) -> float:
+    """``cos(theta) = m . u / (|m| |u|)``, clipped to [-1, 1] against rounding.
+
+    Raises
+    ------
+    ValueError
+        If either vector is all zeros (its direction, and so the angle, is
+        undefined).
+    """
+    nm, nu = norm(m), norm(u)
+    if nm == 0 or nu == 0:
+        raise ValueError("cosine of a zero vector is undefined")
+    return float(np.clip(dot_product(m, u) / (nm * nu), -1.0, 1.0))
+
+
+def angle_degrees(m: np.ndarray, u: np.ndarray) -> float:
+    """The angle ``theta`` between ``m`` and ``u`` in degrees, 0 to 180.
+
+    Computed as ``2 atan2(|m^ - u^|, |m^ + u^|)`` from the unit vectors, which
+    stays accurate near 0 and 180 degrees where ``arccos`` does not; it
+    equals ``arccos(cos_theta)``.
+    """
+    cosine_similarity(m, u)  # the same check for zero vectors
+    mh = np.asarray(m, dtype=float) / norm(m)
+    uh = np.asarray(u, dtype=float) / norm(u)
+    return float(np.degrees(2 * np.arctan2(np.linalg.norm(mh - uh), np.linalg.norm(mh + uh))))
+
+
+def plane_coordinates(m: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``m`` and ``u`` drawn in the plane that contains them both.
+
+    ``m`` lies along the first axis and ``u`` at angle ``theta`` above it,
+    both at their true lengths, so the 2-D dot product of the returned
+    points equals ``m . u`` in any number of dimensions.
+    """
+    theta = np.radians(angle_degrees(m, u))
+    nu = norm(u)
+    return np.array([norm(m), 0.0]), np.array([nu * np.cos(theta), nu * np.sin(theta)])
+
+
+def rotation_sweep(
+    m: np.ndarray, u: np.ndarray, angles: tuple[float, ...] = SWEEP_ANGLES
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The score as ``u`` turns (keeping its length) in the plane of ``m`` and ``u``.
+
+    Parameters
+    ----------
+    m, u
+        The movie and user vectors (any equal length).
+    angles
+        Angles in degrees between the turned ``u`` and ``m``.
+
+    Returns
+    -------
+    users, cosines, scores
+        ``users`` (``len(angles) x 2``): the turned ``u`` in the coordinates
+        of :func:`plane_coordinates`; ``cosines``: ``cos(angle)``;
+        ``scores``: ``|m| |u| cos(angle)``, the dot product at that angle.
+    """
+    rad = np.radians(np.asarray(angles, dtype=float))
+    nm, nu = norm(m), norm(u)
+    users = np.stack([nu * np.cos(rad), nu * np.sin(rad)], axis=1)
+    cosines = np.cos(rad)
+    scores = users @ np.array([nm, 0.0])
+    return users, cosines, scores
+
+
+# --------------------------------------------------------------------------
+# The [dot_product] table
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DotProductInputs:
+    """Feature names and the movie and user vectors (one value per feature)."""
+
+    features: tuple[str, ...]
+    movie: np.ndarray
+    user: np.ndarray
+
+
+def _frozen_vector(values: list[float]) -> np.ndarray:
+    v = np.array(values, dtype=float)
+    v.flags.writeable = False
+    return v
+
+
+# The draft's story: the user hates romance and the movie has some (a
+# negative term u1*m1); the user loves action and the movie is full of it
+# (a large positive term u2*m2). Mirrored in default_numbers.toml.
+DEFAULT_DOT_PRODUCT = DotProductInputs(
+    features=("romance", "action", "comedy"),
+    movie=_frozen_vector([0.6, 0.9, 0.2]),
+    user=_frozen_vector([-0.8, 0.9, 0.3]),
+)
+
+
+def parse_dot_product(value: Any) -> DotProductInputs:
+    """Validate the ``[dot_product]`` table (absent: the draft's example).
+
+    Raises
+    ------
+    NumbersError
+        Unknown keys, 2-6 features expected, vectors of another length,
+        non-finite numbers, an all-zero vector (no direction, no angle).
+    """
+    if value is None:
+        return DEFAULT_DOT_PRODUCT
+    table: Mapping[str, Any] = as_table(value, "dot_product")
+    check_keys(table, {"features", "movie", "user"}, "dot_product")
+    for key in ("features", "movie", "user"):
+        if key not in table:
+            raise NumbersError(f"dot_product.{key}: missing (required in this table)")
+    names = table["features"]
+    lo, hi = FEATURE_RANGE
+    if not isinstance(names, list) or not lo <= len(names) <= hi:
+        shown = len(names) if isinstance(names, list) else repr(names)
+        raise NumbersError(f"dot_product.features: expected a list of {lo} to {hi} names, got {shown}")
+    features = tuple(as_str(n, f"dot_product.features[{i}]").strip() for i, n in enumerate(names))
+    for i, name in enumerate(features):
+        if not name or len(name) > 14:
+            raise NumbersError(
+                f"dot_product.features[{i}]: expected a name of 1 to 14 characters, got {name!r}"
+            )
+    if len(set(features)) != len(features):
+        raise NumbersError("dot_product.features: expected distinct names")
+    vectors = {}
+    for key in ("movie", "user"):
+        vec = as_vector(table[key], f"dot_product.{key}", len(features))
+        if not np.any(vec):
+            raise NumbersError(f"dot_product.{key}: expected a vector that is not all zeros")
+        if np.max(np.abs(vec)) > 10:
+            raise NumbersError(f"dot_product.{key}: expected values from -10 to 10")
+        vectors[key] = vec
+    return DotProductInputs(features=features, movie=vectors["movie"], user=vectors["user"])
+
+
+# --------------------------------------------------------------------------
+# The trace record
+# --------------------------------------------------------------------------
+
+
+def _ro(a: Any) -> np.ndarray:
+    out = np.array(a, dtype=float)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True)
+class DotProductTrace:
+    """Every value the ``dot_product`` scene shows."""
+
+    features: tuple[str, ...]
+    movie: np.ndarray
+    user: np.ndarray
+    products: np.ndarray  # m_i u_i
+    running_sum: np.ndarray  # m_1 u_1 + ... + m_i u_i
+    score: float
+    norm_movie: float
+    norm_user: float
+    norm_product: float  # |m| |u|
+    cosine: float
+    angle_deg: float
+    plane_movie: np.ndarray  # m drawn in the plane of m and u
+    plane_user: np.ndarray
+    sweep_angles_deg: np.ndarray
+    sweep_users: np.ndarray
+    sweep_cosines: np.ndarray
+    sweep_scores: np.ndarray
+    top_term: int  # feature with the largest product (pushes the score up most)
+    bottom_term: int  # feature with the smallest product (pulls it down most)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "features": list(self.features),
+            "movie": self.movie.tolist(),
+            "user": self.user.tolist(),
+            "products": self.products.tolist(),
+            "running_sum": self.running_sum.tolist(),
+            "score": self.score,
+            "norm_movie": self.norm_movie,
+            "norm_user": self.norm_user,
+            "norm_product": self.norm_product,
+            "cosine": self.cosine,
+            "angle_deg": self.angle_deg,
+            "plane": {"movie": self.plane_movie.tolist(), "user": self.plane_user.tolist()},
+            "sweep": {
+                "angles_deg": self.sweep_angles_deg.tolist(),
+                "users": self.sweep_users.tolist(),
+                "cosines": self.sweep_cosines.tolist(),
+                "scores": self.sweep_scores.tolist(),
+            },
+            "top_term": self.top_term,
+            "bottom_term": self.bottom_term,
+        }
+
+
+def compute_dot_product(inputs: DotProductInputs) -> DotProductTrace:
+    """Compute the movie/user example."""
+    m, u = inputs.movie, inputs.user
+    pm, pu = plane_coordinates(m, u)
+    users, cosines, scores = rotation_sweep(m, u)
+    products = elementwise_products(m, u)
+    return DotProductTrace(
+        features=inputs.features,
+        movie=_ro(m),
+        user=_ro(u),
+        products=_ro(products),
+        running_sum=_ro(running_sums(m, u)),
+        score=dot_product(m, u),
+        norm_movie=norm(m),
+        norm_user=norm(u),
+        norm_product=norm(m) * norm(u),
+        cosine=cosine_similarity(m, u),
+        angle_deg=angle_degrees(m, u),
+        plane_movie=_ro(pm),
+        plane_user=_ro(pu),
+        sweep_angles_deg=_ro(SWEEP_ANGLES),
+        sweep_users=_ro(users),
+        sweep_cosines=_ro(cosines),
+        sweep_scores=_ro(scores),
+        top_term=int(np.argmax(products)),
+        bottom_term=int(np.argmin(products)),
+    )

@@ -1,0 +1,294 @@
+"""Dot product, cosine and PCA against cases worked by hand; the [dot_product]
+and [hidden_state_map] tables; the map's states from the encoder."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from attention_core import NumbersError
+from attention_core.pca import pca
+from attention_core.similarity import (
+    angle_degrees,
+    cosine_similarity,
+    dot_product,
+    elementwise_products,
+    norm,
+    plane_coordinates,
+    rotation_sweep,
+    running_sums,
+)
+
+from .helpers import default_data, trace_from, varied
+
+
+def _with(table: str, value) -> dict:
+    """The default numbers with one table replaced whole (not merged)."""
+    data = default_data()
+    data[table] = value
+    return data
+
+# --------------------------------------------------------------------------
+# dot product, norms, cosine, angle: by hand
+# --------------------------------------------------------------------------
+
+
+def test_dot_product_worked_by_hand():
+    # m = (1, 2, 3), u = (4, -5, 6): products 4, -10, 18; running 4, -6, 12.
+    m, u = np.array([1.0, 2.0, 3.0]), np.array([4.0, -5.0, 6.0])
+    assert elementwise_products(m, u).tolist() == [4.0, -10.0, 18.0]
+    assert running_sums(m, u).tolist() == [4.0, -6.0, 12.0]
+    assert dot_product(m, u) == 12.0
+
+
+def test_cosine_and_angle_worked_by_hand():
+    # (3, 4) . (4, 3) = 24, both of length 5: cos = 24/25 = 0.96;
+    # sin = 7/25 = 0.28, so theta = atan(0.28/0.96) = 16.26 degrees.
+    assert norm([3.0, 4.0]) == 5.0
+    assert cosine_similarity([3.0, 4.0], [4.0, 3.0]) == pytest.approx(0.96)
+    assert angle_degrees([3.0, 4.0], [4.0, 3.0]) == pytest.approx(16.26, abs=0.005)
+    # (1, 2, 2) . (2, 0, -1) = 2 + 0 - 2 = 0: perpendicular, 90 degrees.
+    assert cosine_similarity([1.0, 2.0, 2.0], [2.0, 0.0, -1.0]) == pytest.approx(0.0)
+    assert angle_degrees([1.0, 2.0, 2.0], [2.0, 0.0, -1.0]) == pytest.approx(90.0)
+    # (1, 0) . (-1, 1) = -1, lengths 1 and sqrt(2): cos = -1/sqrt(2), 135 degrees.
+    assert cosine_similarity([1.0, 0.0], [-1.0, 1.0]) == pytest.approx(-1 / math.sqrt(2))
+    assert angle_degrees([1.0, 0.0], [-1.0, 1.0]) == pytest.approx(135.0)
+    # Same direction and opposite direction.
+    assert angle_degrees([1.0, 2.0], [2.0, 4.0]) == pytest.approx(0.0, abs=1e-6)
+    assert angle_degrees([1.0, 2.0], [-2.0, -4.0]) == pytest.approx(180.0, abs=1e-6)
+
+
+def test_angle_agrees_with_arccos_of_the_cosine():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        m, u = rng.normal(size=4), rng.normal(size=4)
+        assert angle_degrees(m, u) == pytest.approx(math.degrees(math.acos(cosine_similarity(m, u))))
+
+
+def test_cosine_of_zero_vector_is_an_error():
+    with pytest.raises(ValueError):
+        cosine_similarity([0.0, 0.0], [1.0, 2.0])
+
+
+def test_plane_coordinates_by_hand_and_keep_the_dot_product():
+    # m = (1, 2, 2) has length 3, u = (2, 0, -1) length sqrt(5), at 90 degrees:
+    # in their plane m = (3, 0) and u = (0, sqrt(5)).
+    pm, pu = plane_coordinates(np.array([1.0, 2.0, 2.0]), np.array([2.0, 0.0, -1.0]))
+    assert pm == pytest.approx([3.0, 0.0])
+    assert pu == pytest.approx([0.0, math.sqrt(5)], abs=1e-12)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        m, u = rng.normal(size=5), rng.normal(size=5)
+        pm, pu = plane_coordinates(m, u)
+        assert pm @ pu == pytest.approx(dot_product(m, u))
+        assert np.linalg.norm(pu) == pytest.approx(norm(u))
+        assert pu[1] >= 0  # u drawn above m
+
+
+def test_rotation_sweep_by_hand():
+    # |m| = 5 (m = (3, 4)), |u| = 2: score = 10 cos(angle).
+    users, cosines, scores = rotation_sweep(np.array([3.0, 4.0]), np.array([0.0, 2.0]),
+                                            (0.0, 60.0, 90.0, 180.0))
+    assert scores == pytest.approx([10.0, 5.0, 0.0, -10.0], abs=1e-12)
+    assert cosines == pytest.approx([1.0, 0.5, 0.0, -1.0], abs=1e-12)
+    assert users[2] == pytest.approx([0.0, 2.0], abs=1e-12)  # straight up at 90 degrees
+    assert users[3] == pytest.approx([-2.0, 0.0], abs=1e-12)
+
+
+def test_default_dot_product_tells_the_drafts_story():
+    dp = trace_from(varied()).dot_product
+    romance, action = dp.features.index("romance"), dp.features.index("action")
+    # User hates romance, movie has it: a negative term; both like action: the largest term.
+    assert dp.user[romance] < 0 < dp.movie[romance]
+    assert dp.products[romance] < 0
+    assert dp.top_term == action and dp.products[action] > 0
+    # The pieces agree with each other.
+    assert dp.running_sum[-1] == pytest.approx(dp.score)
+    assert dp.score == pytest.approx(dp.norm_movie * dp.norm_user * dp.cosine)
+    assert dp.sweep_scores[0] == pytest.approx(dp.norm_product)
+    assert dp.sweep_scores[-1] == pytest.approx(-dp.norm_product)
+    assert np.all(np.diff(dp.sweep_scores) < 0)  # turning away lowers the score
+
+
+# --------------------------------------------------------------------------
+# PCA
+# --------------------------------------------------------------------------
+
+
+def test_pca_2d_worked_by_hand():
+    # Points on a line through the origin along (2, 1): mean 0, PC1 = (2, 1)/sqrt(5)
+    # (largest loading made positive), projections -sqrt(5), 0, sqrt(5);
+    # variance (5 + 0 + 5) / (3 - 1) = 5 along PC1, nothing along PC2.
+    data = np.array([[-2.0, -1.0], [0.0, 0.0], [2.0, 1.0]])
+    fit = pca(data)
+    s5 = math.sqrt(5)
+    assert fit.mean == pytest.approx([0.0, 0.0])
+    assert fit.components[0] == pytest.approx([2 / s5, 1 / s5])
+    # PC2 is the perpendicular (-1, 2)/sqrt(5), its larger entry positive.
+    assert fit.components[1] == pytest.approx([-1 / s5, 2 / s5])
+    assert fit.projected[:, 0] == pytest.approx([-s5, 0.0, s5])
+    assert fit.projected[:, 1] == pytest.approx([0.0, 0.0, 0.0], abs=1e-12)
+    assert fit.explained_variance == pytest.approx([5.0, 0.0], abs=1e-12)
+    assert fit.explained_variance_ratio == pytest.approx([1.0, 0.0], abs=1e-12)
+
+
+def test_pca_3d_worked_by_hand():
+    # (±3, 0, 1) and (0, ±1, 1): mean (0, 0, 1). Centred, X^T X = diag(18, 2, 0);
+    # over N - 1 = 3: variances 6 and 2/3 along x and y; shares 18/20 and 2/20.
+    data = np.array([[3.0, 0, 1], [-3.0, 0, 1], [0, 1.0, 1], [0, -1.0, 1]])
+    fit = pca(data)
+    assert fit.mean == pytest.approx([0.0, 0.0, 1.0])
+    assert fit.components == pytest.approx(np.array([[1.0, 0, 0], [0, 1.0, 0]]), abs=1e-12)
+    assert fit.explained_variance == pytest.approx([6.0, 2 / 3])
+    assert fit.explained_variance_ratio == pytest.approx([0.9, 0.1])
+    assert fit.projected == pytest.approx(np.array([[3.0, 0], [-3.0, 0], [0, 1.0], [0, -1.0]]),
+                                          abs=1e-12)
+
+
+def test_pca_properties():
+    rng = np.random.default_rng(3)
+    data = rng.normal(size=(9, 6)) * np.array([3.0, 1.0, 0.5, 2.0, 0.2, 1.0])
+    fit = pca(data)
+    # Orthonormal components.
+    assert fit.components @ fit.components.T == pytest.approx(np.eye(2), abs=1e-12)
+    # Projected data is centred, with the stated variances, in decreasing order.
+    assert fit.projected.mean(axis=0) == pytest.approx([0.0, 0.0], abs=1e-12)
+    assert fit.projected.var(axis=0, ddof=1) == pytest.approx(fit.explained_variance)
+    assert fit.explained_variance[0] >= fit.explained_variance[1]
+    assert 0 < fit.explained_variance_ratio.sum() <= 1 + 1e-12
+    # Largest loading of each component is positive (the sign convention).
+    for row in fit.components:
+        assert row[np.argmax(np.abs(row))] > 0
+    # Shifting every state by the same vector changes nothing but the mean.
+    shifted = pca(data + np.array([5.0, -2.0, 1.0, 0.0, 3.0, 7.0]))
+    assert shifted.components == pytest.approx(fit.components)
+    assert shifted.projected == pytest.approx(fit.projected)
+    # No other direction holds more variance than PC1.
+    centred = data - data.mean(axis=0)
+    for _ in range(50):
+        d = rng.normal(size=6)
+        d /= np.linalg.norm(d)
+        assert np.var(centred @ d, ddof=1) <= fit.explained_variance[0] + 1e-9
+
+
+def test_pca_rejects_too_little_data():
+    with pytest.raises(ValueError):
+        pca(np.array([[1.0, 2.0]]))
+
+
+# --------------------------------------------------------------------------
+# The map: same encoder, same embeddings
+# --------------------------------------------------------------------------
+
+
+def test_map_uses_the_encoder_of_the_encoder_scene():
+    data = varied(hidden_state_map={"sentences": [
+        "Economic growth has slowed down in recent years", "the cat eats fish", "a dog barked"]})
+    trace = trace_from(data)
+    hm = trace.hidden_state_map
+    # The source sentence itself, read again, lands on the encoder scene's h_T.
+    assert hm.states[0] == pytest.approx(trace.encoder.context)
+    assert hm.projected.shape == (3, 2)
+    assert hm.projected == pytest.approx((hm.states - hm.mean) @ hm.components.T)
+
+
+def test_map_words_do_not_change_existing_embeddings():
+    a = trace_from(varied(hidden_state_map={"sentences": ["one two", "three", "four five six"]}))
+    b = trace_from(varied(hidden_state_map={"sentences": ["zebra", "yak", "xylophone quartet"]}))
+    n = a.params.source_vocab.index("one")  # the words before the map's own
+    assert a.params.source_vocab.words[:n] == b.params.source_vocab.words[:n]
+    assert a.params.source_embeddings[:n] == pytest.approx(b.params.source_embeddings[:n])
+    assert a.encoder.to_dict() == b.encoder.to_dict()
+    # A word of the map gets the same embedding whatever else is in the map.
+    c = trace_from(varied(hidden_state_map={"sentences": ["zebra", "one", "yak"]}))
+    row = lambda t, w: t.params.source_embeddings[t.params.source_vocab.index(w)]  # noqa: E731
+    assert row(c, "zebra") == pytest.approx(row(b, "zebra"))
+    assert row(c, "one") == pytest.approx(row(a, "one"))
+
+
+def test_numbers_json_includes_both_sections():
+    import render
+
+    result = CliRunner().invoke(render.cli, ["numbers", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["dot_product"]["features"] == ["romance", "action", "comedy"]
+    assert len(data["dot_product"]["sweep"]["scores"]) == len(data["dot_product"]["sweep"]["angles_deg"])
+    assert len(data["hidden_state_map"]["projected"]) == len(data["hidden_state_map"]["sentences"])
+    assert len(data["hidden_state_map"]["explained_variance_percent"]) == 2
+
+
+# --------------------------------------------------------------------------
+# Bad input: one NumbersError naming the key
+# --------------------------------------------------------------------------
+
+_GOOD_DP = {"features": ["romance", "action"], "movie": [1.0, 2.0], "user": [0.5, -1.0]}
+
+
+@pytest.mark.parametrize(
+    "table, key",
+    [
+        ({**_GOOD_DP, "features": ["romance"], "movie": [1.0], "user": [1.0]}, "dot_product.features"),
+        ({**_GOOD_DP, "features": list("abcdefg"), "movie": [1.0] * 7, "user": [1.0] * 7},
+         "dot_product.features"),
+        ({**_GOOD_DP, "features": "romance"}, "dot_product.features"),
+        ({**_GOOD_DP, "features": ["romance", 3]}, "dot_product.features[1]"),
+        ({**_GOOD_DP, "features": ["romance", "romance"]}, "dot_product.features"),
+        ({**_GOOD_DP, "movie": [1.0, 2.0, 3.0]}, "dot_product.movie"),
+        ({**_GOOD_DP, "user": [1.0]}, "dot_product.user"),
+        ({**_GOOD_DP, "movie": [float("nan"), 1.0]}, "dot_product.movie[0]"),
+        ({**_GOOD_DP, "user": [1.0, float("inf")]}, "dot_product.user[1]"),
+        ({**_GOOD_DP, "user": [1.0, "high"]}, "dot_product.user[1]"),
+        ({**_GOOD_DP, "movie": [0.0, 0.0]}, "dot_product.movie"),
+        ({**_GOOD_DP, "movie": [1.0, 50.0]}, "dot_product.movie"),
+        ({"features": ["a", "b"], "movie": [1.0, 2.0]}, "dot_product.user"),
+        ({**_GOOD_DP, "colour": "red"}, "dot_product.colour"),
+        ("romance", "dot_product"),
+    ],
+    ids=["one-feature", "seven-features", "features-not-list", "feature-not-string",
+         "duplicate-features", "movie-too-long", "user-too-short", "nan", "inf", "string-value",
+         "all-zero", "out-of-range", "missing-user", "unknown-key", "not-a-table"],
+)
+def test_bad_dot_product_table(table, key):
+    with pytest.raises(NumbersError) as err:
+        trace_from(_with("dot_product", table))
+    message = str(err.value)
+    assert message.startswith(key + ":") or f"{key}:" in message, message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "table, key",
+    [
+        ({"sentences": ["one", "two"]}, "hidden_state_map.sentences"),
+        ({"sentences": [f"sentence {i}" for i in range(13)]}, "hidden_state_map.sentences"),
+        ({"sentences": ["a b c d e f g h i j k l m", "b", "c"]}, "hidden_state_map.sentences[0]"),
+        ({"sentences": ["a", "...", "c"]}, "hidden_state_map.sentences[1]"),
+        ({"sentences": ["a", "b", 3]}, "hidden_state_map.sentences[2]"),
+        ({"sentences": ["the cat", "b", "The cat!"]}, "hidden_state_map.sentences[2]"),
+        ({"sentences": "the cat"}, "hidden_state_map.sentences"),
+        ({}, "hidden_state_map.sentences"),
+        ({"sentences": ["a", "b", "c"], "labels": ["x"]}, "hidden_state_map.labels"),
+    ],
+    ids=["two-sentences", "thirteen-sentences", "thirteen-words", "no-words", "not-a-string",
+         "repeated", "not-a-list", "missing", "unknown-key"],
+)
+def test_bad_hidden_state_map_table(table, key):
+    with pytest.raises(NumbersError) as err:
+        trace_from(_with("hidden_state_map", table))
+    message = str(err.value)
+    assert f"{key}:" in message, message
+    assert "\n" not in message
+
+
+def test_tables_are_optional():
+    data = varied()
+    del data["dot_product"], data["hidden_state_map"]
+    trace = trace_from(data)
+    default = trace_from(varied())
+    assert trace.dot_product.to_dict() == default.dot_product.to_dict()
+    assert trace.hidden_state_map.to_dict() == default.hidden_state_map.to_dict()
