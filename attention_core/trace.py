@@ -89,6 +89,7 @@ class Trace:
     source_tokens: tuple[str, ...]
     target_tokens: tuple[str, ...]
     encoder: EncoderTrace
+    cnn: Any = None  # attention_core.cnn.CnnTrace
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -116,6 +117,7 @@ class Trace:
             },
             "parameters": self.params.to_dict(),
             "encoder": self.encoder.to_dict(),
+            **({"cnn": self.cnn.to_dict()} if self.cnn is not None else {}),
         }
 
 
@@ -158,4 +160,11 @@ def compute_trace(scenario: Scenario) -> Trace:
         source_tokens=tokens,
         target_tokens=scenario.target_tokens,
         encoder=encoder,
+        cnn=_cnn_trace(scenario),
     )
+
+
+def _cnn_trace(scenario: Scenario) -> Any:
+    from .cnn import compute_cnn
+
+    return compute_cnn(scenario.cnn, scenario.seed) if scenario.cnn is not None else None
