@@ -59,6 +59,7 @@ QUERY_X = 3.05
 CONTEXT_X = 5.75
 NOTE_Y = -2.4
 PARALLEL_Y = -3.3
+GUTTER = 0.05  # gap inside each feature cell's edge
 MIN_STRIPE = 0.19  # a feature cell's row must be this tall to hold a number
 MIN_WEIGHT_CELL = 0.64  # an image cell must be this wide to hold its weight
 
@@ -80,7 +81,7 @@ class CnnAttentionScene(WalkthroughScene):
         image_note = caption(
             f"the image (square crop, read at {cnn.input_size}\u00d7{cnn.input_size} pixels)",
             theme, 18, theme.muted)
-        fit_within(image_note, max_width=SIDE + 0.4).move_to([IMAGE_X, NOTE_Y, 0])
+        fit_within(image_note, max_width=SIDE).move_to([IMAGE_X, NOTE_Y, 0])
         self.play(FadeIn(title), FadeIn(image), FadeIn(image_note))
 
         # -- the CNN: filters, ReLU, pooling to a G x G grid -----------------
@@ -89,7 +90,7 @@ class CnnAttentionScene(WalkthroughScene):
         features = self._feature_grid().move_to([GRID_X_CNN, MAIN_Y, 0])
         feat_note = caption(f"{G}\u00d7{G} feature vectors f\u1d62\u2c7c, {D} numbers each",
                             theme, 18, theme.encoder)
-        fit_within(feat_note, max_width=SIDE + 0.4).move_to([GRID_X_CNN, NOTE_Y, 0])
+        fit_within(feat_note, max_width=SIDE).move_to([GRID_X_CNN, NOTE_Y, 0])
         a1 = arrow_between(image, cnn_block[0], theme.muted)
         a2 = arrow_between(cnn_block[0], features.frame, theme.muted)
         self.play(FadeIn(cnn_block), GrowArrow(a1), run_time=0.9)
@@ -125,9 +126,13 @@ class CnnAttentionScene(WalkthroughScene):
             new_query.move_to([QUERY_X, MAIN_Y, 0])
             new_heat = self._heat_overlay(t).move_to(image)
             new_shade = self._shade(t).move_to(features)
-            note = caption(f"weights a\u1d62\u2c7c for \u201c{cnn.tokens[t]}\u201d: softmax over all "
-                           f"{G * G} cells", theme, 18, theme.highlight)
-            fit_within(note, max_width=SIDE + 0.6).move_to([IMAGE_X, NOTE_Y, 0])
+            note = VGroup(
+                caption(f"weights a\u1d62\u2c7c for \u201c{cnn.tokens[t]}\u201d", theme, 18,
+                        theme.highlight),
+                caption(f"softmax over {G * G} cells \u00b7 colour: least \u2192 most", theme, 16,
+                        theme.muted),
+            ).arrange(DOWN, buff=0.08)
+            fit_within(note, max_width=SIDE).move_to([IMAGE_X, NOTE_Y - 0.05, 0])
             new_focus = SurroundingRectangle(words.boxes[t], color=theme.highlight, buff=0.06)
 
             out = [FadeOut(m) for m in (context, heat, shade, heat_note, focus) if m is not None]
@@ -173,7 +178,8 @@ class CnnAttentionScene(WalkthroughScene):
                 while k < n and np.array_equal(rgb[i, k], rgb[i, j]):
                     k += 1
                 colour = ManimColor.from_rgb(tuple(int(c) for c in rgb[i, j]))
-                mosaic.add(Rectangle(width=(k - j) * px, height=px, stroke_width=0,
+                # A hair of overlap hides the anti-aliased seams between rows.
+                mosaic.add(Rectangle(width=(k - j) * px + 0.01, height=px + 0.01, stroke_width=0,
                                      fill_color=colour, fill_opacity=1)
                            .move_to([((j + k - 1) / 2 - (n - 1) / 2) * px, -(i - (n - 1) / 2) * px, 0]))
                 j = k
@@ -218,9 +224,11 @@ class CnnAttentionScene(WalkthroughScene):
         grid.cells = VGroup()
         for i in range(G):
             for j in range(G):
+                # Each cell's stripes are inset, so the dark gutters show the grid.
                 col = VGroup(*[
-                    ValueCell(feats[i, j, d], theme, (f"cnn.features.{i}.{j}", d), width=cell,
-                              height=stripe, scale=scale, show_number=show, font_size=font)
+                    ValueCell(feats[i, j, d], theme, (f"cnn.features.{i}.{j}", d),
+                              width=cell - 2 * GUTTER, height=stripe - 2 * GUTTER / D,
+                              scale=scale, show_number=show, font_size=font)
                     for d in range(D)
                 ]).arrange(DOWN, buff=0)
                 for c in col:
@@ -232,17 +240,19 @@ class CnnAttentionScene(WalkthroughScene):
             off = -SIDE / 2 + k * cell
             lines.add(Line([off, -SIDE / 2, 0], [off, SIDE / 2, 0]),
                       Line([-SIDE / 2, off, 0], [SIDE / 2, off, 0]))
-        lines.set_stroke(theme.panel, width=2)
+        lines.set_stroke(theme.muted, width=2)
         grid.frame = Rectangle(width=SIDE + 0.08, height=SIDE + 0.08, stroke_color=theme.encoder,
                                stroke_width=3)
         grid.add(grid.cells, lines, grid.frame)
         return grid
 
     def _relative(self, t: int) -> np.ndarray:
-        # Colours are relative to the word's largest weight, so a near-uniform
-        # grid still shows where it leans; the numbers give the true weights.
+        # Colours run from the word's smallest weight to its largest (as an
+        # auto-scaled heat map does), so a near-uniform grid still shows where
+        # it leans; the numbers on the cells are the true weights.
         w = self.trace.cnn.weights[t]
-        return w / max(float(w.max()), 1e-12)
+        span = float(w.max() - w.min())
+        return (w - w.min()) / span if span > 1e-12 else np.ones_like(w)
 
     def _heat_overlay(self, t: int) -> VGroup:
         """Word t's weights over the image: heat-coloured cells, numbers if they fit."""
@@ -276,7 +286,7 @@ class CnnAttentionScene(WalkthroughScene):
             for j in range(G):
                 group.add(Rectangle(width=cell, height=cell, stroke_width=0,
                                     fill_color=self.theme.background,
-                                    fill_opacity=0.8 * (1 - rel[i, j]))
+                                    fill_opacity=0.7 * (1 - rel[i, j]))
                           .move_to([(j - (G - 1) / 2) * cell, -(i - (G - 1) / 2) * cell, 0]))
         return group
 
