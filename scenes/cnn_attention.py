@@ -61,7 +61,7 @@ NOTE_Y = -2.4
 PARALLEL_Y = -3.3
 GUTTER = 0.05  # gap inside each feature cell's edge
 MIN_STRIPE = 0.19  # a feature cell's row must be this tall to hold a number
-MIN_WEIGHT_CELL = 0.64  # an image cell must be this wide to hold its weight
+MIN_WEIGHT_CELL = 0.76  # an image cell must be this wide to hold its weight (G <= 5)
 
 
 class CnnAttentionScene(WalkthroughScene):
@@ -200,10 +200,11 @@ class CnnAttentionScene(WalkthroughScene):
         theme, cnn = self.theme, self.trace.cnn
         D = len(cnn.filter_names)
         box = CellBox("CNN", theme, theme.encoder, width=3.0, height=0.9, font_size=28)
-        names = ", ".join(cnn.filter_names)
+        # Names three to a line, so eight filters stay readable.
+        names = [", ".join(cnn.filter_names[k:k + 3]) for k in range(0, D, 3)]
         lines = VGroup(
             caption(f"{D} filters 3\u00d73\u00d7RGB:", theme, 18),
-            caption(names, theme, 18, theme.muted),
+            *[caption(n, theme, 16, theme.muted) for n in names],
             caption("then ReLU", theme, 18),
             caption(f"then max-pool to {cnn.grid}\u00d7{cnn.grid}", theme, 18),
         ).arrange(DOWN, buff=0.12)
