@@ -183,6 +183,7 @@ class Scenario:
     dot_product: Any = None
     # [hidden_state_map] sentences; None: attention_core.sentence_map.DEFAULT_MAP_SENTENCES.
     hidden_state_map: tuple[str, ...] | None = None
+    cnn: Any = None  # attention_core.cnn.CnnConfig, the [cnn] table
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -219,10 +220,15 @@ def _parse_embedding_table(
 _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
 _TOP_KEYS |= {"model"}  # the translator (attention_core/translator/settings.py)
 _TOP_KEYS |= {"dot_product", "hidden_state_map"}  # part 1b: attention_core.similarity, .sentence_map
+_TOP_KEYS |= {"cnn"}
 
 
-def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
+def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
+                  base_dir: Path | None = None) -> Scenario:
     """Validate a parsed TOML document and build the :class:`Scenario`.
+
+    ``base_dir`` is the numbers file's folder: relative paths in it (such
+    as ``[cnn] image``) are resolved against it.
 
     Raises
     ------
@@ -280,6 +286,10 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         b=as_vector(enc["b"], "encoder.b", H) if "b" in enc else None,
     )
 
+    from .cnn import parse_cnn  # here: cnn.py uses this module's validators
+
+    cnn = parse_cnn(data.get("cnn", {}), base_dir)
+
     return Scenario(
         origin=origin,
         seed=seed,
@@ -293,6 +303,7 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         encoder=encoder,
         model=_parse_model(data, source),
         **_parse_part1b(data),
+        cnn=cnn,
     )
 
 
@@ -328,9 +339,11 @@ def load_numbers(path: str | Path | None = None) -> Scenario:
         For an unreadable file, invalid TOML or invalid values; the message
         starts with the file's name.
     """
+    base_dir = None
     if path is None:
         origin, text = DEFAULT_NUMBERS_NAME, default_numbers_text()
     else:
+        base_dir = Path(path).resolve().parent
         origin = str(path)
         try:
             text = Path(path).read_text("utf-8")
@@ -346,6 +359,6 @@ def load_numbers(path: str | Path | None = None) -> Scenario:
     except tomllib.TOMLDecodeError as exc:
         raise NumbersError(f"{origin}: not valid TOML ({exc})") from None
     try:
-        return parse_numbers(data, origin)
+        return parse_numbers(data, origin, base_dir)
     except NumbersError as exc:
         raise NumbersError(f"{origin}: {exc}") from None

@@ -98,6 +98,7 @@ class Trace:
     length_experiment: Any = None
     dot_product: DotProductTrace | None = None
     hidden_state_map: HiddenStateMapTrace | None = None
+    cnn: Any = None  # attention_core.cnn.CnnTrace
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -130,6 +131,7 @@ class Trace:
                                   if self.length_experiment is not None else None),
             **({"dot_product": self.dot_product.to_dict()} if self.dot_product else {}),
             **({"hidden_state_map": self.hidden_state_map.to_dict()} if self.hidden_state_map else {}),
+            **({"cnn": self.cnn.to_dict()} if self.cnn is not None else {}),
         }
 
 
@@ -187,6 +189,7 @@ def compute_trace(scenario: Scenario) -> Trace:
             _map_sentences(scenario), params.source_vocab, params.source_embeddings,
             params.encoder_W_x, params.encoder_W_h, params.encoder_b,
         ),
+        cnn=_cnn_trace(scenario),
     )
 
 
@@ -209,3 +212,9 @@ def _length_section():
     from .translator.section import load_length_curves
 
     return load_length_curves()
+
+
+def _cnn_trace(scenario: Scenario) -> Any:
+    from .cnn import compute_cnn
+
+    return compute_cnn(scenario.cnn, scenario.seed) if scenario.cnn is not None else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .base import WalkthroughScene
 from .dot_product import DotProductScene
+from .cnn_attention import CnnAttentionScene
 from .encoder import EncoderScene
 from .length_curve import LengthCurveScene
 from .hidden_state_map import HiddenStateMapScene
@@ -25,5 +26,6 @@ SCENES: dict[str, type[WalkthroughScene]] = {
         Seq2SeqOverviewScene,
         HiddenStateMapScene,
         DotProductScene,
+        CnnAttentionScene,
     )
 }
