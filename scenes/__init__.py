@@ -9,6 +9,7 @@ from __future__ import annotations
 from .base import WalkthroughScene
 from .encoder import EncoderScene
 from .length_curve import LengthCurveScene
+from .trained_attention import TrainedAttentionScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -18,5 +19,6 @@ SCENES: dict[str, type[WalkthroughScene]] = {
     for cls in (
         EncoderScene,
         LengthCurveScene,
+        TrainedAttentionScene,
     )
 }
