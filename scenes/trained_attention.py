@@ -110,7 +110,8 @@ class TrainedAttentionScene(WalkthroughScene):
             if cell.value > 0.5:  # light text would fade into a hot cell
                 cell.number.set_color(theme.background)
 
-        title = caption("The trained translator, word by word", theme, 30).move_to([0, TITLE_Y, 0])
+        name = "The trained translator" if data["weights"] == "trained" else "An untrained (seeded) translator"
+        title = caption(f"{name}, word by word", theme, 30).move_to([0, TITLE_Y, 0])
         words = self._column_labels(tokens, col_x, cell_w, matrix.frame.get_top()[1] + 0.1)
         self.play(FadeIn(title), FadeIn(words, lag_ratio=0.08))
 
@@ -305,19 +306,22 @@ class TrainedAttentionScene(WalkthroughScene):
             en = " ".join(data["tokens"][now:before + 1])
             lines.append(VGroup(caption(f"{fr} for \u201c{en}\u201d: attention steps back, the order crosses", theme, 20, theme.highlight)))
         else:
-            lines.append(VGroup(caption("attention moves left to right here: no word order crosses",
+            lines.append(VGroup(caption("attention never steps back here: no word order crosses",
                                         theme, 20, theme.muted)))
 
         held = data["held_out"]
         if held is not None:
-            lines.append(VGroup(
+            exact = VGroup(
                 caption("unseen test sentences: translated exactly", theme, 20),
                 NumberLabel(held["exact_match"], theme, key=(f"{SECTION}.held_out.exact_match",),
                             font_size=20, colour=theme.decoder),
-                caption("\u00b7  strongest weight on the reference word", theme, 20),
+            ).arrange(RIGHT, buff=0.12)
+            aligned = VGroup(
+                caption("strongest weight on the reference word", theme, 20),
                 NumberLabel(held["alignment"], theme, key=(f"{SECTION}.held_out.alignment",),
                             font_size=20, colour=theme.decoder),
-            ).arrange(RIGHT, buff=0.12))
+            ).arrange(RIGHT, buff=0.12)
+            lines.append(VGroup(exact, caption("\u00b7", theme, 20), aligned).arrange(RIGHT, buff=0.2))
         else:
             lines.append(VGroup(caption("untrained (seeded) weights: no held-out figures", theme, 20,
                                         theme.muted)))
