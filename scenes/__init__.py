@@ -13,6 +13,7 @@ from .encoder import EncoderScene
 from .length_curve import LengthCurveScene
 from .hidden_state_map import HiddenStateMapScene
 from .seq2seq_overview import Seq2SeqOverviewScene
+from .trained_attention import TrainedAttentionScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -27,5 +28,6 @@ SCENES: dict[str, type[WalkthroughScene]] = {
         HiddenStateMapScene,
         DotProductScene,
         CnnAttentionScene,
+        TrainedAttentionScene,
     )
 }

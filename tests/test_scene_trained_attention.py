@@ -1,0 +1,119 @@
+"""The trained_attention scene, built headless: the default sentence, short
+and twelve-word sentences of the grammar, a one-word sentence with seeded
+weights, and a sentence outside the trained model's vocabulary."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_core.translator.corpus import DRAFT_PAIRS, MAX_PAIR_TOKENS
+from attention_core.translator.train import MAX_STEPS_OUT
+from scenes import LIGHT, SCENES
+from scenes.trained_attention import crossing_rows
+
+from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
+
+SCENE = "trained_attention"
+
+# The longest sentences the grammar writes have twelve words: subject with
+# two adjectives, perfect verb, object with two adjectives, a time phrase
+# ("the young black horse has seen a black mouse in recent years" is one).
+LONGEST = "the white mouse has eaten the big white house in recent years"
+
+
+def _expected_keys(trace) -> set[tuple]:
+    """Every attention weight of the matrix, every f_j and b_j, every
+    probability of a written word, and the held-out figures."""
+    m = trace.model
+    R, T = m.attention.shape
+    k = m.forward_states.shape[1]
+    keys = {("model.attention", i, j) for i in range(R) for j in range(T)}
+    keys |= {(f"model.encoder_forward.{j}", i) for j in range(T) for i in range(k)}
+    keys |= {(f"model.encoder_backward.{j}", i) for j in range(T) for i in range(k)}
+    keys |= {(f"model.steps.{t}.chosen_probability",) for t in range(R)}
+    if m.held_out is not None:
+        keys |= {("model.held_out.exact_match",), ("model.held_out.alignment",)}
+    return keys
+
+
+def _check(scene, data) -> None:
+    assert scene.audit.faults == []
+    independent = load_default_trace() if data is None else trace_from(data)
+    assert check_numbers(scene, independent) > 0
+    assert shown_keys(scene) == _expected_keys(independent)
+    sections = SCENES[SCENE].trace_sections
+    for key in shown_keys(scene):
+        assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
+
+
+def test_default_numbers_every_frame():
+    scene = build_scene(SCENE, load_default_trace(), skip=False)
+    _check(scene, None)
+
+
+@pytest.mark.parametrize(
+    "changes, theme",
+    [
+        # the grammar's shortest kind of sentence: two words, light theme
+        (dict(sentences={"source": "growth falls"}), LIGHT),
+        # twelve words, twelve French words and <END>: thirteen decoding steps
+        (dict(sentences={"source": LONGEST}), None),
+        # one word outside the grammar with untrained weights of the smallest
+        # sizes: the decoder never writes <END> and runs all thirteen steps
+        (dict(sentences={"source": "hello"}, model={"weights": "seeded", "hidden": 2, "embedding": 2}),
+         LIGHT),
+    ],
+    ids=["two-words-light", "twelve-words", "one-word-seeded-light"],
+)
+def test_varied_sentences(changes, theme):
+    data = varied(**changes)
+    trace = trace_from(data)
+    scene = build_scene(SCENE, trace, **({"theme": theme} if theme else {}))
+    _check(scene, data)
+
+
+def test_longest_sentence_really_is_at_the_limits():
+    # Guards the case above: twelve source words, thirteen decoding steps.
+    m = trace_from(varied(sentences={"source": LONGEST})).model
+    assert len(m.source_tokens) == MAX_PAIR_TOKENS
+    assert m.attention.shape == (MAX_STEPS_OUT, MAX_PAIR_TOKENS)
+
+
+def test_outside_the_grammar_shows_one_clear_caption():
+    trace = trace_from(varied(sentences={"source": "hello brave new world"}))
+    assert trace.model is None
+    scene = build_scene(SCENE, trace)
+    assert scene.audit.faults == []
+    assert shown_keys(scene) == set()  # no numbers: nothing was computed
+    texts = [m.original_text for m in scene.mobjects if hasattr(m, "original_text")]
+    assert len(texts) == 1
+    assert "outside the trained model's vocabulary" in texts[0]
+    # it names the unknown words and the two ways out
+    assert "hello" in texts[0] and "world" in texts[0]
+    assert "seeded" in texts[0]
+
+
+def test_crossing_rows_finds_the_backward_steps():
+    # Hand-made weights: rows peak at columns 0, 2, 1, 3 -> only row 2 steps
+    # back (from column 2 to column 1), as in "le chat noir" / "the black cat".
+    att = np.array([
+        [0.9, 0.05, 0.05, 0.0],
+        [0.1, 0.2, 0.7, 0.0],
+        [0.0, 0.8, 0.1, 0.1],
+        [0.0, 0.1, 0.1, 0.8],
+    ])
+    assert crossing_rows(att, 4) == [(2, 2, 1)]
+    assert crossing_rows(att, 2) == []  # rows past the limit (e.g. <END>) are ignored
+
+
+def test_default_sentence_shows_the_adjective_noun_crossing():
+    # "la croissance économique" for "economic growth": the reference
+    # alignment steps back from "growth" (1) to "economic" (0) at row 2, and
+    # the trained weights must show the same step back.
+    trace = load_default_trace()
+    m = trace.model
+    draft = DRAFT_PAIRS[0]
+    assert m.reference == draft.target
+    rows = len(m.translation)
+    assert (2, 1, 0) in crossing_rows(m.attention, rows)
