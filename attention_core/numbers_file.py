@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .decoder import DecoderWeights, parse_decoder_table, parse_output_mapping_table
 from .text import tokenize
 
 __all__ = [
@@ -176,6 +177,8 @@ class Scenario:
     source_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     target_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     encoder: EncoderWeights = EncoderWeights()
+    decoder: DecoderWeights = DecoderWeights()
+    output_mapping_step: int | None = None  # None: the default step
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -210,6 +213,7 @@ def _parse_embedding_table(
 
 
 _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+_TOP_KEYS |= {"decoder", "output_mapping"}
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
@@ -282,6 +286,11 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         source_embeddings=source_emb,
         target_embeddings=target_emb,
         encoder=encoder,
+        decoder=parse_decoder_table(data.get("decoder", {}), sizes.hidden),
+        # A decode takes at most one step per target word, plus <END>.
+        output_mapping_step=parse_output_mapping_table(
+            data.get("output_mapping", {}), len(tokenize(target)) + 1
+        ),
     )
 
 

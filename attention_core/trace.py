@@ -12,7 +12,15 @@ from typing import Any
 import numpy as np
 
 from . import maths
-from .numbers_file import Scenario
+from .decoder import (
+    DEFAULT_OUTPUT_STEP,
+    DecoderTrace,
+    OutputMappingTrace,
+    decoder_weights,
+    greedy_decode,
+    output_mapping,
+)
+from .numbers_file import NumbersError, Scenario
 from .params import seeded_embeddings, seeded_normal
 from .text import END, START, Vocabulary
 
@@ -89,6 +97,8 @@ class Trace:
     source_tokens: tuple[str, ...]
     target_tokens: tuple[str, ...]
     encoder: EncoderTrace
+    decoder: DecoderTrace | None = None
+    output_mapping: OutputMappingTrace | None = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -116,6 +126,8 @@ class Trace:
             },
             "parameters": self.params.to_dict(),
             "encoder": self.encoder.to_dict(),
+            **({"decoder": self.decoder.to_dict()} if self.decoder is not None else {}),
+            **({"output_mapping": self.output_mapping.to_dict()} if self.output_mapping is not None else {}),
         }
 
 
@@ -152,10 +164,31 @@ def compute_trace(scenario: Scenario) -> Trace:
     inputs = params.source_embeddings[list(ids)]
     hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
     encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
+    decoded, mapping = _decode(scenario, params, encoder)
     return Trace(
         scenario=scenario,
         params=params,
         source_tokens=tokens,
         target_tokens=scenario.target_tokens,
         encoder=encoder,
+        decoder=decoded,
+        output_mapping=mapping,
     )
+
+
+def _decode(s: Scenario, params: Parameters, encoder: EncoderTrace) -> tuple[DecoderTrace, OutputMappingTrace]:
+    """The plain decoder from h_T, and the output mapping of one of its steps."""
+    weights = decoder_weights(s.seed, s.sizes.hidden, s.decoder)
+    seeded = tuple(name for name in weights if getattr(s.decoder, name) is None)
+    decoded = greedy_decode(encoder.context, params.target_vocab, params.target_embeddings,
+                            weights, len(s.target_tokens) + 1, seeded)
+    step = s.output_mapping_step
+    if step is None:
+        # The draft's s_2 -> op_2, or the last step when <END> came sooner.
+        step = min(DEFAULT_OUTPUT_STEP, decoded.steps)
+    elif step > decoded.steps:
+        raise NumbersError(
+            f"output_mapping.step: expected a whole number from 1 to {decoded.steps} "
+            f"(the decoder chose <END> after {decoded.steps} steps), got {step}"
+        )
+    return decoded, output_mapping(decoded, step, params.target_vocab, params.target_embeddings)
