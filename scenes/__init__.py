@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from .base import WalkthroughScene
 from .encoder import EncoderScene
+from .word_embeddings import WordEmbeddingsScene
+from .decoder import DecoderScene
+from .output_mapping import OutputMappingScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -16,5 +19,8 @@ SCENES: dict[str, type[WalkthroughScene]] = {
     cls.scene_id: cls
     for cls in (
         EncoderScene,
+        WordEmbeddingsScene,
+        DecoderScene,
+        OutputMappingScene,
     )
 }
