@@ -11,6 +11,7 @@ from .encoder import EncoderScene
 from .word_embeddings import WordEmbeddingsScene
 from .decoder import DecoderScene
 from .output_mapping import OutputMappingScene
+from .bottleneck import BottleneckScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -22,5 +23,6 @@ SCENES: dict[str, type[WalkthroughScene]] = {
         WordEmbeddingsScene,
         DecoderScene,
         OutputMappingScene,
+        BottleneckScene,
     )
 }

@@ -68,7 +68,7 @@ class OutputMappingScene(WalkthroughScene):
                                   theme.embedding, cell_w, cell_h, font, label_size=20, label_width=1.6)
         score_w, prob_w = 0.8, 0.8
         # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
-        softmax_gap = 1.7
+        softmax_gap = 2.4
         total = matrix.width + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
         left = -total / 2
         matrix.move_to([left + matrix.width / 2, 0, 0])
@@ -88,9 +88,9 @@ class OutputMappingScene(WalkthroughScene):
         bar_x = prob_x + prob_w / 2 + 0.15
         head_y = STATE_Y
         score_head = caption("score\ns\u00b7e", theme, 16, theme.muted).move_to([score_x, head_y, 0])
-        prob_head = caption("prob-\nability", theme, 16, theme.muted).move_to([prob_x, head_y, 0])
+        prob_head = caption("probability", theme, 16, theme.muted).move_to([prob_x, head_y, 0])
         for h in (score_head, prob_head):
-            fit_within(h, max_width=1.0, max_height=0.62)
+            fit_within(h, max_width=1.3, max_height=0.62)
 
         # Dot products: the first two rows one by one, the rest together.
         scores, probs, bars, equals = {}, {}, {}, []
@@ -120,7 +120,7 @@ class OutputMappingScene(WalkthroughScene):
 
         # Softmax: any scores become probabilities that sum to 1.
         top, bottom = matrix.frame.get_top()[1], matrix.frame.get_bottom()[1]
-        soft = CellBox("softmax", theme, theme.heat_high, width=1.25, height=0.7, font_size=20)
+        soft = CellBox("softmax", theme, theme.heat_high, width=1.1, height=0.6, font_size=18)
         soft.move_to([(score_x + prob_x) / 2, (top + bottom) / 2, 0])
         a_in = arrow_between(VGroup(*scores.values()), soft.box, theme.muted)
         a_out = arrow_between(soft.box, VGroup(*probs.values()), theme.muted)

@@ -73,10 +73,11 @@ class PickedRowsMatrix(VGroup):
         for r, i in enumerate(self.rows_shown):
             y = -r * cell_height
             if i is None:
-                dots = MathTex(r"\vdots", font_size=font_size * 1.1, color=theme.muted)
-                fit_within(dots, max_height=cell_height * 0.9)
-                dots.move_to([(n_cols - 1) * cell_width / 2, y, 0])
-                self.grid.add(dots)
+                # A column of dots under every column: plainly "rows left out".
+                for j in range(n_cols):
+                    dots = MathTex(r"\vdots", font_size=font_size * 1.6, color=theme.muted)
+                    fit_within(dots, max_height=cell_height * 0.85)
+                    self.grid.add(dots.move_to([j * cell_width, y, 0]))
                 continue
             row = VGroup()
             for j in range(n_cols):
