@@ -16,6 +16,7 @@ from manim import (
     Create,
     Cross,
     FadeIn,
+    FadeOut,
     GrowArrow,
     Indicate,
     LaggedStart,
@@ -80,11 +81,11 @@ class BottleneckScene(WalkthroughScene):
             earlier = VGroup(*states[: T - 1])
             crosses = VGroup(*[Cross(s[0], stroke_color=theme.negative, stroke_width=4) for s in earlier])
             gone = caption("discarded", theme, 22, theme.negative).next_to(earlier, DOWN, buff=0.3)
-            self.play(earlier.animate.set_opacity(0.25), links.animate.set_opacity(0.25),
-                      Create(crosses), FadeIn(gone),
-                      said.animate.become(self._foot(f"h\u2081 \u2026 h{_sub(T - 1)} never reach the decoder")))
+            said = self._say(said, f"h\u2081 \u2026 h{_sub(T - 1)} never reach the decoder",
+                             earlier.animate.set_opacity(0.25), links.animate.set_opacity(0.25),
+                             Create(crosses), FadeIn(gone))
         else:
-            self.play(said.animate.become(self._foot("one word: its single state is all there is")))
+            said = self._say(said, "one word: its single state is all there is")
         ring = SurroundingRectangle(last, color=theme.highlight, buff=0.08)
         to_decoder = arrow_between(ring, decoder.box, theme.highlight)
         context = caption("context vector", theme, 20, theme.highlight).next_to(ring, UP, buff=0.1)
@@ -95,12 +96,16 @@ class BottleneckScene(WalkthroughScene):
             context.next_to(ring, LEFT, buff=0.1)
         self.play(Create(ring), FadeIn(context), Indicate(last[0], color=theme.highlight, scale_factor=1.05))
         self.play(Create(decoder), GrowArrow(to_decoder))
-        self.play(said.animate.become(self._foot(
-            f"all {T} word{'s' if T > 1 else ''} must pass through these {H} numbers")))
+        said = self._say(said, f"all {T} word{'s' if T > 1 else ''} must pass through these {H} numbers")
         self.wait(0.8)
-        self.play(said.animate.become(self._foot(
-            "a longer sentence gets no more room: the same fixed size, so more is lost")))
+        said = self._say(said, "a longer sentence gets no more room: the same fixed size, so more is lost")
         self.wait(1.5)
+
+    def _say(self, old, text: str, *anims):
+        """Swap the foot line (a fade: morphing glyphs into others reads badly)."""
+        new = self._foot(text)
+        self.play(FadeOut(old), FadeIn(new), *anims)
+        return new
 
     def _foot(self, text: str):
         line = caption(text, self.theme, 20, self.theme.text)
