@@ -64,11 +64,15 @@ class OutputMappingScene(WalkthroughScene):
         # The most probable words stay visible when the vocabulary is elided.
         rows = pick_rows(V, list(m.ranked[:3]), MAX_ROWS)
         cell_h = min(0.4, (TOP_ROW_Y - FOOT_Y) / len(rows))
-        matrix = PickedRowsMatrix(m.embeddings, theme, "output_mapping.embeddings", rows, m.vocabulary,
-                                  theme.embedding, cell_w, cell_h, font, label_size=20, label_width=1.6)
         score_w, prob_w = 0.8, 0.8
-        # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
         softmax_gap = 2.4
+        # Word labels get the width the rest leaves (long words stay readable
+        # when the embeddings are short).
+        rest = 0.25 + H * cell_w + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
+        label_w = min(max(13.5 - rest, 1.5), 2.8)
+        matrix = PickedRowsMatrix(m.embeddings, theme, "output_mapping.embeddings", rows, m.vocabulary,
+                                  theme.embedding, cell_w, cell_h, font, label_size=20, label_width=label_w)
+        # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
         total = matrix.width + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
         left = -total / 2
         matrix.move_to([left + matrix.width / 2, 0, 0])

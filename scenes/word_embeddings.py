@@ -67,13 +67,15 @@ class WordEmbeddingsScene(WalkthroughScene):
         rows = pick_rows(V, enc.token_ids, MAX_ROWS)
         # Rows as tall as the space allows (short vocabularies breathe).
         cell_h = min(0.44, (TOP_ROW_Y - FOOT_Y - 0.35) / len(rows))
+        gap = 1.1
+        right_w = 0.65 + E * cell_w
+        # Word labels get the width the rest leaves (up to a point).
+        label_w = min(max(13.5 - (0.25 + E * cell_w + gap + right_w), 1.5), 2.8)
         matrix = PickedRowsMatrix(params.source_embeddings, theme, "parameters.source_embeddings", rows,
                                   vocab, theme.embedding, cell_w, cell_h, font, label_size=20,
-                                  label_width=1.5)
+                                  label_width=label_w)
         # Left block: labels + matrix; right block: x_t labels + vectors.
         left_w = matrix.width
-        right_w = 0.65 + E * cell_w
-        gap = 1.1
         x0 = -(left_w + gap + right_w) / 2
         matrix.move_to([x0 + left_w / 2, 0, 0])
         matrix.shift(UP * (TOP_ROW_Y - matrix.grid[0].get_y()))
