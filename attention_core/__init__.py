@@ -18,6 +18,7 @@ from .maths import (
 from .numbers_file import NumbersError, Scenario, load_numbers, parse_numbers
 from .text import END, START, Vocabulary, tokenize
 from .trace import EncoderTrace, Parameters, Trace, compute_trace
+from .decoder import DecoderTrace, OutputMappingTrace, decoder_step, greedy_decode, output_distribution
 
 __all__ = [
     "additive_score",
@@ -39,4 +40,9 @@ __all__ = [
     "Parameters",
     "Trace",
     "compute_trace",
+    "DecoderTrace",
+    "OutputMappingTrace",
+    "decoder_step",
+    "greedy_decode",
+    "output_distribution",
 ]

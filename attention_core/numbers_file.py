@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .decoder import DecoderWeights, parse_decoder_table, parse_output_mapping_table
 from .text import tokenize
 
 __all__ = [
@@ -184,6 +185,8 @@ class Scenario:
     # [hidden_state_map] sentences; None: attention_core.sentence_map.DEFAULT_MAP_SENTENCES.
     hidden_state_map: tuple[str, ...] | None = None
     cnn: Any = None  # attention_core.cnn.CnnConfig, the [cnn] table
+    decoder: DecoderWeights = DecoderWeights()
+    output_mapping_step: int | None = None  # None: the default step
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -221,6 +224,7 @@ _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"
 _TOP_KEYS |= {"model"}  # the translator (attention_core/translator/settings.py)
 _TOP_KEYS |= {"dot_product", "hidden_state_map"}  # part 1b: attention_core.similarity, .sentence_map
 _TOP_KEYS |= {"cnn"}
+_TOP_KEYS |= {"decoder", "output_mapping"}
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
@@ -304,6 +308,11 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
         model=_parse_model(data, source),
         **_parse_part1b(data),
         cnn=cnn,
+        decoder=parse_decoder_table(data.get("decoder", {}), sizes.hidden),
+        # A decode takes at most one step per target word, plus <END>.
+        output_mapping_step=parse_output_mapping_table(
+            data.get("output_mapping", {}), len(tokenize(target)) + 1
+        ),
     )
 
 

@@ -12,7 +12,15 @@ from typing import Any
 import numpy as np
 
 from . import maths
-from .numbers_file import Scenario
+from .decoder import (
+    DEFAULT_OUTPUT_STEP,
+    DecoderTrace,
+    OutputMappingTrace,
+    decoder_weights,
+    greedy_decode,
+    output_mapping,
+)
+from .numbers_file import NumbersError, Scenario
 from .params import seeded_embeddings, seeded_normal
 from .sentence_map import DEFAULT_MAP_SENTENCES, HiddenStateMapTrace, compute_hidden_state_map
 from .similarity import DEFAULT_DOT_PRODUCT, DotProductTrace, compute_dot_product
@@ -99,6 +107,8 @@ class Trace:
     dot_product: DotProductTrace | None = None
     hidden_state_map: HiddenStateMapTrace | None = None
     cnn: Any = None  # attention_core.cnn.CnnTrace
+    decoder: DecoderTrace | None = None
+    output_mapping: OutputMappingTrace | None = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -132,6 +142,8 @@ class Trace:
             **({"dot_product": self.dot_product.to_dict()} if self.dot_product else {}),
             **({"hidden_state_map": self.hidden_state_map.to_dict()} if self.hidden_state_map else {}),
             **({"cnn": self.cnn.to_dict()} if self.cnn is not None else {}),
+            **({"decoder": self.decoder.to_dict()} if self.decoder is not None else {}),
+            **({"output_mapping": self.output_mapping.to_dict()} if self.output_mapping is not None else {}),
         }
 
 
@@ -176,6 +188,7 @@ def compute_trace(scenario: Scenario) -> Trace:
     inputs = params.source_embeddings[list(ids)]
     hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
     encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
+    decoded, mapping = _decode(scenario, params, encoder)
     return Trace(
         scenario=scenario,
         params=params,
@@ -190,6 +203,8 @@ def compute_trace(scenario: Scenario) -> Trace:
             params.encoder_W_x, params.encoder_W_h, params.encoder_b,
         ),
         cnn=_cnn_trace(scenario),
+        decoder=decoded,
+        output_mapping=mapping,
     )
 
 
@@ -218,3 +233,21 @@ def _cnn_trace(scenario: Scenario) -> Any:
     from .cnn import compute_cnn
 
     return compute_cnn(scenario.cnn, scenario.seed) if scenario.cnn is not None else None
+
+
+def _decode(s: Scenario, params: Parameters, encoder: EncoderTrace) -> tuple[DecoderTrace, OutputMappingTrace]:
+    """The plain decoder from h_T, and the output mapping of one of its steps."""
+    weights = decoder_weights(s.seed, s.sizes.hidden, s.decoder)
+    seeded = tuple(name for name in weights if getattr(s.decoder, name) is None)
+    decoded = greedy_decode(encoder.context, params.target_vocab, params.target_embeddings,
+                            weights, len(s.target_tokens) + 1, seeded)
+    step = s.output_mapping_step
+    if step is None:
+        # The draft's s_2 -> op_2, or the last step when <END> came sooner.
+        step = min(DEFAULT_OUTPUT_STEP, decoded.steps)
+    elif step > decoded.steps:
+        raise NumbersError(
+            f"output_mapping.step: expected a whole number from 1 to {decoded.steps} "
+            f"(the decoder chose <END> after {decoded.steps} steps), got {step}"
+        )
+    return decoded, output_mapping(decoded, step, params.target_vocab, params.target_embeddings)

@@ -14,6 +14,10 @@ from .length_curve import LengthCurveScene
 from .hidden_state_map import HiddenStateMapScene
 from .seq2seq_overview import Seq2SeqOverviewScene
 from .trained_attention import TrainedAttentionScene
+from .word_embeddings import WordEmbeddingsScene
+from .decoder import DecoderScene
+from .output_mapping import OutputMappingScene
+from .bottleneck import BottleneckScene
 from .theme import DARK, LIGHT, THEMES, Theme
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
@@ -29,5 +33,9 @@ SCENES: dict[str, type[WalkthroughScene]] = {
         DotProductScene,
         CnnAttentionScene,
         TrainedAttentionScene,
+        WordEmbeddingsScene,
+        DecoderScene,
+        OutputMappingScene,
+        BottleneckScene,
     )
 }

@@ -1,0 +1,146 @@
+"""``word_embeddings``: each source word looked up in the embedding matrix.
+
+Draft 000, "1. The input sequence": a big matrix with one row per vocabulary
+word and one column per dimension; each word of the sentence is looked up
+and its row becomes that word's vector x_t, the input the encoder reads.
+"""
+
+from __future__ import annotations
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    GrowArrow,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+)
+
+from .base import WalkthroughScene
+from .components import TokenStrip, ValueCell, arrow_between, caption, fit_within, math_label
+from .picked_rows import PickedRowsMatrix, pick_rows
+
+__all__ = ["WordEmbeddingsScene"]
+
+TITLE_Y = 3.55
+TOKENS_Y = 2.85
+TOP_ROW_Y = 1.75  # centre of the first matrix row
+FOOT_Y = -3.6
+MAX_ROWS = 14
+
+
+class WordEmbeddingsScene(WalkthroughScene):
+    scene_id = "word_embeddings"
+    trace_sections = (
+        "source",
+        "sizes",
+        "parameters.source_vocabulary",
+        "parameters.source_embeddings",
+        "encoder.tokens",
+        "encoder.token_ids",
+        "encoder.inputs",
+    )
+    description = "Each source word is looked up in the embedding matrix: its row becomes its vector x_t."
+
+    def construct(self) -> None:
+        theme, trace = self.theme, self.trace
+        enc, params = trace.encoder, trace.params
+        vocab = params.source_vocab.words
+        V, E = params.source_embeddings.shape
+        T = len(enc.tokens)
+        # 6-8 dimensions: narrower cells (numbers stay >= 15 pt) so the
+        # matrix and the looked-up vectors both fit side by side.
+        cell_w, font = (0.88, 18) if E <= 5 else (0.62, 15)
+
+        title = VGroup(
+            caption("Word embeddings", theme, 30),
+            caption("each word of the sentence is looked up in the embedding matrix", theme, 20, theme.muted),
+        ).arrange(RIGHT, buff=0.4, aligned_edge=UP)
+        fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
+        tokens = TokenStrip(enc.tokens, theme, colour=theme.embedding, font_size=22).move_to([0, TOKENS_Y, 0])
+
+        rows = pick_rows(V, enc.token_ids, MAX_ROWS)
+        # Rows as tall as the space allows (short vocabularies breathe).
+        cell_h = min(0.44, (TOP_ROW_Y - FOOT_Y - 0.35) / len(rows))
+        gap = 1.1
+        right_w = 0.65 + E * cell_w
+        # Word labels get the width the rest leaves (up to a point).
+        label_w = min(max(13.5 - (0.25 + E * cell_w + gap + right_w), 1.5), 2.8)
+        matrix = PickedRowsMatrix(params.source_embeddings, theme, "parameters.source_embeddings", rows,
+                                  vocab, theme.embedding, cell_w, cell_h, font, label_size=20,
+                                  label_width=label_w)
+        # Left block: labels + matrix; right block: x_t labels + vectors.
+        left_w = matrix.width
+        x0 = -(left_w + gap + right_w) / 2
+        matrix.move_to([x0 + left_w / 2, 0, 0])
+        matrix.shift(UP * (TOP_ROW_Y - matrix.grid[0].get_y()))
+        shape_note = caption(f"embedding matrix: {V} words \u00d7 {E} dimensions", theme, 18, theme.muted)
+        fit_within(shape_note, max_width=6.4)
+        shape_note.next_to(matrix.frame, UP, buff=0.12).align_to(matrix.frame, RIGHT)
+
+        self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
+        self.play(FadeIn(matrix), FadeIn(shape_note))
+
+        # One slot per token, stacked top-down on the right.
+        step = (TOP_ROW_Y - FOOT_Y - 0.4) / max(T, 1)
+        pitch = min(cell_h + 0.08, step)
+        vec_x = x0 + left_w + gap + 0.65
+        looked_up = VGroup()
+        marks: list = []
+        for t in range(T):
+            i = enc.token_ids[t]
+            y = TOP_ROW_Y - t * pitch
+            cells = VGroup(*[
+                ValueCell(enc.inputs[t][j], theme, (f"encoder.inputs.{t}", j), cell_w,
+                          min(cell_h, pitch - 0.04), _scale(params.source_embeddings), True, font)
+                for j in range(E)
+            ]).arrange(RIGHT, buff=0).move_to([vec_x + E * cell_w / 2, y, 0])
+            name = math_label(f"x_{{{t + 1}}}", theme, 30, theme.embedding)
+            fit_within(name, max_height=min(cell_h, pitch) * 0.85)
+            name.next_to(cells, LEFT, buff=0.15)
+            focus_tok = SurroundingRectangle(tokens.boxes[t], color=theme.highlight, buff=0.04)
+            focus_row = SurroundingRectangle(VGroup(matrix.row(i), matrix.label(i)),
+                                             color=theme.highlight, buff=0.04)
+            arrow = arrow_between(matrix.frame, cells, theme.embedding)
+            arrow.put_start_and_end_on([matrix.frame.get_right()[0] + 0.1, matrix.row(i).get_y(), 0],
+                                       [name.get_left()[0] - 0.1, y, 0])
+            lift = [GrowArrow(arrow), TransformFromCopy(matrix.row(i), cells), FadeIn(name)]
+            if t < 2:
+                # The first two lookups step by step: find the row, then lift it out.
+                self.play(Create(focus_tok), Create(focus_row), run_time=0.8)
+                self.play(*lift, run_time=1.0)
+            else:
+                # The rest briskly: the previous marks go as the next ones come.
+                self.play(Create(focus_tok), Create(focus_row), *lift, *[FadeOut(m) for m in marks],
+                          run_time=0.8)
+            if t < 1:
+                self.play(*[FadeOut(m) for m in (focus_tok, focus_row, arrow)], run_time=0.3)
+                marks = []
+            else:
+                marks = [focus_tok, focus_row, arrow]
+            looked_up.add(VGroup(name, cells))
+
+        done = caption(f"x\u2081 \u2026 x{_subscript(T)}: the vectors the encoder reads", theme, 20,
+                       theme.embedding) if T > 1 else caption("x\u2081: the vector the encoder reads",
+                                                               theme, 20, theme.embedding)
+        fit_within(done, max_width=6.6)
+        done.next_to(looked_up, DOWN, buff=0.2).align_to(looked_up, LEFT)
+        self.play(FadeIn(done), *[FadeOut(m) for m in marks])
+        self.wait(1.5)
+
+
+def _scale(matrix) -> float:
+    """Colour scale shared with the matrix, so a row keeps its colours when lifted."""
+    return max(float(abs(matrix).max()), 1e-9)
+
+
+_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
+
+
+def _subscript(n: int) -> str:
+    return str(n).translate(_SUBSCRIPTS)
