@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .attention import AttentionSpec, parse_attention
 from .text import tokenize
 
 __all__ = [
@@ -176,6 +177,7 @@ class Scenario:
     source_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     target_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     encoder: EncoderWeights = EncoderWeights()
+    attention: AttentionSpec = AttentionSpec()
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -210,6 +212,7 @@ def _parse_embedding_table(
 
 
 _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+_TOP_KEYS |= {"attention"}
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
@@ -282,6 +285,7 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         source_embeddings=source_emb,
         target_embeddings=target_emb,
         encoder=encoder,
+        attention=parse_attention(data.get("attention", {}), sizes.hidden),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import maths
+from .attention import AttentionDecode, attention_decode, attention_parameters
 from .numbers_file import Scenario
 from .params import seeded_embeddings, seeded_normal
 from .text import END, START, Vocabulary
@@ -89,6 +90,7 @@ class Trace:
     source_tokens: tuple[str, ...]
     target_tokens: tuple[str, ...]
     encoder: EncoderTrace
+    attention: AttentionDecode | None = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -116,6 +118,7 @@ class Trace:
             },
             "parameters": self.params.to_dict(),
             "encoder": self.encoder.to_dict(),
+            **({"attention": self.attention.to_dict()} if self.attention is not None else {}),
         }
 
 
@@ -158,4 +161,17 @@ def compute_trace(scenario: Scenario) -> Trace:
         source_tokens=tokens,
         target_tokens=scenario.target_tokens,
         encoder=encoder,
+        attention=_attention(scenario, params, encoder),
+    )
+
+
+def _attention(s: Scenario, params: Parameters, encoder: EncoderTrace) -> AttentionDecode:
+    """The attention decode of the sentence: len(target) + 1 steps at most."""
+    att = attention_parameters(s.attention, s.seed, s.sizes.hidden)
+    # Untrained as long as any weight on the path comes from the seed.
+    untrained = bool(att.seeded) or s.encoder.W_x is None or s.encoder.W_h is None
+    return attention_decode(
+        encoder.hidden[1:], att, params.target_vocab.words, params.target_embeddings,
+        START, END, max_steps=len(s.target_tokens) + 1, source_tokens=encoder.tokens,
+        untrained=untrained,
     )
