@@ -6,6 +6,7 @@ its class; ``render.py`` and the tests find scenes only through it.
 
 from __future__ import annotations
 
+from .attention_process import AttentionProcessScene
 from .base import WalkthroughScene
 from .encoder import EncoderScene
 from .theme import DARK, LIGHT, THEMES, Theme
@@ -16,5 +17,6 @@ SCENES: dict[str, type[WalkthroughScene]] = {
     cls.scene_id: cls
     for cls in (
         EncoderScene,
+        AttentionProcessScene,
     )
 }
