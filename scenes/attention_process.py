@@ -20,8 +20,7 @@ from manim import (
     AnimationGroup,
     Create,
     DashedVMobject,
-    FadeIn,
-    FadeOut,
+    Animation,
     GrowArrow,
     Indicate,
     LaggedStart,
@@ -95,6 +94,55 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
         t.move_to([x, y + dy, 0])
         out.add(t)
     return out
+
+
+class _Fade(Animation):
+    """A fade in or out that scales each part's own opacity, without copying.
+
+    Manim's FadeIn/FadeOut deep-copy their mobject, which for columns of
+    numbers (text glyphs) costs most of this scene's build time. This fade
+    keeps the per-cell opacities (value-coloured fills) and scales them.
+    """
+
+    def __init__(self, mobject: Mobject, out: bool, shift: np.ndarray | None = None, **kw) -> None:
+        self.out = out
+        self.offset = np.zeros(3) if shift is None else np.asarray(shift, dtype=float)
+        self._applied = np.zeros(3)
+        super().__init__(mobject, remover=out, introducer=not out, **kw)
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()  # unused: interpolation reads the saved opacities
+
+    def begin(self) -> None:
+        self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
+                      for m in self.mobject.family_members_with_points()]
+        super().begin()
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        k = 1.0 - alpha if self.out else alpha
+        for m, fill, stroke in self.saved:
+            m.fill_rgbas[:, 3] = fill * k
+            m.stroke_rgbas[:, 3] = stroke * k
+        # Fade in arrives from -shift; fade out leaves towards +shift.
+        want = self.offset * (alpha if self.out else alpha - 1.0)
+        self.mobject.shift(want - self._applied)
+        self._applied = want
+
+    def clean_up_from_scene(self, scene) -> None:
+        super().clean_up_from_scene(scene)
+        if self.out:  # gone from the scene: give it back its look and place
+            self.mobject.shift(-self._applied)
+            for m, fill, stroke in self.saved:
+                m.fill_rgbas[:, 3] = fill
+                m.stroke_rgbas[:, 3] = stroke
+
+
+def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:
+    return _Fade(mobject, out=False, shift=shift, **kw)
+
+
+def fade_out(mobject: Mobject, **kw) -> _Fade:
+    return _Fade(mobject, out=True, **kw)
 
 
 class AttentionProcessScene(WalkthroughScene):
@@ -199,20 +247,20 @@ class AttentionProcessScene(WalkthroughScene):
         kind.next_to(title, RIGHT, buff=0.5).align_to(title, DOWN)
         words = word_labels(att.source_tokens, self.xs, self.words_y, self.pitch, theme)
         states = self._encoder_states()
-        self.play(FadeIn(title), FadeIn(kind), FadeIn(words, lag_ratio=0.05))
-        self.play(LaggedStart(*[FadeIn(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08), run_time=1.2)
+        self.play(fade_in(title), fade_in(kind), fade_in(words))
+        self.play(LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08), run_time=1.2)
 
         note = None
         if att.untrained:
             note = caption("Seeded, untrained weights: the words chosen are not a translation "
                            "and the weights show no real alignment yet.", theme, 17, theme.muted)
             fit_within(note, max_width=13.6).move_to([0, NOTE_Y, 0])
-            self.play(FadeIn(note))
+            self.play(fade_in(note))
 
         e_name = math_label(r"e_{t,i}", theme, 26).move_to([ROW_NAME_X, self.scores_y, 0])
         a_name = math_label(r"a_{t,i}", theme, 26, theme.heat_high).move_to([ROW_NAME_X, self.weights_y, 0])
         equations = self._equations()
-        self.play(FadeIn(equations), run_time=0.6)
+        self.play(fade_in(equations), run_time=0.6)
 
         # Decoder panel positions: the three inputs, the decoder, s_t, the word.
         x_op, x_s, x_c, x_box, x_new, x_word = -6.3, -5.25, -4.2, -2.45, -0.7, 0.95
@@ -223,14 +271,14 @@ class AttentionProcessScene(WalkthroughScene):
         zero_note = caption("s\u2080 = 0", theme, 18, theme.muted).next_to(s_prev.frame, DOWN, buff=0.12)
         box = CellBox("decoder", theme, theme.decoder, width=1.6, height=1.1)
         box.move_to([x_box, s_prev.frame.get_center()[1], 0])
-        self.play(FadeIn(s_prev), FadeIn(op_col), FadeIn(op_word), FadeIn(zero_note), Create(box))
+        self.play(fade_in(s_prev), fade_in(op_col), fade_in(op_word), fade_in(zero_note), Create(box))
 
         for t in range(n):
             fast = 1.0 if t == 0 else (0.7 if t == 1 else 0.45)
             step = caption(f"step {t + 1} of {n}", theme, 22, theme.highlight)
             step.align_to(title, DOWN).align_to([6.9, 0, 0], RIGHT)
             if t == 0:
-                self.play(FadeIn(step), run_time=0.4)
+                self.play(fade_in(step), run_time=0.4)
             else:
                 self.play(ReplacementTransform(self._step_label, step), run_time=0.3)
             self._step_label = step
@@ -239,11 +287,11 @@ class AttentionProcessScene(WalkthroughScene):
             focus = SurroundingRectangle(s_prev.frame, color=theme.highlight, buff=0.06)
             eq_focus = SurroundingRectangle(equations[0], color=theme.highlight, buff=0.06)
             scores = self._score_row(t)
-            intro = [Create(focus), Create(eq_focus)] + ([FadeIn(e_name)] if t == 0 else [])
+            intro = [Create(focus), Create(eq_focus)] + ([fade_in(e_name)] if t == 0 else [])
             self.play(*intro, run_time=0.5 * fast)
             self.play(LaggedStart(*[
                 AnimationGroup(Indicate(states[i][0].frame, color=theme.highlight, scale_factor=1.03),
-                               FadeIn(scores[i], shift=DOWN * 0.15))
+                               fade_in(scores[i], shift=DOWN * 0.15))
                 for i in range(self.T)], lag_ratio=0.25 if t == 0 else 0.08), run_time=2.0 * fast)
 
             # 2. softmax: the weights, as heat over the words.
@@ -253,11 +301,11 @@ class AttentionProcessScene(WalkthroughScene):
             w_boxes = VGroup(*[c.box for c in weights])
             w_numbers = VGroup(*[c.number for c in weights])
             anims = [TransformFromCopy(VGroup(*[c.box for c in scores]), w_boxes),
-                     ReplacementTransform(eq_focus, eq2), FadeOut(focus)]
+                     ReplacementTransform(eq_focus, eq2), fade_out(focus)]
             if t == 0:
-                anims.append(FadeIn(a_name))
+                anims.append(fade_in(a_name))
             self.play(*anims, run_time=0.8 * fast)
-            self.play(FadeIn(w_numbers), run_time=0.3 * fast)
+            self.play(fade_in(w_numbers), run_time=0.3 * fast)
             self.remove(w_boxes, w_numbers)
             self.add(weights)
 
@@ -269,7 +317,7 @@ class AttentionProcessScene(WalkthroughScene):
             self.play(ReplacementTransform(eq2, eq3),
                       LaggedStart(*[TransformFromCopy(src, g) for src, g in zip(sources, ghosts)],
                                   lag_ratio=0.05), run_time=1.3 * fast)
-            self.play(FadeOut(ghosts), FadeIn(c_col), run_time=0.6 * fast)
+            self.play(fade_out(ghosts), fade_in(c_col), run_time=0.6 * fast)
 
             # 4. the decoder consumes op_{t-1}, s_{t-1}, c_t and emits s_t, then the word.
             inputs = VGroup(op_col.frame, s_prev.frame, c_col.frame, op_col.label, s_prev.label, c_col.label)
@@ -278,18 +326,18 @@ class AttentionProcessScene(WalkthroughScene):
                                                       stroke_width=2).move_to(inputs), num_dashes=40)
             into = arrow_between(bracket, box.box, theme.decoder, buff=0.05)
             eq4 = SurroundingRectangle(VGroup(equations[3], equations[4]), color=theme.highlight, buff=0.06)
-            exit_zero = [FadeOut(zero_note)] if t == 0 else []
+            exit_zero = [fade_out(zero_note)] if t == 0 else []
             self.play(Create(bracket), GrowArrow(into), ReplacementTransform(eq3, eq4), *exit_zero,
                       run_time=0.7 * fast)
             s_new = self._panel_column(att.states[t + 1], f"attention.states.{t + 1}", f"s{sub(t + 1)}",
                                        theme.decoder, x_new)
             out = arrow_between(box.box, s_new.frame, theme.decoder, buff=0.08)
             self.play(Indicate(box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
-                      FadeIn(s_new, shift=RIGHT * 0.2), run_time=0.9 * fast)
+                      fade_in(s_new, shift=RIGHT * 0.2), run_time=0.9 * fast)
             word = self._emitted(t, s_new, x_word)
             to_word = arrow_between(s_new.frame, word[0], theme.decoder, buff=0.1)
             eq5 = SurroundingRectangle(equations[5], color=theme.highlight, buff=0.06)
-            self.play(GrowArrow(to_word), FadeIn(word, shift=RIGHT * 0.2), ReplacementTransform(eq4, eq5),
+            self.play(GrowArrow(to_word), fade_in(word, shift=RIGHT * 0.2), ReplacementTransform(eq4, eq5),
                       run_time=0.8 * fast)
             self.wait(0.6 * fast)
 
@@ -301,9 +349,9 @@ class AttentionProcessScene(WalkthroughScene):
                 next_op = self._panel_column(att.input_embeddings[t + 1], f"attention.input_embeddings.{t + 1}",
                                              f"op{sub(t + 1)}", theme.embedding, x_op)
                 next_word = self._op_word(att.inputs[t + 1], next_op)
-                self.play(*[FadeOut(m) for m in leaving], FadeOut(s_prev), FadeOut(op_col), FadeOut(op_word),
+                self.play(*[fade_out(m) for m in leaving], fade_out(s_prev), fade_out(op_col), fade_out(op_word),
                           ReplacementTransform(s_new, next_s), ReplacementTransform(word[0], next_word),
-                          FadeOut(word[1]), FadeIn(next_op), run_time=0.8 * fast)
+                          fade_out(word[1]), fade_in(next_op), run_time=0.8 * fast)
                 s_prev, op_col, op_word = next_s, next_op, next_word
             else:
                 final = [scores, weights, bracket, into, out, to_word, eq5, c_col, s_prev, op_col, op_word,
@@ -311,9 +359,9 @@ class AttentionProcessScene(WalkthroughScene):
         self.wait(0.4)
 
         # The alignment matrix: every step's weights, words on both axes.
-        self.play(*[FadeOut(m) for m in final], FadeOut(states), FadeOut(words), FadeOut(e_name),
-                  FadeOut(title), FadeOut(kind),
-                  FadeOut(a_name), FadeOut(equations), FadeOut(self._step_label), run_time=0.8)
+        self.play(*[fade_out(m) for m in final], fade_out(states), fade_out(words), fade_out(e_name),
+                  fade_out(title), fade_out(kind),
+                  fade_out(a_name), fade_out(equations), fade_out(self._step_label), run_time=0.8)
         self._alignment()
         self.wait(2.0)
 
@@ -383,7 +431,7 @@ class AttentionProcessScene(WalkthroughScene):
         src.move_to([matrix.frame.get_x(), grid_top + above - 0.15, 0])
         out = caption("output words", theme, 18, theme.decoder)
         out.next_to(matrix.row_labels, DOWN, buff=0.2).align_to(matrix.row_labels, RIGHT)
-        self.play(FadeIn(heading), FadeIn(cols), FadeIn(src))
-        self.play(LaggedStart(*[FadeIn(VGroup(*[matrix.cell(t, j) for j in range(T)]), shift=DOWN * 0.1)
+        self.play(fade_in(heading), fade_in(cols), fade_in(src))
+        self.play(LaggedStart(*[fade_in(VGroup(*[matrix.cell(t, j) for j in range(T)]), shift=DOWN * 0.1)
                                 for t in range(n)], lag_ratio=0.2),
-                  FadeIn(matrix.frame), FadeIn(matrix.row_labels), FadeIn(out), run_time=1.5)
+                  fade_in(matrix.frame), fade_in(matrix.row_labels), fade_in(out), run_time=1.5)
