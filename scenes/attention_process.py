@@ -53,7 +53,6 @@ __all__ = ["AttentionProcessScene"]
 TITLE_Y = 3.62
 SOURCE_CENTRE_X = 0.55  # the source columns leave room on the left for row names
 SOURCE_WIDTH = 11.6
-ROW_NAME_X = -6.25
 MAX_STATE_ROWS = 6  # longer vectors are elided with dots
 PANEL_TOP = -0.78  # top of the decoder panel (its labels)
 NOTE_Y = -3.78
@@ -219,6 +218,13 @@ class AttentionProcessScene(WalkthroughScene):
             row.add(cell.move_to([self.xs[i], self.weights_y, 0]))
         return row
 
+    def _row_name(self, word: str, tex: str, colour, y: float) -> VGroup:
+        """A row's name left of the source columns: a word and its symbol."""
+        name = VGroup(caption(word, self.theme, 16, self.theme.muted),
+                      math_label(tex, self.theme, 32, colour)).arrange(RIGHT, buff=0.12)
+        right = self.xs[0] - self.cell_w / 2 - 0.15
+        return name.move_to([0, y, 0]).align_to([right, 0, 0], RIGHT)
+
     def _equations(self) -> VGroup:
         theme, kind = self.theme, self.trace.attention.params.score
         lines = VGroup(
@@ -230,8 +236,8 @@ class AttentionProcessScene(WalkthroughScene):
             math_label(r"op_t = \arg\max_w\ s_t \cdot y_w", theme, 24),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines[4].shift(RIGHT * 0.5)
-        fit_within(lines, max_width=3.35, max_height=2.75)
-        lines.move_to([5.3, PANEL_TOP - 1.35, 0])
+        fit_within(lines, max_width=3.7, max_height=2.75)
+        lines.move_to([0, PANEL_TOP - 1.35, 0]).align_to([6.95, 0, 0], RIGHT)
         return lines
 
     # -- the scene -----------------------------------------------------------
@@ -257,8 +263,8 @@ class AttentionProcessScene(WalkthroughScene):
             fit_within(note, max_width=13.6).move_to([0, NOTE_Y, 0])
             self.play(fade_in(note))
 
-        e_name = math_label(r"e_{t,i}", theme, 26).move_to([ROW_NAME_X, self.scores_y, 0])
-        a_name = math_label(r"a_{t,i}", theme, 26, theme.heat_high).move_to([ROW_NAME_X, self.weights_y, 0])
+        e_name = self._row_name("score", r"e_{t,i}", theme.text, self.scores_y)
+        a_name = self._row_name("weight", r"a_{t,i}", theme.heat_high, self.weights_y)
         equations = self._equations()
         self.play(fade_in(equations), run_time=0.6)
 

@@ -74,10 +74,10 @@ def _always_la(H: int, score: str) -> dict:
         (dict(sentences={"source": "Hello", "target": "bonjour"}, sizes={"embedding": 2, "hidden": 2},
               attention={"score": "additive", "size": 2}), None),
         # twelve long words, the largest sizes, dot scores
-        (dict(sentences={"source": TWELVE, "target": "la croissance"}, sizes={"embedding": 8, "hidden": 8},
+        (dict(sentences={"source": TWELVE, "target": "la"}, sizes={"embedding": 8, "hidden": 8},
               seed=7, attention={"score": "dot"}), None),
         # the longest decode (13 steps), uneven sizes, scaled dot scores
-        (dict(sentences={"source": "the cat eats fish", "target": TWELVE_TARGET},
+        (dict(sentences={"source": "the cat", "target": TWELVE_TARGET},
               sizes={"embedding": 8, "hidden": 3}, seed=1, **_always_la(3, "scaled_dot")), 13),
     ],
     ids=["one-word-size-2-additive", "twelve-words-size-8-dot", "13-steps-uneven-sizes-scaled-dot"],
