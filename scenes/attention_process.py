@@ -222,7 +222,7 @@ class AttentionProcessScene(WalkthroughScene):
         """A row's name left of the source columns: a word and its symbol."""
         name = VGroup(caption(word, self.theme, 16, self.theme.muted),
                       math_label(tex, self.theme, 32, colour)).arrange(RIGHT, buff=0.12)
-        right = self.xs[0] - self.cell_w / 2 - 0.15
+        right = self.xs[0] - self.cell_w / 2 - 0.25
         return name.move_to([0, y, 0]).align_to([right, 0, 0], RIGHT)
 
     def _equations(self) -> VGroup:
