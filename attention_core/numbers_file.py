@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .decoder import DecoderWeights, parse_decoder_table, parse_output_mapping_table
+from .attention import AttentionSpec, parse_attention
 from .text import tokenize
 
 __all__ = [
@@ -187,6 +188,7 @@ class Scenario:
     cnn: Any = None  # attention_core.cnn.CnnConfig, the [cnn] table
     decoder: DecoderWeights = DecoderWeights()
     output_mapping_step: int | None = None  # None: the default step
+    attention: AttentionSpec = AttentionSpec()
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -225,6 +227,7 @@ _TOP_KEYS |= {"model"}  # the translator (attention_core/translator/settings.py)
 _TOP_KEYS |= {"dot_product", "hidden_state_map"}  # part 1b: attention_core.similarity, .sentence_map
 _TOP_KEYS |= {"cnn"}
 _TOP_KEYS |= {"decoder", "output_mapping"}
+_TOP_KEYS |= {"attention"}
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
@@ -313,6 +316,7 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
         output_mapping_step=parse_output_mapping_table(
             data.get("output_mapping", {}), len(tokenize(target)) + 1
         ),
+        attention=parse_attention(data.get("attention", {}), sizes.hidden),
     )
 
 

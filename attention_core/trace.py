@@ -21,6 +21,7 @@ from .decoder import (
     output_mapping,
 )
 from .numbers_file import NumbersError, Scenario
+from .attention import AttentionDecode, attention_decode, attention_parameters
 from .params import seeded_embeddings, seeded_normal
 from .sentence_map import DEFAULT_MAP_SENTENCES, HiddenStateMapTrace, compute_hidden_state_map
 from .similarity import DEFAULT_DOT_PRODUCT, DotProductTrace, compute_dot_product
@@ -109,6 +110,7 @@ class Trace:
     cnn: Any = None  # attention_core.cnn.CnnTrace
     decoder: DecoderTrace | None = None
     output_mapping: OutputMappingTrace | None = None
+    attention: AttentionDecode | None = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -144,6 +146,7 @@ class Trace:
             **({"cnn": self.cnn.to_dict()} if self.cnn is not None else {}),
             **({"decoder": self.decoder.to_dict()} if self.decoder is not None else {}),
             **({"output_mapping": self.output_mapping.to_dict()} if self.output_mapping is not None else {}),
+            **({"attention": self.attention.to_dict()} if self.attention is not None else {}),
         }
 
 
@@ -205,6 +208,19 @@ def compute_trace(scenario: Scenario) -> Trace:
         cnn=_cnn_trace(scenario),
         decoder=decoded,
         output_mapping=mapping,
+        attention=_attention(scenario, params, encoder),
+    )
+
+
+def _attention(s: Scenario, params: Parameters, encoder: EncoderTrace) -> AttentionDecode:
+    """The attention decode of the sentence: len(target) + 1 steps at most."""
+    att = attention_parameters(s.attention, s.seed, s.sizes.hidden)
+    # Untrained as long as any weight on the path comes from the seed.
+    untrained = bool(att.seeded) or s.encoder.W_x is None or s.encoder.W_h is None
+    return attention_decode(
+        encoder.hidden[1:], att, params.target_vocab.words, params.target_embeddings,
+        START, END, max_steps=len(s.target_tokens) + 1, source_tokens=encoder.tokens,
+        untrained=untrained,
     )
 
 

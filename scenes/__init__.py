@@ -6,6 +6,7 @@ its class; ``render.py`` and the tests find scenes only through it.
 
 from __future__ import annotations
 
+from .attention_process import AttentionProcessScene
 from .base import WalkthroughScene
 from .dot_product import DotProductScene
 from .cnn_attention import CnnAttentionScene
@@ -37,5 +38,6 @@ SCENES: dict[str, type[WalkthroughScene]] = {
         DecoderScene,
         OutputMappingScene,
         BottleneckScene,
+        AttentionProcessScene,
     )
 }

@@ -1,0 +1,443 @@
+"""``attention_process``: attention over the encoder states, step by step.
+
+Draft 000, Part 1, "Building towards Attention" (the full attention-process
+video): the encoder states h_1 ... h_T stay on screen under the source
+words. At every decoder step f_att scores each h_i against s_{t-1}, a
+softmax turns the scores into weights (a heat strip over the words), the
+weighted average of the h_i is the context c_t, and the decoder turns
+c_t, s_{t-1} and op_{t-1} into s_t and the next word. The clip ends on the
+alignment matrix: one row of weights per output word.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    AnimationGroup,
+    Create,
+    DashedVMobject,
+    Animation,
+    GrowArrow,
+    Indicate,
+    LaggedStart,
+    Mobject,
+    ReplacementTransform,
+    RoundedRectangle,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+    Write,
+)
+
+from .base import WalkthroughScene
+from .components import (
+    CELL_W,
+    CellBox,
+    NumberLabel,
+    ValueCell,
+    ValueMatrix,
+    VectorColumn,
+    arrow_between,
+    caption,
+    fit_within,
+    math_label,
+)
+
+__all__ = ["AttentionProcessScene"]
+
+# Layout (frame is 14.2 x 8 units).
+TITLE_Y = 3.62
+SOURCE_CENTRE_X = 0.55  # the source columns leave room on the left for row names
+SOURCE_WIDTH = 11.6
+MAX_STATE_ROWS = 6  # longer vectors are elided with dots
+PANEL_TOP = -0.78  # top of the decoder panel (its labels)
+NOTE_Y = -3.78
+WORD_FONT = 20
+MIN_WORD_FONT = 15
+
+_SCORE_TEX = {
+    "additive": r"e_{t,i} = v_a^{\top}\tanh(W_a\,s_{t-1} + U_a\,h_i)",
+    "dot": r"e_{t,i} = s_{t-1}^{\top}\,h_i",
+    "scaled_dot": r"e_{t,i} = s_{t-1}^{\top}\,h_i \,/\, \sqrt{d}",
+}
+_SCORE_NAME = {"additive": "additive (Bahdanau)", "dot": "dot product", "scaled_dot": "scaled dot product"}
+
+
+_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
+
+
+def sub(n: int) -> str:
+    """``n`` in subscript digits, for names such as h\u2083."""
+    return str(n).translate(_SUBSCRIPTS)
+
+
+def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
+                font_size: float = WORD_FONT) -> VGroup:
+    """Words centred on ``xs``; on two staggered rows when one row is too tight.
+
+    A word never gets more width than its slot (two slots when staggered),
+    so neighbours never overlap, and it is shrunk only as far as needed.
+    """
+    texts = [caption(w, theme, font_size, colour) for w in words]
+    one_row = pitch - 0.1
+    stagger = any(t.width * MIN_WORD_FONT / font_size > one_row for t in texts) and len(texts) > 1
+    room = 2 * pitch - 0.18 if stagger else one_row
+    out = VGroup()
+    for i, (t, x) in enumerate(zip(texts, xs)):
+        fit_within(t, max_width=room)
+        dy = (0.17 if i % 2 == 0 else -0.17) if stagger else 0.0
+        t.move_to([x, y + dy, 0])
+        out.add(t)
+    return out
+
+
+class _Fade(Animation):
+    """A fade in or out that scales each part's own opacity, without copying.
+
+    Manim's FadeIn/FadeOut deep-copy their mobject, which for columns of
+    numbers (text glyphs) costs most of this scene's build time. This fade
+    keeps the per-cell opacities (value-coloured fills) and scales them.
+    """
+
+    def __init__(self, mobject: Mobject, out: bool, shift: np.ndarray | None = None, **kw) -> None:
+        self.out = out
+        self.offset = np.zeros(3) if shift is None else np.asarray(shift, dtype=float)
+        self._applied = np.zeros(3)
+        super().__init__(mobject, remover=out, introducer=not out, **kw)
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()  # unused: interpolation reads the saved opacities
+
+    def begin(self) -> None:
+        self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
+                      for m in self.mobject.family_members_with_points()]
+        super().begin()
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        k = 1.0 - alpha if self.out else alpha
+        for m, fill, stroke in self.saved:
+            m.fill_rgbas[:, 3] = fill * k
+            m.stroke_rgbas[:, 3] = stroke * k
+        # Fade in arrives from -shift; fade out leaves towards +shift.
+        want = self.offset * (alpha if self.out else alpha - 1.0)
+        self.mobject.shift(want - self._applied)
+        self._applied = want
+
+    def clean_up_from_scene(self, scene) -> None:
+        super().clean_up_from_scene(scene)
+        if self.out:  # gone from the scene: give it back its look and place
+            self.mobject.shift(-self._applied)
+            for m, fill, stroke in self.saved:
+                m.fill_rgbas[:, 3] = fill
+                m.stroke_rgbas[:, 3] = stroke
+
+
+def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:
+    return _Fade(mobject, out=False, shift=shift, **kw)
+
+
+def fade_out(mobject: Mobject, **kw) -> _Fade:
+    return _Fade(mobject, out=True, **kw)
+
+
+class AttentionProcessScene(WalkthroughScene):
+    scene_id = "attention_process"
+    trace_sections = ("source", "sizes", "encoder", "attention")
+    description = ("Attention at every decoder step: scores f_att(s_{t-1}, h_i), softmax weights, "
+                   "context c_t, the decoder's s_t and word; ends on the alignment matrix.")
+
+    # -- layout --------------------------------------------------------------
+
+    def _layout(self) -> None:
+        att = self.trace.attention
+        T, H = att.keys.shape
+        self.T, self.H = T, H
+        self.pitch = min(1.25, SOURCE_WIDTH / T)
+        self.cell_w = min(CELL_W, self.pitch - 0.1)
+        shown_rows = min(H, MAX_STATE_ROWS)
+        self.cell_h = 0.36 if shown_rows <= 4 else 0.30
+        span = (T - 1) * self.pitch
+        self.xs = [SOURCE_CENTRE_X - span / 2 + i * self.pitch for i in range(T)]
+        col_h = shown_rows * self.cell_h + 0.08
+        self.words_y = 3.0
+        self.h_top = 2.52
+        self.h_name_y = self.h_top - col_h - 0.2
+        self.scores_y = self.h_name_y - 0.42
+        self.weights_y = self.scores_y - self.cell_h - 0.12
+        # Decoder panel: columns hang from PANEL_TOP (their labels above them).
+        self.panel_col_top = PANEL_TOP - 0.42
+
+    def _column(self, values, key: str, label: str, colour) -> VectorColumn:
+        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=CELL_W,
+                           cell_height=self.cell_h, max_rows=MAX_STATE_ROWS)
+        # Pango names with Unicode subscripts: a LaTeX run per step would be slow.
+        col.label = caption(label, self.theme, 22, colour).next_to(col.frame, UP, buff=0.1)
+        col.add(col.label)
+        return col
+
+    def _panel_column(self, values, key: str, label: str, colour, x: float) -> VectorColumn:
+        col = self._column(values, key, label, colour)
+        col.shift(np.array([x, self.panel_col_top, 0]) - col.frame.get_top())
+        return col
+
+    # -- builders ------------------------------------------------------------
+
+    def _encoder_states(self) -> VGroup:
+        """h_1 ... h_T under the source words, each with its name."""
+        theme, att = self.theme, self.trace.attention
+        cols = VGroup()
+        for i in range(self.T):
+            col = VectorColumn(att.keys[i], theme, key=f"encoder.hidden.{i + 1}", colour=theme.encoder,
+                               cell_width=self.cell_w, cell_height=self.cell_h,
+                               max_rows=MAX_STATE_ROWS)
+            col.shift(np.array([self.xs[i], self.h_top, 0]) - col.frame.get_top())
+            name = caption(f"h{sub(i + 1)}", theme, 20, theme.encoder).move_to([self.xs[i], self.h_name_y, 0])
+            cols.add(VGroup(col, name))
+        return cols
+
+    def _score_row(self, t: int) -> VGroup:
+        att = self.trace.attention
+        e = att.scores[t]
+        scale = max(float(np.max(np.abs(e))), 1e-9)
+        row = VGroup()
+        for i in range(self.T):
+            cell = ValueCell(e[i], self.theme, (f"attention.scores.{t}", i), self.cell_w, self.cell_h, scale)
+            row.add(cell.move_to([self.xs[i], self.scores_y, 0]))
+        return row
+
+    def _weight_row(self, t: int) -> VGroup:
+        theme, a = self.theme, self.trace.attention.weights[t]
+        row = VGroup()
+        for i in range(self.T):
+            cell = ValueCell(a[i], theme, (f"attention.weights.{t}", i), self.cell_w, self.cell_h,
+                             fill=theme.heat(a[i]))
+            row.add(cell.move_to([self.xs[i], self.weights_y, 0]))
+        return row
+
+    def _row_name(self, word: str, tex: str, colour, y: float) -> VGroup:
+        """A row's name left of the source columns: a word and its symbol."""
+        name = VGroup(caption(word, self.theme, 16, self.theme.muted),
+                      math_label(tex, self.theme, 32, colour)).arrange(RIGHT, buff=0.12)
+        right = self.xs[0] - self.cell_w / 2 - 0.25
+        return name.move_to([0, y, 0]).align_to([right, 0, 0], RIGHT)
+
+    def _equations(self) -> VGroup:
+        theme, kind = self.theme, self.trace.attention.params.score
+        lines = VGroup(
+            math_label(_SCORE_TEX[kind], theme, 24),
+            math_label(r"a_{t,i} = \mathrm{softmax}_i\,(e_{t,i})", theme, 24),
+            math_label(r"c_t = \textstyle\sum_i a_{t,i}\,h_i", theme, 24),
+            math_label(r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1}", theme, 24),
+            math_label(r"+\,W_c\,c_t + b)", theme, 24),
+            math_label(r"op_t = \arg\max_w\ s_t \cdot y_w", theme, 24),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+        lines[4].shift(RIGHT * 0.5)
+        fit_within(lines, max_width=3.7, max_height=2.75)
+        lines.move_to([0, PANEL_TOP - 1.35, 0]).align_to([6.95, 0, 0], RIGHT)
+        return lines
+
+    # -- the scene -----------------------------------------------------------
+
+    def construct(self) -> None:
+        theme, att = self.theme, self.trace.attention
+        self._layout()
+        n = att.steps
+
+        title = caption("Attention over the encoder states", theme, 28)
+        kind = caption(f"score: {_SCORE_NAME[att.params.score]}", theme, 20, theme.muted)
+        title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
+        kind.next_to(title, RIGHT, buff=0.5).align_to(title, DOWN)
+        words = word_labels(att.source_tokens, self.xs, self.words_y, self.pitch, theme)
+        states = self._encoder_states()
+        self.play(fade_in(title), fade_in(kind), fade_in(words))
+        self.play(LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08), run_time=1.2)
+
+        note = None
+        if att.untrained:
+            note = caption("Seeded, untrained weights: the words chosen are not a translation "
+                           "and the weights show no real alignment yet.", theme, 17, theme.muted)
+            fit_within(note, max_width=13.6).move_to([0, NOTE_Y, 0])
+            self.play(fade_in(note))
+
+        e_name = self._row_name("score", r"e_{t,i}", theme.text, self.scores_y)
+        a_name = self._row_name("weight", r"a_{t,i}", theme.heat_high, self.weights_y)
+        equations = self._equations()
+        self.play(fade_in(equations), run_time=0.6)
+
+        # Decoder panel positions: the three inputs, the decoder, s_t, the word.
+        x_op, x_s, x_c, x_box, x_new, x_word = -6.3, -5.25, -4.2, -2.45, -0.7, 0.95
+        s_prev = self._panel_column(att.states[0], "attention.states.0", f"s{sub(0)}", theme.decoder, x_s)
+        op_col = self._panel_column(att.input_embeddings[0], "attention.input_embeddings.0", f"op{sub(0)}",
+                                    theme.embedding, x_op)
+        op_word = self._op_word(att.inputs[0], op_col)
+        zero_note = caption("s\u2080 = 0", theme, 18, theme.muted).next_to(s_prev.frame, DOWN, buff=0.12)
+        box = CellBox("decoder", theme, theme.decoder, width=1.6, height=1.1)
+        box.move_to([x_box, s_prev.frame.get_center()[1], 0])
+        self.play(fade_in(s_prev), fade_in(op_col), fade_in(op_word), fade_in(zero_note), Create(box))
+
+        for t in range(n):
+            fast = 1.0 if t == 0 else (0.7 if t == 1 else 0.45)
+            step = caption(f"step {t + 1} of {n}", theme, 22, theme.highlight)
+            step.align_to(title, DOWN).align_to([6.9, 0, 0], RIGHT)
+            if t == 0:
+                self.play(fade_in(step), run_time=0.4)
+            else:
+                self.play(ReplacementTransform(self._step_label, step), run_time=0.3)
+            self._step_label = step
+
+            # 1. f_att scores every h_i against s_{t-1}.
+            focus = SurroundingRectangle(s_prev.frame, color=theme.highlight, buff=0.06)
+            eq_focus = SurroundingRectangle(equations[0], color=theme.highlight, buff=0.06)
+            scores = self._score_row(t)
+            intro = [Create(focus), Create(eq_focus)] + ([fade_in(e_name)] if t == 0 else [])
+            self.play(*intro, run_time=0.5 * fast)
+            self.play(LaggedStart(*[
+                AnimationGroup(Indicate(states[i][0].frame, color=theme.highlight, scale_factor=1.03),
+                               fade_in(scores[i], shift=DOWN * 0.15))
+                for i in range(self.T)], lag_ratio=0.25 if t == 0 else 0.08), run_time=2.0 * fast)
+
+            # 2. softmax: the weights, as heat over the words.
+            weights = self._weight_row(t)
+            eq2 = SurroundingRectangle(equations[1], color=theme.highlight, buff=0.06)
+            # The boxes travel down (cheap), the weights' numbers fade in on arrival.
+            w_boxes = VGroup(*[c.box for c in weights])
+            w_numbers = VGroup(*[c.number for c in weights])
+            anims = [TransformFromCopy(VGroup(*[c.box for c in scores]), w_boxes),
+                     ReplacementTransform(eq_focus, eq2), fade_out(focus)]
+            if t == 0:
+                anims.append(fade_in(a_name))
+            self.play(*anims, run_time=0.8 * fast)
+            self.play(fade_in(w_numbers), run_time=0.3 * fast)
+            self.remove(w_boxes, w_numbers)
+            self.add(weights)
+
+            # 3. c_t forms from the h_i, each scaled by its weight.
+            c_col = self._panel_column(att.contexts[t], f"attention.contexts.{t}", f"c{sub(t + 1)}",
+                                       theme.encoder, x_c)
+            eq3 = SurroundingRectangle(equations[2], color=theme.highlight, buff=0.06)
+            sources, ghosts = self._weighted_ghosts(states, t, c_col)
+            self.play(ReplacementTransform(eq2, eq3),
+                      LaggedStart(*[TransformFromCopy(src, g) for src, g in zip(sources, ghosts)],
+                                  lag_ratio=0.05), run_time=1.3 * fast)
+            self.play(fade_out(ghosts), fade_in(c_col), run_time=0.6 * fast)
+
+            # 4. the decoder consumes op_{t-1}, s_{t-1}, c_t and emits s_t, then the word.
+            inputs = VGroup(op_col.frame, s_prev.frame, c_col.frame, op_col.label, s_prev.label, c_col.label)
+            bracket = DashedVMobject(RoundedRectangle(corner_radius=0.12, width=inputs.width + 0.25,
+                                                      height=inputs.height + 0.2, stroke_color=theme.muted,
+                                                      stroke_width=2).move_to(inputs), num_dashes=40)
+            into = arrow_between(bracket, box.box, theme.decoder, buff=0.05)
+            eq4 = SurroundingRectangle(VGroup(equations[3], equations[4]), color=theme.highlight, buff=0.06)
+            exit_zero = [fade_out(zero_note)] if t == 0 else []
+            self.play(Create(bracket), GrowArrow(into), ReplacementTransform(eq3, eq4), *exit_zero,
+                      run_time=0.7 * fast)
+            s_new = self._panel_column(att.states[t + 1], f"attention.states.{t + 1}", f"s{sub(t + 1)}",
+                                       theme.decoder, x_new)
+            out = arrow_between(box.box, s_new.frame, theme.decoder, buff=0.08)
+            self.play(Indicate(box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
+                      fade_in(s_new, shift=RIGHT * 0.2), run_time=0.9 * fast)
+            word = self._emitted(t, s_new, x_word)
+            to_word = arrow_between(s_new.frame, word[0], theme.decoder, buff=0.1)
+            eq5 = SurroundingRectangle(equations[5], color=theme.highlight, buff=0.06)
+            self.play(GrowArrow(to_word), fade_in(word, shift=RIGHT * 0.2), ReplacementTransform(eq4, eq5),
+                      run_time=0.8 * fast)
+            self.wait(0.6 * fast)
+
+            leaving = [scores, weights, bracket, into, out, to_word, eq5, c_col]
+            if t + 1 < n:
+                # s_t becomes s_{t-1}, the word becomes op_{t-1} of the next step.
+                next_s = self._panel_column(att.states[t + 1], f"attention.states.{t + 1}", f"s{sub(t + 1)}",
+                                            theme.decoder, x_s)
+                next_op = self._panel_column(att.input_embeddings[t + 1], f"attention.input_embeddings.{t + 1}",
+                                             f"op{sub(t + 1)}", theme.embedding, x_op)
+                next_word = self._op_word(att.inputs[t + 1], next_op)
+                self.play(*[fade_out(m) for m in leaving], fade_out(s_prev), fade_out(op_col), fade_out(op_word),
+                          ReplacementTransform(s_new, next_s), ReplacementTransform(word[0], next_word),
+                          fade_out(word[1]), fade_in(next_op), run_time=0.8 * fast)
+                s_prev, op_col, op_word = next_s, next_op, next_word
+            else:
+                final = [scores, weights, bracket, into, out, to_word, eq5, c_col, s_prev, op_col, op_word,
+                         s_new, word, box]
+        self.wait(0.4)
+
+        # The alignment matrix: every step's weights, words on both axes.
+        self.play(*[fade_out(m) for m in final], fade_out(states), fade_out(words), fade_out(e_name),
+                  fade_out(title), fade_out(kind),
+                  fade_out(a_name), fade_out(equations), fade_out(self._step_label), run_time=0.8)
+        self._alignment()
+        self.wait(2.0)
+
+    # -- pieces of a step ----------------------------------------------------
+
+    def _op_word(self, word: str, col: VectorColumn) -> Mobject:
+        """The previous output word, under its embedding column."""
+        text = caption(word, self.theme, 18, self.theme.embedding)
+        fit_within(text, max_width=1.0)
+        return text.next_to(col.frame, DOWN, buff=0.14)
+
+    def _emitted(self, t: int, s_new: VectorColumn, x: float) -> VGroup:
+        """The chosen word and its probability, right of s_t."""
+        theme, att = self.theme, self.trace.attention
+        word = caption(att.chosen[t], theme, 26, theme.decoder)
+        fit_within(word, max_width=2.1)
+        p = VGroup(caption("p =", theme, 18, theme.muted),
+                   NumberLabel(att.chosen_probabilities[t], theme, ("attention.chosen_probabilities", t)))
+        p.arrange(RIGHT, buff=0.1)
+        group = VGroup(word, p).arrange(DOWN, buff=0.15)
+        group.move_to([x + group.width / 2, s_new.frame.get_center()[1], 0])
+        return group
+
+    def _weighted_ghosts(self, states: VGroup, t: int, c_col: VectorColumn) -> tuple[VGroup, VGroup]:
+        """The h_i cell boxes, and copies of them faded by weight where c_t goes.
+
+        Brightness proportional to a_{t,i} (layout only): the brightest
+        copies are the states that contribute most to c_t. Boxes only, no
+        numbers: stacked numbers would be unreadable (and copying text is slow).
+        """
+        a = self.trace.attention.weights[t]
+        top = max(float(np.max(a)), 1e-9)
+        sources, ghosts = VGroup(), VGroup()
+        for i in range(self.T):
+            boxes = VGroup(*[c.box for c in states[i][0].cells if isinstance(c, ValueCell)])
+            targets = VGroup(*[c.box for c in c_col.cells if isinstance(c, ValueCell)])
+            g = VGroup(*[b.copy().match_width(tb, stretch=True).move_to(tb) for b, tb in zip(boxes, targets)])
+            g.set_opacity(0.1 + 0.9 * float(a[i]) / top)
+            sources.add(boxes)
+            ghosts.add(g)
+        return sources, ghosts
+
+    def _alignment(self) -> None:
+        theme, att = self.theme, self.trace.attention
+        n, T = att.weights.shape
+        # Cells as large as the frame allows: 12 columns x 13 rows still fit.
+        cell_w = min(1.0, 11.0 / T)
+        cell_h = min(0.5, 4.9 / n)
+        matrix = ValueMatrix(att.weights, theme, key="attention.weights", row_labels=list(att.chosen),
+                             colour=theme.panel, max_rows=13, max_cols=12, cell_width=cell_w,
+                             cell_height=cell_h, heat=True, label_size=20)
+        for lab in matrix.row_labels:
+            fit_within(lab, max_width=1.25)
+            lab.align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
+        heading = caption("Alignment: the attention weights of every step", theme, 26)
+        heading.move_to([0, TITLE_Y, 0])
+        # The block (axis name, source words, grid) is centred under the heading.
+        above = 1.05
+        block = above + matrix.frame.height
+        centre = (heading.get_bottom()[1] - 0.1 + NOTE_Y + 0.25) / 2
+        grid_top = centre + block / 2 - above
+        top = matrix.frame.get_top()
+        matrix.shift([0.6 - top[0], grid_top - top[1], 0])
+        xs = [matrix.cell(0, j).get_x() for j in range(T)]
+        cols = word_labels(att.source_tokens, xs, grid_top + 0.38, cell_w, theme)
+        src = caption("source words", theme, 18, theme.encoder)
+        src.move_to([matrix.frame.get_x(), grid_top + above - 0.15, 0])
+        out = caption("output words", theme, 18, theme.decoder)
+        out.next_to(matrix.row_labels, DOWN, buff=0.2).align_to(matrix.row_labels, RIGHT)
+        self.play(fade_in(heading), fade_in(cols), fade_in(src))
+        self.play(LaggedStart(*[fade_in(VGroup(*[matrix.cell(t, j) for j in range(T)]), shift=DOWN * 0.1)
+                                for t in range(n)], lag_ratio=0.2),
+                  fade_in(matrix.frame), fade_in(matrix.row_labels), fade_in(out), run_time=1.5)
