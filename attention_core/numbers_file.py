@@ -176,6 +176,8 @@ class Scenario:
     source_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     target_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     encoder: EncoderWeights = EncoderWeights()
+    # dot_attention.DotAttentionNumbers; None computes the tables' defaults.
+    dot_attention: Any = None
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -210,6 +212,7 @@ def _parse_embedding_table(
 
 
 _TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+_TOP_KEYS |= {"dot_product_attention", "multi_query_attention", "worked_example"}
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenario:
@@ -271,6 +274,10 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         b=as_vector(enc["b"], "encoder.b", H) if "b" in enc else None,
     )
 
+    from .dot_attention import parse_dot_attention  # it imports the validators above
+
+    dot_attention = parse_dot_attention(data, seed)
+
     return Scenario(
         origin=origin,
         seed=seed,
@@ -282,6 +289,7 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>") -> Scenari
         source_embeddings=source_emb,
         target_embeddings=target_emb,
         encoder=encoder,
+        dot_attention=dot_attention,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dot_attention as dot_attn
 from . import maths
 from .numbers_file import Scenario
 from .params import seeded_embeddings, seeded_normal
@@ -89,6 +90,9 @@ class Trace:
     source_tokens: tuple[str, ...]
     target_tokens: tuple[str, ...]
     encoder: EncoderTrace
+    dot_product_attention: dot_attn.DotProductAttentionTrace | None = None
+    multi_query_attention: dot_attn.MultiQueryAttentionTrace | None = None
+    worked_example: dot_attn.WorkedExampleTrace | None = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -116,6 +120,9 @@ class Trace:
             },
             "parameters": self.params.to_dict(),
             "encoder": self.encoder.to_dict(),
+            **{name: getattr(self, name).to_dict() for name in (
+                "dot_product_attention", "multi_query_attention", "worked_example")
+               if getattr(self, name) is not None},
         }
 
 
@@ -152,10 +159,14 @@ def compute_trace(scenario: Scenario) -> Trace:
     inputs = params.source_embeddings[list(ids)]
     hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
     encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
+    dot = scenario.dot_attention or dot_attn.parse_dot_attention({}, scenario.seed)
     return Trace(
         scenario=scenario,
         params=params,
         source_tokens=tokens,
         target_tokens=scenario.target_tokens,
         encoder=encoder,
+        dot_product_attention=dot_attn.single_query_attention(dot.inputs, dot.query),
+        multi_query_attention=dot_attn.multi_query_attention(dot.mq_inputs, dot.mq_queries),
+        worked_example=dot_attn.worked_example(dot.we_inputs, dot.we_queries),
     )
