@@ -26,7 +26,6 @@ from manim import (
     Create,
     FadeIn,
     FadeOut,
-    Indicate,
     Line,
     Rectangle,
     SurroundingRectangle,
@@ -295,7 +294,8 @@ class DotProductAttentionScene(WalkthroughScene):
             "one feature of all the inputs.", theme)
         self.play(FadeOut(cap), FadeIn(new_cap))
         cap = new_cap
-        self.play(TransformFromCopy(VGroup(A.cells, X.grid), o.cells), FadeIn(o.frame),
+        # A cheap fade: a transform from all of A and X would copy every glyph.
+        self.play(FadeIn(o.cells, shift=DOWN * 0.2, lag_ratio=0.3), FadeIn(o.frame),
                   FadeIn(o_name), run_time=1.2)
         self.wait(0.6)
 
@@ -320,7 +320,7 @@ class DotProductAttentionScene(WalkthroughScene):
         rings = VGroup(SurroundingRectangle(col, color=theme.value, buff=0.03),
                        SurroundingRectangle(A.cells, color=theme.value, buff=0.03))
         self.play(Create(rings), FadeIn(w_name), Create(w_frame), run_time=0.6)
-        self.play(TransformFromCopy(VGroup(A.cells, col), weighted), run_time=1.0)
+        self.play(TransformFromCopy(col, weighted), run_time=1.0)
         rule = Line([w_x - CELL_W / 2, 0, 0], [w_x + CELL_W / 2, 0, 0], color=theme.value)
         rule.next_to(w_frame, DOWN, buff=0.12)
         total = ValueCell(tr.output[f], theme, (f"{key}.output", f),
@@ -328,14 +328,15 @@ class DotProductAttentionScene(WalkthroughScene):
         total.next_to(rule, DOWN, buff=0.1)
         plus = caption("sum", theme, 16, theme.muted).next_to(total, RIGHT, buff=0.12)
         new_cap = step_caption(
-            "Zoom: o\u2082 = a\u2082.\u00b7h.\u2082 = \u03a3\u1d62 a\u1d62 h\u1d62\u2082, "
+            "Zoom: o\u2082 = a\u2082\u2022\u00b7h\u2022\u2082 = \u03a3\u1d62 a\u1d62 h\u1d62\u2082, "
             "a weighted average of the second feature of every input,\n"
             "weighted by how much attention each input gets.", theme)
         self.play(FadeOut(cap), FadeIn(new_cap), Create(rule), FadeIn(plus),
-                  TransformFromCopy(weighted, total), run_time=1.0)
+                  FadeIn(total, shift=DOWN * 0.2), run_time=1.0)
         cap = new_cap
-        self.play(Indicate(o.cell_by_index[f], color=theme.value, scale_factor=1.15),
-                  Indicate(total, color=theme.value, scale_factor=1.15), run_time=0.8)
+        same = VGroup(SurroundingRectangle(o.cell_by_index[f], color=theme.highlight, buff=0.04),
+                      SurroundingRectangle(total, color=theme.highlight, buff=0.04))
+        self.play(Create(same), run_time=0.8)
         self.wait(1.5)
         self.play(FadeOut(veils), run_time=0.6)
         self.wait(0.5)

@@ -94,7 +94,7 @@ class MultiQueryAttentionScene(WalkthroughScene):
         cap = new_cap
         self.play(TransformFromCopy(VGroup(first, column), E.cell(0, 0)), run_time=0.8)
         rest = VGroup(*(m for m in E.grid if m is not E.cell(0, 0)))
-        self.play(FadeOut(rings), TransformFromCopy(VGroup(Q.grid, XT.grid), rest), run_time=1.2)
+        self.play(FadeOut(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
         self.wait(0.6)
 
         # -- step 3: softmax along each row ------------------------------------
@@ -147,7 +147,7 @@ class MultiQueryAttentionScene(WalkthroughScene):
         self.play(TransformFromCopy(A.grid, A2.grid), FadeIn(A2.frame), FadeIn(A2.row_labels),
                   FadeIn(X), FadeIn(names2[0]), FadeIn(names2[1]), run_time=1.0)
         self.play(FadeIn(O.frame), FadeIn(names2[2]),
-                  TransformFromCopy(VGroup(A2.grid, X.grid), O.grid), run_time=1.2)
+                  FadeIn(O.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
         self.wait(0.6)
 
         # Row j of A (query j's weights) makes row j of O.

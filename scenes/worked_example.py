@@ -132,7 +132,7 @@ class WorkedExampleScene(WalkthroughScene):
         self.play(Create(rings), run_time=0.5)
         self.play(TransformFromCopy(VGroup(first, column), S.cell(0, 0)), run_time=0.8)
         rest = VGroup(*(m for m in S.grid if m is not S.cell(0, 0)))
-        self.play(FadeOut(rings), TransformFromCopy(VGroup(X2.grid, qT.grid), rest), run_time=1.2)
+        self.play(FadeOut(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
         self.wait(0.8)
 
         # -- step 3: alpha = softmax of each column ----------------------------
@@ -199,7 +199,7 @@ class WorkedExampleScene(WalkthroughScene):
                   FadeIn(aT.frame), FadeIn(aT.row_labels), FadeIn(aT_dots), run_time=1.4)
         cap = new_cap
         self.play(FadeIn(names4[0]), FadeIn(names4[1]), FadeIn(names4[2]), FadeIn(C.frame))
-        self.play(TransformFromCopy(VGroup(aT.grid, X4.grid), C.grid), run_time=1.2)
+        self.play(FadeIn(C.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
         self.wait(0.8)
 
         # Row FOCUS of C: the inputs averaged with query FOCUS's weights.
