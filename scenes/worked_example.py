@@ -165,7 +165,10 @@ class WorkedExampleScene(WalkthroughScene):
         self.play(FadeIn(rest_sums), run_time=0.6)
         alpha_name = name_block(theme, [(r"\alpha = \mathrm{softmax}(s)", f"{N}\u00d7{M}",
                                          theme.highlight)])[0]
-        fit_within(alpha_name, max_width=names.width).move_to(names[2], aligned_edge=LEFT)
+        # As tall as the line it replaces, unless that would overflow the free corner.
+        alpha_name.scale_to_fit_height(names[2].height * 1.1)
+        fit_within(alpha_name, max_width=qT.frame.get_left()[0] - names[2].get_left()[0] - 0.3)
+        alpha_name.move_to(names[2], aligned_edge=LEFT)
         self.play(FadeOut(names[2]), FadeIn(alpha_name))
         self.wait(0.8)
 
