@@ -32,6 +32,7 @@ from manim import (
     TransformFromCopy,
     VGroup,
     Write,
+    smooth,
 )
 
 from .base import WalkthroughScene
@@ -55,6 +56,8 @@ __all__ = [
     "veil",
     "place_product",
     "name_block",
+    "caption_out",
+    "caption_in",
 ]
 
 TITLE_Y = 3.55
@@ -113,6 +116,24 @@ def step_caption(text: str, theme: Any, y: float = CAPTION_Y, font_size: float =
     lines.arrange(DOWN, buff=0.12)
     fit_within(lines, max_width=13.4)
     return lines.move_to([0, y, 0])
+
+
+def _first_half(t: float) -> float:
+    return smooth(min(1.0, 2.0 * t))
+
+
+def _second_half(t: float) -> float:
+    return smooth(max(0.0, 2.0 * t - 1.0))
+
+
+def caption_out(cap: Any) -> FadeOut:
+    """The old caption fades out in the first half of the animation ..."""
+    return FadeOut(cap, rate_func=_first_half)
+
+
+def caption_in(cap: Any) -> FadeIn:
+    """... and the new one fades in during the second half, so they never cross."""
+    return FadeIn(cap, rate_func=_second_half)
 
 
 def veil(theme: Any, *mobs: Any, opacity: float = 0.72, buff: float = 0.04) -> VGroup:
@@ -221,7 +242,7 @@ class DotProductAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             "Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
             "multiply s\u2082 with row h\u1d62 entry by entry and add the products up.", theme)
-        self.play(FadeOut(cap), FadeIn(new_cap), FadeIn(E.frame), FadeIn(E_name),
+        self.play(caption_out(cap), caption_in(new_cap), FadeIn(E.frame), FadeIn(E_name),
                   FadeIn(terms_name), FadeIn(sums_name))
         cap = new_cap
 
@@ -278,7 +299,7 @@ class DotProductAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             "Step 3: softmax turns the raw scores into weights A: all positive, summing to 1,\n"
             "the share of attention each input feature gets from this query.", theme)
-        self.play(FadeOut(cap), FadeIn(new_cap), Create(arrow), FadeIn(soft))
+        self.play(caption_out(cap), caption_in(new_cap), Create(arrow), FadeIn(soft))
         cap = new_cap
         self.play(TransformFromCopy(E.cells, A.cells), FadeIn(A.frame), FadeIn(A_name), run_time=1.2)
         self.wait(0.8)
@@ -292,7 +313,7 @@ class DotProductAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             f"Step 4: o = A\u00b7X has the query's shape (1\u00d7{D}): each output number mixes "
             "one feature of all the inputs.", theme)
-        self.play(FadeOut(cap), FadeIn(new_cap))
+        self.play(caption_out(cap), caption_in(new_cap))
         cap = new_cap
         # A cheap fade: a transform from all of A and X would copy every glyph.
         self.play(FadeIn(o.cells, shift=DOWN * 0.2, lag_ratio=0.3), FadeIn(o.frame),
@@ -331,7 +352,7 @@ class DotProductAttentionScene(WalkthroughScene):
             "Zoom: o\u2082 = a\u2082\u2022\u00b7h\u2022\u2082 = \u03a3\u1d62 a\u1d62 h\u1d62\u2082, "
             "a weighted average of the second feature of every input,\n"
             "weighted by how much attention each input gets.", theme)
-        self.play(FadeOut(cap), FadeIn(new_cap), Create(rule), FadeIn(plus),
+        self.play(caption_out(cap), caption_in(new_cap), Create(rule), FadeIn(plus),
                   FadeIn(total, shift=DOWN * 0.2), run_time=1.0)
         cap = new_cap
         same = VGroup(SurroundingRectangle(o.cell_by_index[f], color=theme.highlight, buff=0.04),

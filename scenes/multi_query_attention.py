@@ -23,6 +23,8 @@ from manim import (
 from .base import WalkthroughScene
 from .components import ValueMatrix, caption, fit_within, math_label
 from .dot_product_attention import (
+    caption_in,
+    caption_out,
     name_block,
     place_product,
     rekey_transposed,
@@ -90,7 +92,7 @@ class MultiQueryAttentionScene(WalkthroughScene):
         column = VGroup(*(XT.cell(k, 0) for k in range(D)))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
-        self.play(FadeOut(cap), FadeIn(new_cap), Create(rings), FadeIn(E.frame), FadeIn(names[2]))
+        self.play(caption_out(cap), caption_in(new_cap), Create(rings), FadeIn(E.frame), FadeIn(names[2]))
         cap = new_cap
         self.play(TransformFromCopy(VGroup(first, column), E.cell(0, 0)), run_time=0.8)
         rest = VGroup(*(m for m in E.grid if m is not E.cell(0, 0)))
@@ -103,7 +105,7 @@ class MultiQueryAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             "Step 3: softmax along each row: every query gets its own weights over the "
             f"{N} inputs, summing to 1.", theme, CAPTION_Y)
-        self.play(FadeOut(cap), FadeIn(new_cap))
+        self.play(caption_out(cap), caption_in(new_cap))
         cap = new_cap
         width = len(E.grid) // NQ
         rows_A = []
@@ -140,7 +142,7 @@ class MultiQueryAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             "Step 4: O = A\u00b7X: each row of O is a weighted average of the inputs, "
             "for all queries at once.", theme, CAPTION_Y)
-        self.play(FadeOut(cap), FadeIn(new_cap), FadeOut(Q), FadeOut(XT), FadeOut(names),
+        self.play(caption_out(cap), caption_in(new_cap), FadeOut(Q), FadeOut(XT), FadeOut(names),
                   FadeOut(A_name), FadeOut(A.frame), run_time=0.8)
         cap = new_cap
         self.remove(A, A.grid)  # fading its frame split A into parts
@@ -163,7 +165,7 @@ class MultiQueryAttentionScene(WalkthroughScene):
             note = step_caption(
                 f"Query {j + 1}: its weights (row {j + 1} of A) average the inputs into "
                 f"output row {j + 1} of O.", theme, CAPTION_Y)
-            self.play(Create(rings), FadeIn(veils), FadeOut(cap), FadeIn(note),
+            self.play(Create(rings), FadeIn(veils), caption_out(cap), caption_in(note),
                       run_time=0.5 if NQ > 3 else 0.8)
             self.wait(0.4 if NQ > 3 else 0.8)
             self.play(FadeOut(rings), FadeOut(veils), run_time=0.3)
@@ -171,7 +173,7 @@ class MultiQueryAttentionScene(WalkthroughScene):
         final = step_caption(
             f"Stacking the queries computes all {NQ} outputs in one pass: no loop over "
             "time steps.", theme, CAPTION_Y)
-        self.play(FadeOut(cap), FadeIn(final))
+        self.play(caption_out(cap), caption_in(final))
         self.wait(1.5)
 
     @staticmethod

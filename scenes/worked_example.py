@@ -29,6 +29,8 @@ from manim import (
 from .base import WalkthroughScene
 from .components import CELL_H, NumberLabel, ValueMatrix, caption, fit_within, math_label
 from .dot_product_attention import (
+    caption_in,
+    caption_out,
     RowVector,
     name_block,
     place_product,
@@ -119,7 +121,7 @@ class WorkedExampleScene(WalkthroughScene):
             "with query q\u2c7c (rows: inputs, columns: queries).", theme, CAPTION_Y)
         src = VGroup(*(q1.cell(j, k) for k in range(D) for j in range(M)))
         tgt = VGroup(*(qT.cell(k, j) for k in range(D) for j in range(M)))
-        self.play(FadeOut(cap), FadeIn(new_cap), FadeOut(X1_name), FadeOut(q1_name),
+        self.play(caption_out(cap), caption_in(new_cap), FadeOut(X1_name), FadeOut(q1_name),
                   ReplacementTransform(X1, X2), ReplacementTransform(src, tgt),
                   FadeOut(q1.frame), FadeOut(q1.row_labels), FadeIn(qT.frame), FadeIn(qT.col_labels),
                   run_time=1.2)
@@ -148,7 +150,7 @@ class WorkedExampleScene(WalkthroughScene):
             f"Step 3: softmax down column {FOCUS + 1}: the scores of query {FOCUS + 1} over the "
             f"{N} inputs become weights that sum to 1.", theme, CAPTION_Y)
         ring = SurroundingRectangle(col_S, color=theme.highlight, buff=0.03)
-        self.play(FadeOut(cap), FadeIn(new_cap), Create(ring))
+        self.play(caption_out(cap), caption_in(new_cap), Create(ring))
         cap = new_cap
         self.play(FadeOut(col_S), FadeIn(col_A), run_time=1.0)
         self.play(TransformFromCopy(col_A, sums.cell_by_index[FOCUS]), FadeIn(sums.frame),
@@ -159,7 +161,7 @@ class WorkedExampleScene(WalkthroughScene):
         rest_sums = VGroup(*(c for k, c in sums.cell_by_index.items() if k != FOCUS))
         new_cap = step_caption("... and the same for every column: one distribution over the "
                                "inputs per query.", theme, CAPTION_Y)
-        self.play(FadeOut(cap), FadeIn(new_cap), FadeOut(ring), FadeOut(rest_S), FadeIn(rest_A),
+        self.play(caption_out(cap), caption_in(new_cap), FadeOut(ring), FadeOut(rest_S), FadeIn(rest_A),
                   FadeOut(S.frame), FadeIn(alpha.frame), run_time=1.0)
         cap = new_cap
         self.play(FadeIn(rest_sums), run_time=0.6)
@@ -196,7 +198,7 @@ class WorkedExampleScene(WalkthroughScene):
         tgt = VGroup(*(aT.cell(j, i) for i, j in kept))
         a_dots = VGroup(*(m for m in alpha.grid if m not in alpha.cell_by_index.values()))
         aT_dots = VGroup(*(m for m in aT.grid if m not in aT.cell_by_index.values()))
-        self.play(FadeOut(cap), FadeIn(new_cap), FadeOut(VGroup(names[0], names[1], alpha_name)),
+        self.play(caption_out(cap), caption_in(new_cap), FadeOut(VGroup(names[0], names[1], alpha_name)),
                   FadeOut(qT), FadeOut(sums), FadeOut(sums_name), FadeOut(alpha.frame),
                   FadeOut(a_dots), ReplacementTransform(src, tgt), ReplacementTransform(X2, X4),
                   FadeIn(aT.frame), FadeIn(aT.row_labels), FadeIn(aT_dots), run_time=1.4)
@@ -215,7 +217,7 @@ class WorkedExampleScene(WalkthroughScene):
         rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
                        SurroundingRectangle(row_C, color=theme.value, buff=0.03))
         formula = self._weighted_average(FOCUS)
-        self.play(FadeOut(cap), FadeIn(formula), Create(rings), FadeIn(veils), run_time=0.8)
+        self.play(caption_out(cap), caption_in(formula), Create(rings), FadeIn(veils), run_time=0.8)
         self.wait(2.0)
         self.play(FadeOut(veils), FadeOut(rings), run_time=0.5)
         self.wait(0.5)
