@@ -189,6 +189,8 @@ class Scenario:
     decoder: DecoderWeights = DecoderWeights()
     output_mapping_step: int | None = None  # None: the default step
     attention: AttentionSpec = AttentionSpec()
+    # dot_attention.DotAttentionNumbers; None computes the tables' defaults.
+    dot_attention: Any = None
 
     @property
     def source_tokens(self) -> tuple[str, ...]:
@@ -228,6 +230,7 @@ _TOP_KEYS |= {"dot_product", "hidden_state_map"}  # part 1b: attention_core.simi
 _TOP_KEYS |= {"cnn"}
 _TOP_KEYS |= {"decoder", "output_mapping"}
 _TOP_KEYS |= {"attention"}
+_TOP_KEYS |= {"dot_product_attention", "multi_query_attention", "worked_example"}
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
@@ -296,6 +299,9 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
     from .cnn import parse_cnn  # here: cnn.py uses this module's validators
 
     cnn = parse_cnn(data.get("cnn", {}), base_dir)
+    from .dot_attention import parse_dot_attention  # it imports the validators above
+
+    dot_attention = parse_dot_attention(data, seed)
 
     return Scenario(
         origin=origin,
@@ -317,6 +323,7 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
             data.get("output_mapping", {}), len(tokenize(target)) + 1
         ),
         attention=parse_attention(data.get("attention", {}), sizes.hidden),
+        dot_attention=dot_attention,
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dot_attention as dot_attn
 from . import maths
 from .decoder import (
     DEFAULT_OUTPUT_STEP,
@@ -111,6 +112,9 @@ class Trace:
     decoder: DecoderTrace | None = None
     output_mapping: OutputMappingTrace | None = None
     attention: AttentionDecode | None = None
+    dot_product_attention: dot_attn.DotProductAttentionTrace | None = None
+    multi_query_attention: dot_attn.MultiQueryAttentionTrace | None = None
+    worked_example: dot_attn.WorkedExampleTrace | None = None
 
     @property
     def decoder_inputs(self) -> tuple[str, ...]:
@@ -147,6 +151,9 @@ class Trace:
             **({"decoder": self.decoder.to_dict()} if self.decoder is not None else {}),
             **({"output_mapping": self.output_mapping.to_dict()} if self.output_mapping is not None else {}),
             **({"attention": self.attention.to_dict()} if self.attention is not None else {}),
+            **{name: getattr(self, name).to_dict() for name in (
+                "dot_product_attention", "multi_query_attention", "worked_example")
+               if getattr(self, name) is not None},
         }
 
 
@@ -192,6 +199,7 @@ def compute_trace(scenario: Scenario) -> Trace:
     hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
     encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
     decoded, mapping = _decode(scenario, params, encoder)
+    dot = scenario.dot_attention or dot_attn.parse_dot_attention({}, scenario.seed)
     return Trace(
         scenario=scenario,
         params=params,
@@ -209,6 +217,9 @@ def compute_trace(scenario: Scenario) -> Trace:
         decoder=decoded,
         output_mapping=mapping,
         attention=_attention(scenario, params, encoder),
+        dot_product_attention=dot_attn.single_query_attention(dot.inputs, dot.query),
+        multi_query_attention=dot_attn.multi_query_attention(dot.mq_inputs, dot.mq_queries),
+        worked_example=dot_attn.worked_example(dot.we_inputs, dot.we_queries),
     )
 
 

@@ -1,43 +1,53 @@
 """Manim scenes of the attention walkthrough, one module per animation.
 
 ``SCENES`` maps each scene id (stable: links to the clips depend on it) to
-its class; ``render.py`` and the tests find scenes only through it.
+its class, in the order of the drafts; ``render.py`` and the tests find
+scenes only through it.
 """
 
 from __future__ import annotations
 
 from .attention_process import AttentionProcessScene
 from .base import WalkthroughScene
-from .dot_product import DotProductScene
+from .bottleneck import BottleneckScene
 from .cnn_attention import CnnAttentionScene
+from .decoder import DecoderScene
+from .dot_product import DotProductScene
+from .dot_product_attention import DotProductAttentionScene
 from .encoder import EncoderScene
-from .length_curve import LengthCurveScene
 from .hidden_state_map import HiddenStateMapScene
+from .length_curve import LengthCurveScene
+from .multi_query_attention import MultiQueryAttentionScene
+from .output_mapping import OutputMappingScene
 from .seq2seq_overview import Seq2SeqOverviewScene
+from .theme import DARK, LIGHT, THEMES, Theme
 from .trained_attention import TrainedAttentionScene
 from .word_embeddings import WordEmbeddingsScene
-from .decoder import DecoderScene
-from .output_mapping import OutputMappingScene
-from .bottleneck import BottleneckScene
-from .theme import DARK, LIGHT, THEMES, Theme
+from .worked_example import WorkedExampleScene
 
 __all__ = ["SCENES", "WalkthroughScene", "Theme", "THEMES", "DARK", "LIGHT"]
 
 SCENES: dict[str, type[WalkthroughScene]] = {
     cls.scene_id: cls
     for cls in (
-        EncoderScene,
-        LengthCurveScene,
-        # part 1b, in the draft's order
+        # Part 1: the encoder-decoder
         Seq2SeqOverviewScene,
-        HiddenStateMapScene,
-        DotProductScene,
-        CnnAttentionScene,
-        TrainedAttentionScene,
         WordEmbeddingsScene,
+        EncoderScene,
+        HiddenStateMapScene,
         DecoderScene,
+        DotProductScene,
         OutputMappingScene,
         BottleneckScene,
+        LengthCurveScene,
+        # Part 1: building towards attention
         AttentionProcessScene,
+        TrainedAttentionScene,
+        # Part 2: the three abstractions
+        CnnAttentionScene,
+        DotProductAttentionScene,
+        MultiQueryAttentionScene,
+        # Draft 002: the worked numerical example
+        WorkedExampleScene,
     )
 }
