@@ -7,6 +7,12 @@ softmax turns the scores into weights (a heat strip over the words), the
 weighted average of the h_i is the context c_t, and the decoder turns
 c_t, s_{t-1} and op_{t-1} into s_t and the next word. The clip ends on the
 alignment matrix: one row of weights per output word.
+
+The values are the trained translator's (Trace section ``model``: a
+bidirectional GRU encoder, additive scores, a GRU decoder) whenever the
+sentence is in its grammar, else the seeded Bahdanau decoder's (section
+``attention``, said to be untrained on screen); ``process_view`` gives both
+the same shape, so one code path draws either.
 """
 
 from __future__ import annotations
