@@ -7,6 +7,12 @@ softmax turns the scores into weights (a heat strip over the words), the
 weighted average of the h_i is the context c_t, and the decoder turns
 c_t, s_{t-1} and op_{t-1} into s_t and the next word. The clip ends on the
 alignment matrix: one row of weights per output word.
+
+The values are the trained translator's (Trace section ``model``: a
+bidirectional GRU encoder, additive scores, a GRU decoder) whenever the
+sentence is in its grammar, else the seeded Bahdanau decoder's (section
+``attention``, said to be untrained on screen); ``process_view`` gives both
+the same shape, so one code path draws either.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
+from .process_view import ProcessView, process_view
 from .components import (
     CELL_W,
     CellBox,
@@ -65,6 +72,15 @@ _SCORE_TEX = {
     "scaled_dot": r"e_{t,i} = s_{t-1}^{\top}\,h_i \,/\, \sqrt{d}",
 }
 _SCORE_NAME = {"additive": "additive (Bahdanau)", "dot": "dot product", "scaled_dot": "scaled dot product"}
+
+# The decoder and output equations: the seeded core's plain tanh decoder, or
+# the trained translator's GRU and output layer (attention_core/translator/model.py).
+_DECODER_TEX = {
+    "tanh": ([r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1}", r"+\,W_c\,c_t + b)"],
+             [r"op_t = \arg\max_w\ s_t \cdot y_w"]),
+    "gru": ([r"s_t = \mathrm{GRU}([op_{t-1};\,c_t],\ s_{t-1})"],
+            [r"o_t = W_o\,[s_t;\,c_t] + b_o", r"op_t = \arg\max_w\ (o_t \cdot y_w + b_w)"]),
+}
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
@@ -146,15 +162,16 @@ def fade_out(mobject: Mobject, **kw) -> _Fade:
 
 class AttentionProcessScene(WalkthroughScene):
     scene_id = "attention_process"
-    trace_sections = ("source", "sizes", "encoder", "attention")
-    description = ("Attention at every decoder step: scores f_att(s_{t-1}, h_i), softmax weights, "
-                   "context c_t, the decoder's s_t and word; ends on the alignment matrix.")
+    trace_sections = ("source", "sizes", "encoder", "attention", "model")
+    description = ("Attention at every decoder step (the trained translator, or seeded weights outside "
+                   "its grammar): scores, softmax weights, context c_t, the decoder's s_t and word; "
+                   "ends on the alignment matrix.")
 
     # -- layout --------------------------------------------------------------
 
     def _layout(self) -> None:
-        att = self.trace.attention
-        T, H = att.keys.shape
+        self.view: ProcessView = process_view(self.trace)
+        T, H = self.view.encoder_states.shape
         self.T, self.H = T, H
         self.pitch = min(1.25, SOURCE_WIDTH / T)
         self.cell_w = min(CELL_W, self.pitch - 0.1)
@@ -188,10 +205,10 @@ class AttentionProcessScene(WalkthroughScene):
 
     def _encoder_states(self) -> VGroup:
         """h_1 ... h_T under the source words, each with its name."""
-        theme, att = self.theme, self.trace.attention
+        theme, view = self.theme, self.view
         cols = VGroup()
         for i in range(self.T):
-            col = VectorColumn(att.keys[i], theme, key=f"encoder.hidden.{i + 1}", colour=theme.encoder,
+            col = VectorColumn(view.encoder_states[i], theme, key=view.encoder_keys[i], colour=theme.encoder,
                                cell_width=self.cell_w, cell_height=self.cell_h,
                                max_rows=MAX_STATE_ROWS)
             col.shift(np.array([self.xs[i], self.h_top, 0]) - col.frame.get_top())
@@ -200,20 +217,21 @@ class AttentionProcessScene(WalkthroughScene):
         return cols
 
     def _score_row(self, t: int) -> VGroup:
-        att = self.trace.attention
-        e = att.scores[t]
+        step = self.view.steps[t]
+        e = step.scores
         scale = max(float(np.max(np.abs(e))), 1e-9)
         row = VGroup()
         for i in range(self.T):
-            cell = ValueCell(e[i], self.theme, (f"attention.scores.{t}", i), self.cell_w, self.cell_h, scale)
+            cell = ValueCell(e[i], self.theme, (step.scores_key, i), self.cell_w, self.cell_h, scale)
             row.add(cell.move_to([self.xs[i], self.scores_y, 0]))
         return row
 
     def _weight_row(self, t: int) -> VGroup:
-        theme, a = self.theme, self.trace.attention.weights[t]
+        theme, step = self.theme, self.view.steps[t]
+        a = step.weights
         row = VGroup()
         for i in range(self.T):
-            cell = ValueCell(a[i], theme, (f"attention.weights.{t}", i), self.cell_w, self.cell_h,
+            cell = ValueCell(a[i], theme, (step.weights_key, i), self.cell_w, self.cell_h,
                              fill=theme.heat(a[i]))
             row.add(cell.move_to([self.xs[i], self.weights_y, 0]))
         return row
@@ -225,57 +243,73 @@ class AttentionProcessScene(WalkthroughScene):
         right = self.xs[0] - self.cell_w / 2 - 0.25
         return name.move_to([0, y, 0]).align_to([right, 0, 0], RIGHT)
 
-    def _equations(self) -> VGroup:
-        theme, kind = self.theme, self.trace.attention.params.score
+    def _equations(self) -> tuple[VGroup, VGroup, VGroup]:
+        """All equations, and the decoder's and the output's lines (highlighted together)."""
+        theme, view = self.theme, self.view
+        decoder_tex, output_tex = _DECODER_TEX[view.decoder]
         lines = VGroup(
-            math_label(_SCORE_TEX[kind], theme, 24),
+            math_label(_SCORE_TEX[view.score], theme, 24),
             math_label(r"a_{t,i} = \mathrm{softmax}_i\,(e_{t,i})", theme, 24),
             math_label(r"c_t = \textstyle\sum_i a_{t,i}\,h_i", theme, 24),
-            math_label(r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1}", theme, 24),
-            math_label(r"+\,W_c\,c_t + b)", theme, 24),
-            math_label(r"op_t = \arg\max_w\ s_t \cdot y_w", theme, 24),
+            *[math_label(tex, theme, 24) for tex in decoder_tex + output_tex],
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
-        lines[4].shift(RIGHT * 0.5)
+        decoder = VGroup(*lines[3:3 + len(decoder_tex)])
+        output = VGroup(*lines[3 + len(decoder_tex):])
+        if len(decoder_tex) > 1:  # a continued line is indented
+            decoder[1].shift(RIGHT * 0.5)
         fit_within(lines, max_width=3.7, max_height=2.75)
         lines.move_to([0, PANEL_TOP - 1.35, 0]).align_to([6.95, 0, 0], RIGHT)
-        return lines
+        return lines, decoder, output
 
     # -- the scene -----------------------------------------------------------
 
     def construct(self) -> None:
-        theme, att = self.theme, self.trace.attention
+        theme = self.theme
         self._layout()
-        n = att.steps
+        view = self.view
+        n = len(view.steps)
 
         title = caption("Attention over the encoder states", theme, 28)
-        kind = caption(f"score: {_SCORE_NAME[att.params.score]}", theme, 20, theme.muted)
+        which = "trained" if view.trained else "seeded"
+        kind = caption(f"score: {_SCORE_NAME[view.score]}, {which}", theme, 19, theme.muted)
         title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
-        kind.next_to(title, RIGHT, buff=0.5).align_to(title, DOWN)
-        words = word_labels(att.source_tokens, self.xs, self.words_y, self.pitch, theme)
+        kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
+        words = word_labels(view.source_tokens, self.xs, self.words_y, self.pitch, theme)
         states = self._encoder_states()
         self.play(fade_in(title), fade_in(kind), fade_in(words))
         self.play(LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08), run_time=1.2)
 
         note = None
-        if att.untrained:
+        if view.untrained:
             note = caption("Seeded, untrained weights: the words chosen are not a translation "
                            "and the weights show no real alignment yet.", theme, 17, theme.muted)
+        elif view.section == "model":
+            # Where h_i and s_0 come from, said once for the whole clip.
+            note = caption("h\u1d62 = [f\u1d62 ; b\u1d62]: the forward and backward states of a trained bidirectional "
+                           "GRU encoder.   s\u2080 = tanh(W_init [f_T ; b\u2081] + b_init).", theme, 17, theme.muted)
+        if note is not None:
             fit_within(note, max_width=13.6).move_to([0, NOTE_Y, 0])
             self.play(fade_in(note))
 
         e_name = self._row_name("score", r"e_{t,i}", theme.text, self.scores_y)
         a_name = self._row_name("weight", r"a_{t,i}", theme.heat_high, self.weights_y)
-        equations = self._equations()
+        equations, eq_decoder, eq_output = self._equations()
         self.play(fade_in(equations), run_time=0.6)
 
         # Decoder panel positions: the three inputs, the decoder, s_t, the word.
         x_op, x_s, x_c, x_box, x_new, x_word = -6.3, -5.25, -4.2, -2.45, -0.7, 0.95
-        s_prev = self._panel_column(att.states[0], "attention.states.0", f"s{sub(0)}", theme.decoder, x_s)
-        op_col = self._panel_column(att.input_embeddings[0], "attention.input_embeddings.0", f"op{sub(0)}",
+        first = view.steps[0]
+        s_prev = self._panel_column(first.previous_state, first.previous_state_key, f"s{sub(0)}",
+                                    theme.decoder, x_s)
+        op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{sub(0)}",
                                     theme.embedding, x_op)
-        op_word = self._op_word(att.inputs[0], op_col)
-        zero_note = caption("s\u2080 = 0", theme, 18, theme.muted).next_to(s_prev.frame, DOWN, buff=0.12)
-        box = CellBox("decoder", theme, theme.decoder, width=1.6, height=1.1)
+        op_word = self._op_word(first.input_word, op_col)
+        # The seeded core starts from zero (the translator's s_0 is in the note).
+        zero_note = VGroup()
+        if view.decoder == "tanh":
+            zero_note.add(caption("s\u2080 = 0", theme, 18, theme.muted).next_to(s_prev.frame, DOWN, buff=0.12))
+        box = CellBox("decoder" if view.decoder == "tanh" else "GRU decoder", theme, theme.decoder,
+                      width=1.6, height=1.1)
         box.move_to([x_box, s_prev.frame.get_center()[1], 0])
         self.play(fade_in(s_prev), fade_in(op_col), fade_in(op_word), fade_in(zero_note), Create(box))
 
@@ -316,7 +350,8 @@ class AttentionProcessScene(WalkthroughScene):
             self.add(weights)
 
             # 3. c_t forms from the h_i, each scaled by its weight.
-            c_col = self._panel_column(att.contexts[t], f"attention.contexts.{t}", f"c{sub(t + 1)}",
+            step_t = view.steps[t]
+            c_col = self._panel_column(step_t.context, step_t.context_key, f"c{sub(t + 1)}",
                                        theme.encoder, x_c)
             eq3 = SurroundingRectangle(equations[2], color=theme.highlight, buff=0.06)
             sources, ghosts = self._weighted_ghosts(states, t, c_col)
@@ -331,18 +366,18 @@ class AttentionProcessScene(WalkthroughScene):
                                                       height=inputs.height + 0.2, stroke_color=theme.muted,
                                                       stroke_width=2).move_to(inputs), num_dashes=40)
             into = arrow_between(bracket, box.box, theme.decoder, buff=0.05)
-            eq4 = SurroundingRectangle(VGroup(equations[3], equations[4]), color=theme.highlight, buff=0.06)
+            eq4 = SurroundingRectangle(eq_decoder, color=theme.highlight, buff=0.06)
             exit_zero = [fade_out(zero_note)] if t == 0 else []
             self.play(Create(bracket), GrowArrow(into), ReplacementTransform(eq3, eq4), *exit_zero,
                       run_time=0.7 * fast)
-            s_new = self._panel_column(att.states[t + 1], f"attention.states.{t + 1}", f"s{sub(t + 1)}",
+            s_new = self._panel_column(step_t.state, step_t.state_key, f"s{sub(t + 1)}",
                                        theme.decoder, x_new)
             out = arrow_between(box.box, s_new.frame, theme.decoder, buff=0.08)
             self.play(Indicate(box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
                       fade_in(s_new, shift=RIGHT * 0.2), run_time=0.9 * fast)
             word = self._emitted(t, s_new, x_word)
             to_word = arrow_between(s_new.frame, word[0], theme.decoder, buff=0.1)
-            eq5 = SurroundingRectangle(equations[5], color=theme.highlight, buff=0.06)
+            eq5 = SurroundingRectangle(eq_output, color=theme.highlight, buff=0.06)
             self.play(GrowArrow(to_word), fade_in(word, shift=RIGHT * 0.2), ReplacementTransform(eq4, eq5),
                       run_time=0.8 * fast)
             self.wait(0.6 * fast)
@@ -350,11 +385,12 @@ class AttentionProcessScene(WalkthroughScene):
             leaving = [scores, weights, bracket, into, out, to_word, eq5, c_col]
             if t + 1 < n:
                 # s_t becomes s_{t-1}, the word becomes op_{t-1} of the next step.
-                next_s = self._panel_column(att.states[t + 1], f"attention.states.{t + 1}", f"s{sub(t + 1)}",
+                nxt = view.steps[t + 1]
+                next_s = self._panel_column(nxt.previous_state, nxt.previous_state_key, f"s{sub(t + 1)}",
                                             theme.decoder, x_s)
-                next_op = self._panel_column(att.input_embeddings[t + 1], f"attention.input_embeddings.{t + 1}",
+                next_op = self._panel_column(nxt.input_embedding, nxt.input_embedding_key,
                                              f"op{sub(t + 1)}", theme.embedding, x_op)
-                next_word = self._op_word(att.inputs[t + 1], next_op)
+                next_word = self._op_word(nxt.input_word, next_op)
                 self.play(*[fade_out(m) for m in leaving], fade_out(s_prev), fade_out(op_col), fade_out(op_word),
                           ReplacementTransform(s_new, next_s), ReplacementTransform(word[0], next_word),
                           fade_out(word[1]), fade_in(next_op), run_time=0.8 * fast)
@@ -381,11 +417,11 @@ class AttentionProcessScene(WalkthroughScene):
 
     def _emitted(self, t: int, s_new: VectorColumn, x: float) -> VGroup:
         """The chosen word and its probability, right of s_t."""
-        theme, att = self.theme, self.trace.attention
-        word = caption(att.chosen[t], theme, 26, theme.decoder)
+        theme, step = self.theme, self.view.steps[t]
+        word = caption(step.chosen, theme, 26, theme.decoder)
         fit_within(word, max_width=2.1)
         p = VGroup(caption("p =", theme, 18, theme.muted),
-                   NumberLabel(att.chosen_probabilities[t], theme, ("attention.chosen_probabilities", t)))
+                   NumberLabel(step.probability, theme, step.probability_key))
         p.arrange(RIGHT, buff=0.1)
         group = VGroup(word, p).arrange(DOWN, buff=0.15)
         group.move_to([x + group.width / 2, s_new.frame.get_center()[1], 0])
@@ -398,7 +434,7 @@ class AttentionProcessScene(WalkthroughScene):
         copies are the states that contribute most to c_t. Boxes only, no
         numbers: stacked numbers would be unreadable (and copying text is slow).
         """
-        a = self.trace.attention.weights[t]
+        a = self.view.steps[t].weights
         top = max(float(np.max(a)), 1e-9)
         sources, ghosts = VGroup(), VGroup()
         for i in range(self.T):
@@ -411,16 +447,16 @@ class AttentionProcessScene(WalkthroughScene):
         return sources, ghosts
 
     def _alignment(self) -> None:
-        theme, att = self.theme, self.trace.attention
-        n, T = att.weights.shape
+        theme, view = self.theme, self.view
+        n, T = view.alignment.shape
         # Cells as large as the frame allows: 12 columns x 13 rows still fit.
         cell_w = min(1.0, 11.0 / T)
         cell_h = min(0.5, 4.9 / n)
-        matrix = ValueMatrix(att.weights, theme, key="attention.weights", row_labels=list(att.chosen),
+        matrix = ValueMatrix(view.alignment, theme, key=view.alignment_key, row_labels=list(view.chosen),
                              colour=theme.panel, max_rows=13, max_cols=12, cell_width=cell_w,
                              cell_height=cell_h, heat=True, label_size=20)
         for lab in matrix.row_labels:
-            fit_within(lab, max_width=1.25)
+            fit_within(lab, max_width=1.5)
             lab.align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
         heading = caption("Alignment: the attention weights of every step", theme, 26)
         heading.move_to([0, TITLE_Y, 0])
@@ -432,7 +468,7 @@ class AttentionProcessScene(WalkthroughScene):
         top = matrix.frame.get_top()
         matrix.shift([0.6 - top[0], grid_top - top[1], 0])
         xs = [matrix.cell(0, j).get_x() for j in range(T)]
-        cols = word_labels(att.source_tokens, xs, grid_top + 0.38, cell_w, theme)
+        cols = word_labels(view.source_tokens, xs, grid_top + 0.38, cell_w, theme)
         src = caption("source words", theme, 18, theme.encoder)
         src.move_to([matrix.frame.get_x(), grid_top + above - 0.15, 0])
         out = caption("output words", theme, 18, theme.decoder)

@@ -1,4 +1,9 @@
-"""The attention_process scene, built headless for the default and varied numbers."""
+"""The attention_process scene, built headless for the default and varied numbers.
+
+With a sentence of the translator's grammar the scene shows the trained
+model (Trace section ``model``); outside it, the seeded ``attention``
+section with its "untrained" caption.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ TWELVE = ("extraordinarily complicated international negotiations unexpectedly c
           "yesterday afternoon despite considerable diplomatic encouragement")
 TWELVE_TARGET = ("la négociation internationale extraordinairement compliquée "
                  "a échoué hier après midi malgré beaucoup")
+# The longest sentences the translator's grammar writes have twelve words.
+LONGEST = "the white mouse has eaten the big white house in recent years"
 
 
 def _rows(n: int) -> list[int]:
@@ -21,6 +28,29 @@ def _rows(n: int) -> list[int]:
 
 
 def _expected_keys(trace) -> set[tuple]:
+    if trace.model is not None and trace.model.attention is not None:
+        return _expected_model_keys(trace.model)
+    return _expected_seeded_keys(trace)
+
+
+def _expected_model_keys(m) -> set[tuple]:
+    """Every h_j row shown, every step's scores, weights, inputs, states and
+    context, every row of the alignment matrix, from section ``model``."""
+    n, T = m.attention.shape
+    rows = _rows(m.annotations.shape[1])
+    keys = {(f"model.annotations.{j}", r) for j in range(T) for r in rows}
+    for t in range(n):
+        k = f"model.steps.{t}"
+        keys |= {(f"{k}.scores", i) for i in range(T)}
+        keys |= {(f"{k}.weights", i) for i in range(T)}
+        keys |= {("model.attention", t, i) for i in range(T)}  # the alignment matrix
+        keys |= {(f"{k}.{name}", r) for name in ("context", "input_embedding", "previous_state", "state")
+                 for r in rows}
+        keys.add((f"{k}.chosen_probability",))
+    return keys
+
+
+def _expected_seeded_keys(trace) -> set[tuple]:
     att = trace.attention
     n, T = att.weights.shape
     rows = _rows(att.keys.shape[1])
@@ -41,14 +71,22 @@ def _has_untrained_note(scene) -> bool:
                for top in scene.mobjects for m in top.get_family())
 
 
+def _chosen_words(scene) -> set[str]:
+    return {m.text for top in scene.mobjects for m in top.get_family() if isinstance(m, Text)}
+
+
 def test_default_numbers_every_frame():
     trace = load_default_trace()
+    assert trace.model is not None and trace.model.weights == "trained"
     scene = build_scene("attention_process", trace, skip=False)
     assert scene.audit.faults == []
     assert shown_keys(scene) == _expected_keys(trace)
+    assert all(k[0].startswith("model.") for k in shown_keys(scene))
     assert check_numbers(scene, load_default_trace()) > 0
-    # Seeded weights: the scene says plainly that the words are not a translation.
-    assert trace.attention.untrained and _has_untrained_note(scene)
+    # Trained weights: no "untrained" caption, and the alignment matrix's rows
+    # (still on screen at the end) are the translator's words.
+    assert not _has_untrained_note(scene)
+    assert set(trace.model.chosen) <= _chosen_words(scene)
     # Every key lies in a section the scene declares (the render cache hashes them).
     sections = SCENES["attention_process"].trace_sections
     for key in shown_keys(scene):
@@ -77,7 +115,8 @@ def _always_la(H: int, score: str) -> dict:
         (dict(sentences={"source": TWELVE, "target": "la"}, sizes={"embedding": 8, "hidden": 8},
               seed=7, attention={"score": "dot"}), None),
         # the longest decode (13 steps), uneven sizes, scaled dot scores
-        (dict(sentences={"source": "the cat", "target": TWELVE_TARGET},
+        # ("hello world": outside the translator's grammar, so the seeded section)
+        (dict(sentences={"source": "hello world", "target": TWELVE_TARGET},
               sizes={"embedding": 8, "hidden": 3}, seed=1, **_always_la(3, "scaled_dot")), 13),
     ],
     ids=["one-word-size-2-additive", "twelve-words-size-8-dot", "13-steps-uneven-sizes-scaled-dot"],
@@ -85,10 +124,27 @@ def _always_la(H: int, score: str) -> dict:
 def test_varied_numbers(changes, steps):
     data = varied(**changes)
     trace = trace_from(data)
+    # Words outside the translator's grammar: the seeded fallback.
+    assert trace.model is None
     if steps is not None:
         assert trace.attention.steps == steps
     scene = build_scene("attention_process", trace)
     assert scene.audit.faults == []
     independent = trace_from(data)
     assert shown_keys(scene) == _expected_keys(independent)
+    assert all(k[0].startswith(("attention.", "encoder.")) for k in shown_keys(scene))
     assert check_numbers(scene, independent) > 0
+    assert _has_untrained_note(scene)
+
+
+def test_trained_twelve_words():
+    # The grammar's longest sentence: twelve source columns, thirteen steps.
+    data = varied(sentences={"source": LONGEST})
+    trace = trace_from(data)
+    assert trace.model is not None and len(trace.model.source_tokens) == 12
+    scene = build_scene("attention_process", trace)
+    assert scene.audit.faults == []
+    independent = trace_from(data)
+    assert shown_keys(scene) == _expected_keys(independent)
+    assert check_numbers(scene, independent) > 0
+    assert not _has_untrained_note(scene)
