@@ -51,6 +51,9 @@ class BottleneckScene(WalkthroughScene):
         ).arrange(RIGHT, buff=0.4, aligned_edge=DOWN)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         tokens = TokenStrip(enc.tokens, theme, colour=theme.embedding, font_size=22).move_to([0, TOKENS_Y, 0])
+        if tokens.get_top()[1] > title.get_bottom()[1] - 0.12:
+            # A long sentence wraps onto two rows: keep it clear of the title.
+            tokens.next_to(title, DOWN, buff=0.12)
         self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
 
         # h_1 ... h_T with their real values, one column per word.
@@ -66,6 +69,8 @@ class BottleneckScene(WalkthroughScene):
             states.add(VGroup(col, name))
         states.arrange(RIGHT, buff=slot - cell_w - 0.08, aligned_edge=UP)
         states.move_to([0, STATES_Y, 0])
+        if states.get_top()[1] > tokens.get_bottom()[1] - 0.25:
+            states.next_to(tokens, DOWN, buff=0.25)
         links = VGroup(*[arrow_between(states[t][0], states[t + 1][0], theme.encoder, buff=0.03)
                          for t in range(T - 1)]) if slot - cell_w > 0.25 else VGroup()
         said = caption("the encoder computes a state for every word", theme, 20, theme.text)
@@ -87,13 +92,16 @@ class BottleneckScene(WalkthroughScene):
         else:
             said = self._say(said, "one word: its single state is all there is")
         ring = SurroundingRectangle(last, color=theme.highlight, buff=0.08)
-        to_decoder = arrow_between(ring, decoder.box, theme.highlight)
-        context = caption("context vector", theme, 20, theme.highlight).next_to(ring, UP, buff=0.1)
-        if context.get_top()[1] > tokens.get_bottom()[1] - 0.05:
-            context.next_to(ring, RIGHT, buff=0.1)
-        fit_within(context, max_width=2.4)
-        if context.get_right()[0] > 7.0:
-            context.next_to(ring, LEFT, buff=0.1)
+        context = fit_within(caption("context vector", theme, 20, theme.highlight), max_width=2.4)
+        # The first side of the ring where the label touches nothing else on
+        # screen (long sentences wrap the token strip and crowd the top).
+        others = [tokens, *states, decoder, said] + ([gone] if T > 1 else [])
+        for side in (UP, RIGHT, DOWN, LEFT):
+            context.next_to(ring, side, buff=0.1)
+            if _inside_frame(context) and not any(_touch(context, o) for o in others if o is not last):
+                break
+        # Below the ring, the label sits on the way to the decoder: start there.
+        to_decoder = arrow_between(context if side is DOWN else ring, decoder.box, theme.highlight)
         self.play(Create(ring), FadeIn(context), Indicate(last[0], color=theme.highlight, scale_factor=1.05))
         self.play(Create(decoder), GrowArrow(to_decoder))
         said = self._say(said, f"all {T} word{'s' if T > 1 else ''} must pass through these {H} numbers")
@@ -110,6 +118,17 @@ class BottleneckScene(WalkthroughScene):
     def _foot(self, text: str):
         line = caption(text, self.theme, 20, self.theme.text)
         return fit_within(line, max_width=12.5).move_to([0, FOOT_Y, 0])
+
+
+def _touch(a, b, gap: float = 0.05) -> bool:
+    """Whether the bounding boxes of two mobjects come within ``gap``."""
+    return (a.get_left()[0] < b.get_right()[0] + gap and b.get_left()[0] < a.get_right()[0] + gap
+            and a.get_bottom()[1] < b.get_top()[1] + gap and b.get_bottom()[1] < a.get_top()[1] + gap)
+
+
+def _inside_frame(mob, margin: float = 0.1) -> bool:
+    return (mob.get_left()[0] > -7.1 + margin and mob.get_right()[0] < 7.1 - margin
+            and mob.get_bottom()[1] > -4.0 + margin and mob.get_top()[1] < 4.0 - margin)
 
 
 _SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
