@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import maths
+from .decoder import output_distribution  # the same mapping as the plain decoder's
 from .params import seeded_normal
 
 __all__ = [
@@ -110,22 +111,6 @@ def attention_decoder_step(
 ) -> np.ndarray:
     """One attention-decoder step: ``s_t = tanh(W_o op_{t-1} + W_s s_{t-1} + W_c c_t + b)``."""
     return np.tanh(W_o @ op_prev + W_s @ s_prev + W_c @ context + b)
-
-
-def output_distribution(state: np.ndarray, target_embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Scores of every target word for a decoder state, and their softmax.
-
-    ``logits_w = s_t . y_w`` for each row ``y_w`` of ``target_embeddings``
-    (the dot product as a similarity, draft 000 "Dot product as a similarity
-    measure"); the probabilities are their softmax.
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        ``(logits, probs)``, each ``(V,)``.
-    """
-    logits = np.asarray(target_embeddings, dtype=float) @ np.asarray(state, dtype=float)
-    return logits, maths.softmax(logits)
 
 
 # --------------------------------------------------------------------------
