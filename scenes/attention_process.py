@@ -42,6 +42,7 @@ from manim import (
 from .base import WalkthroughScene
 from .process_view import ProcessView, process_view
 from .components import (
+    subscript,
     CELL_W,
     CellBox,
     NumberLabel,
@@ -83,12 +84,7 @@ _DECODER_TEX = {
 }
 
 
-_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
 
-
-def sub(n: int) -> str:
-    """``n`` in subscript digits, for names such as h\u2083."""
-    return str(n).translate(_SUBSCRIPTS)
 
 
 def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
@@ -212,7 +208,7 @@ class AttentionProcessScene(WalkthroughScene):
                                cell_width=self.cell_w, cell_height=self.cell_h,
                                max_rows=MAX_STATE_ROWS)
             col.shift(np.array([self.xs[i], self.h_top, 0]) - col.frame.get_top())
-            name = caption(f"h{sub(i + 1)}", theme, 20, theme.encoder).move_to([self.xs[i], self.h_name_y, 0])
+            name = caption(f"h{subscript(i + 1)}", theme, 20, theme.encoder).move_to([self.xs[i], self.h_name_y, 0])
             cols.add(VGroup(col, name))
         return cols
 
@@ -299,9 +295,9 @@ class AttentionProcessScene(WalkthroughScene):
         # Decoder panel positions: the three inputs, the decoder, s_t, the word.
         x_op, x_s, x_c, x_box, x_new, x_word = -6.3, -5.25, -4.2, -2.45, -0.7, 0.95
         first = view.steps[0]
-        s_prev = self._panel_column(first.previous_state, first.previous_state_key, f"s{sub(0)}",
+        s_prev = self._panel_column(first.previous_state, first.previous_state_key, f"s{subscript(0)}",
                                     theme.decoder, x_s)
-        op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{sub(0)}",
+        op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{subscript(0)}",
                                     theme.embedding, x_op)
         op_word = self._op_word(first.input_word, op_col)
         # The seeded core starts from zero (the translator's s_0 is in the note).
@@ -351,7 +347,7 @@ class AttentionProcessScene(WalkthroughScene):
 
             # 3. c_t forms from the h_i, each scaled by its weight.
             step_t = view.steps[t]
-            c_col = self._panel_column(step_t.context, step_t.context_key, f"c{sub(t + 1)}",
+            c_col = self._panel_column(step_t.context, step_t.context_key, f"c{subscript(t + 1)}",
                                        theme.encoder, x_c)
             eq3 = SurroundingRectangle(equations[2], color=theme.highlight, buff=0.06)
             sources, ghosts = self._weighted_ghosts(states, t, c_col)
@@ -370,7 +366,7 @@ class AttentionProcessScene(WalkthroughScene):
             exit_zero = [fade_out(zero_note)] if t == 0 else []
             self.play(Create(bracket), GrowArrow(into), ReplacementTransform(eq3, eq4), *exit_zero,
                       run_time=0.7 * fast)
-            s_new = self._panel_column(step_t.state, step_t.state_key, f"s{sub(t + 1)}",
+            s_new = self._panel_column(step_t.state, step_t.state_key, f"s{subscript(t + 1)}",
                                        theme.decoder, x_new)
             out = arrow_between(box.box, s_new.frame, theme.decoder, buff=0.08)
             self.play(Indicate(box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
@@ -386,10 +382,10 @@ class AttentionProcessScene(WalkthroughScene):
             if t + 1 < n:
                 # s_t becomes s_{t-1}, the word becomes op_{t-1} of the next step.
                 nxt = view.steps[t + 1]
-                next_s = self._panel_column(nxt.previous_state, nxt.previous_state_key, f"s{sub(t + 1)}",
+                next_s = self._panel_column(nxt.previous_state, nxt.previous_state_key, f"s{subscript(t + 1)}",
                                             theme.decoder, x_s)
                 next_op = self._panel_column(nxt.input_embedding, nxt.input_embedding_key,
-                                             f"op{sub(t + 1)}", theme.embedding, x_op)
+                                             f"op{subscript(t + 1)}", theme.embedding, x_op)
                 next_word = self._op_word(nxt.input_word, next_op)
                 self.play(*[fade_out(m) for m in leaving], fade_out(s_prev), fade_out(op_col), fade_out(op_word),
                           ReplacementTransform(s_new, next_s), ReplacementTransform(word[0], next_word),

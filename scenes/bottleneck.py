@@ -26,7 +26,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import CellBox, TokenStrip, VectorColumn, arrow_between, caption, fit_within, math_label
+from .components import CellBox, TokenStrip, VectorColumn, arrow_between, caption, fit_within, math_label, subscript
 
 __all__ = ["BottleneckScene"]
 
@@ -86,7 +86,7 @@ class BottleneckScene(WalkthroughScene):
             earlier = VGroup(*states[: T - 1])
             crosses = VGroup(*[Cross(s[0], stroke_color=theme.negative, stroke_width=4) for s in earlier])
             gone = caption("discarded", theme, 22, theme.negative).next_to(earlier, DOWN, buff=0.3)
-            said = self._say(said, f"h\u2081 \u2026 h{_sub(T - 1)} never reach the decoder",
+            said = self._say(said, f"h\u2081 \u2026 h{subscript(T - 1)} never reach the decoder",
                              earlier.animate.set_opacity(0.25), links.animate.set_opacity(0.25),
                              Create(crosses), FadeIn(gone))
         else:
@@ -131,8 +131,4 @@ def _inside_frame(mob, margin: float = 0.1) -> bool:
             and mob.get_bottom()[1] > -4.0 + margin and mob.get_top()[1] < 4.0 - margin)
 
 
-_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
 
-
-def _sub(n: int) -> str:
-    return str(n).translate(_SUBSCRIPTS)

@@ -33,6 +33,7 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    subscript,
     CellBox,
     NumberLabel,
     TokenStrip,
@@ -122,7 +123,7 @@ class CnnAttentionScene(WalkthroughScene):
 
         query = context = heat = shade = heat_note = focus = None
         for t in range(T):
-            new_query = self._column(cnn.states[t], f"cnn.states.{t}", f"s{_sub(t)}", theme.decoder)
+            new_query = self._column(cnn.states[t], f"cnn.states.{t}", f"s{subscript(t)}", theme.decoder)
             new_query.move_to([QUERY_X, MAIN_Y, 0])
             new_heat = self._heat_overlay(t).move_to(image)
             new_shade = self._shade(t).move_to(features)
@@ -143,7 +144,7 @@ class CnnAttentionScene(WalkthroughScene):
             self.play(*out, q_anim, Create(new_focus), run_time=0.8)
             self.play(FadeIn(new_heat), FadeIn(new_shade), FadeIn(note), run_time=1.0)
 
-            new_context = self._column(cnn.contexts[t], f"cnn.contexts.{t}", f"c{_sub(t + 1)}",
+            new_context = self._column(cnn.contexts[t], f"cnn.contexts.{t}", f"c{subscript(t + 1)}",
                                        theme.value).move_to([CONTEXT_X, MAIN_Y, 0])
             # The grid's frame shrinks into c_t: one vector made of the whole grid.
             self.play(TransformFromCopy(features.frame, new_context.frame),
@@ -322,8 +323,4 @@ class CnnAttentionScene(WalkthroughScene):
         return row.move_to([0, PARALLEL_Y, 0])
 
 
-_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
 
-
-def _sub(n: int) -> str:
-    return str(n).translate(_SUBSCRIPTS)

@@ -40,7 +40,16 @@ __all__ = [
     "math_label",
     "arrow_between",
     "fit_within",
+    "subscript",
 ]
+
+_SUBSCRIPT_DIGITS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
+
+
+def subscript(n: int) -> str:
+    """``n`` in subscript digits, for plain-text names such as h\u2083."""
+    return str(n).translate(_SUBSCRIPT_DIGITS)
+
 
 CELL_W = 0.82
 CELL_H = 0.40

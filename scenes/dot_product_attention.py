@@ -37,6 +37,7 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    subscript,
     CELL_H,
     CELL_W,
     ValueCell,
@@ -50,7 +51,6 @@ from .components import (
 __all__ = [
     "DotProductAttentionScene",
     "RowVector",
-    "subscript",
     "step_caption",
     "rekey_transposed",
     "veil",
@@ -64,12 +64,7 @@ TITLE_Y = 3.55
 CAPTION_Y = -3.3
 MAX_ROWS = 8
 
-_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
 
-
-def subscript(n: int) -> str:
-    """``12`` as subscript digits, for Pango labels such as ``h₁₂``."""
-    return str(n).translate(_SUBSCRIPTS)
 
 
 class RowVector(VGroup):

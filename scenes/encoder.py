@@ -28,6 +28,7 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    subscript,
     CellBox,
     TokenStrip,
     VectorColumn,
@@ -112,7 +113,7 @@ class EncoderScene(WalkthroughScene):
         last_chip = history[T - 1]
         ring = SurroundingRectangle(last_chip, color=theme.highlight, buff=0.08)
         name = caption("context vector", theme, 22, theme.highlight).next_to(h_new, DOWN, buff=0.2)
-        note = caption(f"h{_subscript(T)} summarises all {T} words", theme, 20, theme.muted)
+        note = caption(f"h{subscript(T)} summarises all {T} words", theme, 20, theme.muted)
         note.next_to(history, UP, buff=0.2)
         fit_within(note, max_width=12)
         self.play(Create(ring), Write(name), FadeIn(note))
@@ -145,8 +146,4 @@ def _centred_on_cells(column: VectorColumn, x: float | None = None) -> VectorCol
     return column.shift(UP * (WORK_Y - column.frame.get_y()))
 
 
-_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
 
-
-def _subscript(n: int) -> str:
-    return str(n).translate(_SUBSCRIPTS)

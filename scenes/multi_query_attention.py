@@ -21,7 +21,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import ValueMatrix, caption, fit_within, math_label
+from .components import ValueMatrix, caption, fit_within, math_label, subscript
 from .dot_product_attention import (
     caption_in,
     caption_out,
@@ -29,7 +29,6 @@ from .dot_product_attention import (
     place_product,
     rekey_transposed,
     step_caption,
-    subscript,
     veil,
 )
 

@@ -32,7 +32,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import ValueCell, VectorColumn, caption, fit_within
+from .components import ValueCell, VectorColumn, caption, fit_within, subscript
 
 __all__ = ["Seq2SeqOverviewScene"]
 
@@ -53,10 +53,6 @@ BOX_W = 1.3
 CHIP_W, CHIP_H = 0.13, 0.24
 WORD_SIZE = 20
 
-
-def _subscript(n: int) -> str:
-    return str(n).translate(str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084"
-                                                          "\u2085\u2086\u2087\u2088\u2089"))
 
 
 def _rows_y(n: int) -> tuple[list[float], float]:
@@ -82,7 +78,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         theme, enc, tr = self.theme, self.trace.encoder, self.trace
         T = len(enc.tokens)
         outputs = tr.decoder_outputs
-        sub_T = _subscript(T)
+        sub_T = subscript(T)
 
         title = caption("The encoder-decoder in five parts", theme, 30).move_to([0, TITLE_Y, 0])
         self.play(FadeIn(title))

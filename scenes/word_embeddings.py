@@ -22,7 +22,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import TokenStrip, ValueCell, arrow_between, caption, fit_within, math_label
+from .components import TokenStrip, ValueCell, arrow_between, caption, fit_within, math_label, subscript
 from .picked_rows import PickedRowsMatrix, pick_rows
 
 __all__ = ["WordEmbeddingsScene"]
@@ -125,7 +125,7 @@ class WordEmbeddingsScene(WalkthroughScene):
                 marks = [focus_tok, focus_row, arrow]
             looked_up.add(VGroup(name, cells))
 
-        done = caption(f"x\u2081 \u2026 x{_subscript(T)}: the vectors the encoder reads", theme, 20,
+        done = caption(f"x\u2081 \u2026 x{subscript(T)}: the vectors the encoder reads", theme, 20,
                        theme.embedding) if T > 1 else caption("x\u2081: the vector the encoder reads",
                                                                theme, 20, theme.embedding)
         fit_within(done, max_width=6.6)
@@ -139,8 +139,4 @@ def _scale(matrix) -> float:
     return max(float(abs(matrix).max()), 1e-9)
 
 
-_SUBSCRIPTS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
 
-
-def _subscript(n: int) -> str:
-    return str(n).translate(_SUBSCRIPTS)

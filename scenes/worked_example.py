@@ -27,7 +27,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import CELL_H, NumberLabel, ValueMatrix, caption, fit_within, math_label
+from .components import CELL_H, NumberLabel, ValueMatrix, caption, fit_within, math_label, subscript
 from .dot_product_attention import (
     caption_in,
     caption_out,
@@ -36,7 +36,6 @@ from .dot_product_attention import (
     place_product,
     rekey_transposed,
     step_caption,
-    subscript,
     veil,
 )
 
