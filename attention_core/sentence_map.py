@@ -1,9 +1,12 @@
 """The map of sentence encodings (after Sutskever et al., 2014, figure 2).
 
 Each sentence of ``[hidden_state_map] sentences`` is read by the SAME
-encoder, with the SAME embeddings, as the encoder scene; its final state
-``h_T`` is one point. PCA (:mod:`attention_core.pca`) draws the points in 2-D.
-The sentences' words join the source vocabulary (appended, and seeded per
+encoder as the encoder scene: the translator trained without attention
+(its point is ``[f_T ; b_1]``, the vector its decoder gets), or the small
+seeded tanh RNN (its point is ``h_T``) when the scenes show that one or a
+map sentence has a word the translator does not know. PCA
+(:mod:`attention_core.pca`) draws the points in 2-D. For the tanh RNN the
+sentences' words join the source vocabulary (appended, and seeded per
 word, so no existing embedding changes).
 """
 
@@ -26,21 +29,23 @@ __all__ = [
     "parse_hidden_state_map",
     "HiddenStateMapTrace",
     "compute_hidden_state_map",
+    "map_from_states",
 ]
 
 SENTENCE_COUNT_RANGE = (3, 12)
 
-# A few short sentences in four meaning groups (weather, economy, animals,
-# food). Mirrored in default_numbers.toml.
+# Short sentences the translator can read, in three meaning groups (animals
+# eating, animals moving or sleeping, the economy). Mirrored in
+# default_numbers.toml.
 DEFAULT_MAP_SENTENCES: tuple[str, ...] = (
-    "It is raining today",
-    "The weather is cold and wet",
-    "Economic growth has slowed",
-    "Prices rose in recent years",
     "The cat eats fish",
-    "A dog chased the cat",
-    "She cooked dinner for us",
-    "We ate bread and cheese",
+    "The black cat eats bread",
+    "A dog eats cheese",
+    "The horse sleeps",
+    "The mouse runs today",
+    "Economic growth has slowed down",
+    "Global trade increases every year",
+    "The market has fallen",
 )
 
 
@@ -100,6 +105,13 @@ class HiddenStateMapTrace:
     explained_variance: np.ndarray  # 2
     explained_variance_ratio: np.ndarray  # 2
     projected: np.ndarray  # N x 2: (PC1, PC2) of each sentence
+    # Which encoder read them: "translator" (the GRU translator without
+    # attention; trained unless ``trained`` is False) or "tanh" (the small
+    # seeded RNN of the encoder section).
+    network: str = "tanh"
+    trained: bool = False
+    # Map words the trained translator does not know (why it fell back to tanh).
+    unknown_words: tuple[str, ...] = ()
 
     @property
     def explained_variance_percent(self) -> np.ndarray:
@@ -118,6 +130,9 @@ class HiddenStateMapTrace:
             # As shown on the axes: "PC1 (xx.xx % of variance)".
             "explained_variance_percent": self.explained_variance_percent.tolist(),
             "projected": self.projected.tolist(),
+            "network": self.network,
+            "trained": self.trained,
+            "unknown_words": list(self.unknown_words),
         }
 
 
@@ -137,8 +152,16 @@ def compute_hidden_state_map(
     states = np.array([
         maths.encoder_unroll(embeddings[list(vocab.indices(t))], W_x, W_h, b)[-1] for t in tokens
     ])
-    fit = pca(states, n_components=2)
+    return map_from_states(sentences, states)
+
+
+def map_from_states(sentences: Sequence[str], states: np.ndarray, **encoder: Any) -> HiddenStateMapTrace:
+    """Project one final state per sentence on the first two principal
+    components; ``encoder`` fills ``network``, ``trained``, ``unknown_words``."""
+    tokens = tuple(tokenize(s) for s in sentences)
+    fit = pca(np.asarray(states, dtype=float), n_components=2)
     return HiddenStateMapTrace(
+        **encoder,
         sentences=tuple(sentences),
         tokens=tokens,
         states=_ro(states),

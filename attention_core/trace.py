@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,12 @@ from .decoder import (
 from .numbers_file import NumbersError, Scenario
 from .attention import AttentionDecode, attention_decode, attention_parameters
 from .params import seeded_embeddings, seeded_normal
-from .sentence_map import DEFAULT_MAP_SENTENCES, HiddenStateMapTrace, compute_hidden_state_map
+from .sentence_map import (
+    DEFAULT_MAP_SENTENCES,
+    HiddenStateMapTrace,
+    compute_hidden_state_map,
+    map_from_states,
+)
 from .similarity import DEFAULT_DOT_PRODUCT, DotProductTrace, compute_dot_product
 from .text import END, START, Vocabulary, tokenize
 
@@ -106,6 +111,12 @@ class Trace:
     model: Any = None
     # Measured accuracy by sentence length, with and without attention.
     length_experiment: Any = None
+    # The same translator trained without attention, on the same sentence:
+    # the plain encoder-decoder the Part 1 scenes show (None when they show
+    # the small seeded tanh RNN instead, see _plain_settings).
+    plain_model: Any = None
+    # Its output mapping at the [output_mapping] step.
+    plain_output_mapping: Any = None
     dot_product: DotProductTrace | None = None
     hidden_state_map: HiddenStateMapTrace | None = None
     cnn: Any = None  # attention_core.cnn.CnnTrace
@@ -143,6 +154,9 @@ class Trace:
             "parameters": self.params.to_dict(),
             "encoder": self.encoder.to_dict(),
             "model": self.model.to_dict() if self.model is not None else None,
+            "plain_model": self.plain_model.to_dict() if self.plain_model is not None else None,
+            "plain_output_mapping": (self.plain_output_mapping.to_dict()
+                                     if self.plain_output_mapping is not None else None),
             "length_experiment": (self.length_experiment.to_dict()
                                   if self.length_experiment is not None else None),
             **({"dot_product": self.dot_product.to_dict()} if self.dot_product else {}),
@@ -198,7 +212,9 @@ def compute_trace(scenario: Scenario) -> Trace:
     inputs = params.source_embeddings[list(ids)]
     hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
     encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
-    decoded, mapping = _decode(scenario, params, encoder)
+    plain, plain_mapping = _plain_sections(scenario)
+    # The [output_mapping] step is checked against the decoder the scenes show.
+    decoded, mapping = _decode(scenario, params, encoder, strict=plain is None)
     dot = scenario.dot_attention or dot_attn.parse_dot_attention({}, scenario.seed)
     return Trace(
         scenario=scenario,
@@ -208,11 +224,10 @@ def compute_trace(scenario: Scenario) -> Trace:
         encoder=encoder,
         model=_model_section(scenario),
         length_experiment=_length_section(),
+        plain_model=plain,
+        plain_output_mapping=plain_mapping,
         dot_product=compute_dot_product(scenario.dot_product or DEFAULT_DOT_PRODUCT),
-        hidden_state_map=compute_hidden_state_map(
-            _map_sentences(scenario), params.source_vocab, params.source_embeddings,
-            params.encoder_W_x, params.encoder_W_h, params.encoder_b,
-        ),
+        hidden_state_map=_hidden_state_map(scenario, params),
         cnn=_cnn_trace(scenario),
         decoder=decoded,
         output_mapping=mapping,
@@ -235,19 +250,88 @@ def _attention(s: Scenario, params: Parameters, encoder: EncoderTrace) -> Attent
     )
 
 
-def _model_section(scenario: Scenario):
+def _model_settings(scenario: Scenario):
+    """The [model] settings, or the defaults when the table is absent and the
+    trained model can read the sentence; None otherwise."""
     from .translator.corpus import source_words
-    from .translator.section import model_trace
     from .translator.settings import ModelSettings
 
-    settings = scenario.model
-    tokens = scenario.source_tokens
+    if scenario.model is not None:
+        return scenario.model
+    if not set(scenario.source_tokens) <= set(source_words()):
+        return None
+    return ModelSettings()
+
+
+def _model_section(scenario: Scenario):
+    from .translator.section import model_trace
+
+    settings = _model_settings(scenario)
+    return model_trace(scenario.source_tokens, settings, scenario.seed) if settings is not None else None
+
+
+def sets_small_rnn_by_hand(s: Scenario) -> bool:
+    """True when the numbers file gives the small tanh RNN's values itself
+    ([embeddings.*], [encoder] or [decoder] tables)."""
+    return bool(
+        s.source_embeddings or s.target_embeddings
+        or any(getattr(s.encoder, n) is not None for n in ("W_x", "W_h", "b"))
+        or any(getattr(s.decoder, n) is not None for n in ("W_o", "W_s", "W_c", "b"))
+    )
+
+
+def _plain_settings(scenario: Scenario):
+    """Settings of the translator without attention that the Part 1 scenes
+    show, or None when they show the small seeded tanh RNN: the sentence has
+    words the grammar lacks (and no [model] table says otherwise), or the
+    file sets that RNN's values by hand (a reader's own numbers win)."""
+    if scenario.model is None and sets_small_rnn_by_hand(scenario):
+        return None
+    settings = _model_settings(scenario)
+    return settings.plain if settings is not None else None
+
+
+def _plain_sections(scenario: Scenario):
+    from .translator.section import model_output_mapping, model_trace
+
+    settings = _plain_settings(scenario)
     if settings is None:
-        # No [model] table: the default trained model, for sentences it can read.
-        if not set(tokens) <= set(source_words()):
-            return None
-        settings = ModelSettings()
-    return model_trace(tokens, settings, scenario.seed)
+        return None, None
+    plain = model_trace(scenario.source_tokens, settings, scenario.seed)
+    steps = len(plain.chosen)
+    step = scenario.output_mapping_step
+    if step is None:
+        step = min(DEFAULT_OUTPUT_STEP, steps)
+    elif step > steps:
+        raise NumbersError(
+            f"output_mapping.step: expected a whole number from 1 to {steps} "
+            f"(the translator chose <END> after {steps} steps), got {step}"
+        )
+    return plain, model_output_mapping(plain, step)
+
+
+def _hidden_state_map(scenario: Scenario, params: Parameters) -> HiddenStateMapTrace:
+    """The map read by the encoder the Part 1 scenes show: the translator
+    without attention when it can read every map sentence, else the tanh RNN."""
+    from .translator.corpus import source_words
+    from .translator.section import encoder_summaries
+
+    sentences = _map_sentences(scenario)
+    settings = _plain_settings(scenario)
+    unknown: tuple[str, ...] = ()
+    if settings is not None:
+        words = dict.fromkeys(w for s in sentences for w in tokenize(s))
+        known = set(source_words())
+        unknown = tuple(w for w in words if w not in known)
+        if settings.weights == "seeded" or not unknown:
+            states = encoder_summaries(tuple(tokenize(s) for s in sentences), settings, scenario.seed)
+            return map_from_states(sentences, states, network="translator",
+                                   trained=settings.weights == "trained")
+    tanh_map = compute_hidden_state_map(
+        sentences, params.source_vocab, params.source_embeddings,
+        params.encoder_W_x, params.encoder_W_h, params.encoder_b,
+    )
+    return replace(tanh_map, unknown_words=unknown)
 
 
 def _length_section():
@@ -262,7 +346,8 @@ def _cnn_trace(scenario: Scenario) -> Any:
     return compute_cnn(scenario.cnn, scenario.seed) if scenario.cnn is not None else None
 
 
-def _decode(s: Scenario, params: Parameters, encoder: EncoderTrace) -> tuple[DecoderTrace, OutputMappingTrace]:
+def _decode(s: Scenario, params: Parameters, encoder: EncoderTrace,
+            strict: bool = True) -> tuple[DecoderTrace, OutputMappingTrace]:
     """The plain decoder from h_T, and the output mapping of one of its steps."""
     weights = decoder_weights(s.seed, s.sizes.hidden, s.decoder)
     seeded = tuple(name for name in weights if getattr(s.decoder, name) is None)
@@ -272,6 +357,8 @@ def _decode(s: Scenario, params: Parameters, encoder: EncoderTrace) -> tuple[Dec
     if step is None:
         # The draft's s_2 -> op_2, or the last step when <END> came sooner.
         step = min(DEFAULT_OUTPUT_STEP, decoded.steps)
+    elif step > decoded.steps and not strict:
+        step = decoded.steps
     elif step > decoded.steps:
         raise NumbersError(
             f"output_mapping.step: expected a whole number from 1 to {decoded.steps} "

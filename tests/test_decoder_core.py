@@ -186,8 +186,10 @@ def test_bad_output_mapping_table(table, key):
 
 def test_output_mapping_step_beyond_an_early_end():
     # Find a seed whose untrained decoder picks <END> before the last step.
+    # "Inflation" is a word the translator does not know, so the scenes
+    # show the seeded tanh decoder and the step is checked against it.
     for seed in range(300):
-        data = varied(seed=seed)
+        data = varied(seed=seed, sentences={"source": "Inflation has slowed down in recent years"})
         data.pop("output_mapping", None)
         trace = trace_from(data)
         if trace.decoder.steps < trace.decoder.max_steps:
@@ -199,3 +201,13 @@ def test_output_mapping_step_beyond_an_early_end():
     data["output_mapping"] = {"step": n + 1}
     message = _error(data)
     assert message.startswith("output_mapping.step:") and f"from 1 to {n}" in message
+
+
+def test_output_mapping_step_is_checked_against_the_translator_when_shown():
+    # The default sentence is read by the translator without attention: it
+    # writes the 8 words and <END>, so step 9 is allowed even when the seeded
+    # tanh decoder (not shown) stopped sooner, and step 10 is not.
+    t = trace_from(varied(output_mapping={"step": 9}))
+    assert t.plain_output_mapping.step == 9 and t.plain_output_mapping.chosen_word == "<END>"
+    message = _error(varied(output_mapping={"step": 10}))
+    assert message.startswith("output_mapping.step:") and "from 1 to 9" in message

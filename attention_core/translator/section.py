@@ -30,8 +30,8 @@ from .train import (
     target_vocabulary,
 )
 
-__all__ = ["ModelTrace", "LengthCurves", "model_trace", "seeded_weights", "load_length_curves",
-           "LENGTH_CURVES"]
+__all__ = ["ModelTrace", "ModelOutputMapping", "LengthCurves", "model_trace", "model_output_mapping",
+           "seeded_weights", "load_length_curves", "LENGTH_CURVES", "encoder_summaries"]
 
 LENGTH_CURVES = "length_curves.json"
 
@@ -63,6 +63,10 @@ class ModelTrace:
     source_tokens: tuple[str, ...]
     source_ids: tuple[int, ...]
     target_vocabulary: tuple[str, ...]
+    source_vocabulary: tuple[str, ...]
+    source_embedding_matrix: np.ndarray  # |source vocabulary| x E
+    target_embedding_matrix: np.ndarray  # |target vocabulary| x E
+    output_bias: np.ndarray  # |target vocabulary|: added to each word's dot product
     embeddings: np.ndarray  # T x E
     forward_states: np.ndarray  # T x H/2: f_1 ... f_T
     backward_states: np.ndarray  # T x H/2: b_1 ... b_T
@@ -115,6 +119,10 @@ class ModelTrace:
             "tokens": list(self.source_tokens),
             "token_ids": list(self.source_ids),
             "target_vocabulary": list(self.target_vocabulary),
+            "source_vocabulary": list(self.source_vocabulary),
+            "source_embedding_matrix": _l(self.source_embedding_matrix),
+            "target_embedding_matrix": _l(self.target_embedding_matrix),
+            "output_bias": _l(self.output_bias),
             "embeddings": _l(self.embeddings),
             "encoder_forward": _l(self.forward_states),
             "encoder_backward": _l(self.backward_states),
@@ -160,13 +168,31 @@ def _reference_pairs(config: TrainConfig) -> dict:
     return {p.source: p for p in (*DRAFT_PAIRS, *c.train, *c.held_out)}
 
 
+def _weights_for(settings: ModelSettings, seed: int, extra_words: tuple[str, ...] = ()) -> Weights:
+    if settings.weights == "seeded":
+        return seeded_weights(seed, settings.config, extra_words)
+    return _trained(settings.config)
+
+
+def encoder_summaries(sentences: tuple[tuple[str, ...], ...], settings: ModelSettings,
+                      seed: int) -> np.ndarray:
+    """``[f_T ; b_1]`` of each sentence: the vector the translator's decoder
+    starts from (the only one it sees without attention). N x H."""
+    words = tuple(dict.fromkeys(w for toks in sentences for w in toks))
+    w = _weights_for(settings, seed, words)
+    sv = {word: i for i, word in enumerate(w.source_vocab)}
+    out = []
+    for toks in sentences:
+        ids = np.array([[sv[t] for t in toks]])
+        *_, summary, _ = model.encode(w.params, ids, np.ones(ids.shape))
+        out.append(summary[0])
+    return _ro(out)
+
+
 def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: int) -> ModelTrace:
     """Translate one sentence and keep every value on the way."""
     cfg = settings.config
-    if settings.weights == "seeded":
-        w = seeded_weights(seed, cfg, source_tokens)
-    else:
-        w = _trained(cfg)
+    w = _weights_for(settings, seed, source_tokens)
     sv = {word: i for i, word in enumerate(w.source_vocab)}
     tv = w.target_vocab
     start, end = tv.index(START), tv.index(END)
@@ -191,6 +217,10 @@ def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: i
         source_tokens=tuple(source_tokens),
         source_ids=tuple(ids),
         target_vocabulary=tv,
+        source_vocabulary=tuple(w.source_vocab),
+        source_embedding_matrix=_ro(w.params["src_emb"]),
+        target_embedding_matrix=_ro(w.params["tgt_emb"]),
+        output_bias=_ro(w.params["out_bias"]),
         embeddings=_ro(enc["x"][0]),
         forward_states=_ro(enc["f"][0]),
         backward_states=_ro(enc["bw"][0]),
@@ -212,6 +242,81 @@ def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: i
         reference=ref.target if ref else None,
         reference_alignment=ref.alignment if ref else None,
         held_out=w.evaluation if settings.weights == "trained" else None,
+    )
+
+
+@dataclass(frozen=True)
+class ModelOutputMapping:
+    """Step ``step`` (1-based) of a translator's decode, the output mapping
+    spelled out: ``o_t = W_o [s_t ; c_t] + b_o``, then for every target word
+    ``o_t . e_w`` (the terms in ``products``) plus the word's bias gives the
+    logit, and softmax the probability."""
+
+    step: int
+    state: np.ndarray  # s_t, H
+    context: np.ndarray  # c_t, H
+    output: np.ndarray  # o_t, E
+    vocabulary: tuple[str, ...]
+    embeddings: np.ndarray  # V x E
+    products: np.ndarray  # V x E: o_t[i] * e_w[i]
+    dot_products: np.ndarray  # V: o_t . e_w
+    bias: np.ndarray  # V
+    scores: np.ndarray  # V: dot product + bias, the logits
+    probabilities: np.ndarray  # V
+    ranked: tuple[int, ...]  # word indices, most probable first
+    chosen_id: int
+    chosen_word: str
+    chosen_probability: float
+    chosen_percent: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "state": _l(self.state),
+            "context": _l(self.context),
+            "output": _l(self.output),
+            "vocabulary": list(self.vocabulary),
+            "embeddings": _l(self.embeddings),
+            "products": _l(self.products),
+            "dot_products": _l(self.dot_products),
+            "bias": _l(self.bias),
+            "scores": _l(self.scores),
+            "probabilities": _l(self.probabilities),
+            "ranked": list(self.ranked),
+            "chosen_id": self.chosen_id,
+            "chosen_word": self.chosen_word,
+            "chosen_probability": self.chosen_probability,
+            "chosen_percent": self.chosen_percent,
+        }
+
+
+def model_output_mapping(m: ModelTrace, step: int) -> ModelOutputMapping:
+    """The output mapping of decode step ``step`` (1-based) of ``m``."""
+    t = step - 1
+    o = m.outputs[t]
+    emb = m.target_embedding_matrix
+    products = emb * o[None, :]
+    dots = products.sum(axis=1)
+    probs = m.probabilities[t]
+    chosen = m.chosen_ids[t]
+    return ModelOutputMapping(
+        step=step,
+        state=m.states[t],
+        context=m.contexts[t],
+        output=o,
+        vocabulary=m.target_vocabulary,
+        embeddings=emb,
+        products=_ro(products),
+        dot_products=_ro(dots),
+        bias=m.output_bias,
+        scores=m.logits[t],
+        probabilities=probs,
+        # Stable sort so equal probabilities keep vocabulary order.
+        ranked=tuple(int(i) for i in np.argsort(-probs, kind="stable")),
+        chosen_id=chosen,
+        chosen_word=m.chosen[t],
+        chosen_probability=float(probs[chosen]),
+        chosen_percent=float(100.0 * probs[chosen]),
     )
 
 

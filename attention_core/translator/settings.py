@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .corpus import source_words
-from .train import DEFAULT_CONFIG, TrainConfig
+from .train import DEFAULT_CONFIG, TrainConfig, plain_config
 
 __all__ = ["ModelSettings", "parse_model_table", "WEIGHT_KINDS"]
 
@@ -40,6 +40,12 @@ class ModelSettings:
     weights: str = "trained"
     config: TrainConfig = DEFAULT_CONFIG
     explicit: bool = False  # True when the numbers file has a [model] table
+
+    @property
+    def plain(self) -> ModelSettings:
+        """The same settings for the translator without attention (the
+        plain encoder-decoder of the Part 1 scenes)."""
+        return replace(self, config=plain_config(self.config))
 
 
 def _bool(value: Any, where: str) -> bool:

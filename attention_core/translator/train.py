@@ -34,11 +34,15 @@ __all__ = [
     "load_or_train",
     "config_key",
     "SHIPPED_WEIGHTS",
+    "PLAIN_CONFIG",
+    "plain_config",
     "cache_dir",
     "corpus_for",
 ]
 
-SHIPPED_WEIGHTS = "weights_default.npz"
+# The default translator (with attention) and its plain twin (without), the
+# one the Part 1 scenes show; both ship so that rendering never trains.
+SHIPPED_WEIGHTS = ("weights_default.npz", "weights_plain.npz")
 MAX_STEPS_OUT = MAX_PAIR_TOKENS + 1  # 12 words and <END>
 
 
@@ -62,6 +66,15 @@ class TrainConfig:
 
 
 DEFAULT_CONFIG = TrainConfig()
+
+
+def plain_config(config: TrainConfig) -> TrainConfig:
+    """The same translator without attention: the decoder sees only
+    ``[f_T ; b_1]``, and there are no weights to guide."""
+    return replace(config, attention=False, guide=0.0)
+
+
+PLAIN_CONFIG = plain_config(DEFAULT_CONFIG)
 
 
 def source_vocabulary() -> tuple[str, ...]:
@@ -259,8 +272,11 @@ def cache_dir() -> Path:
     return Path(base) / "attention-animations" / "translator"
 
 
-def shipped_weights() -> Weights:
-    ref = resources.files(__package__).joinpath(SHIPPED_WEIGHTS)
+@lru_cache(maxsize=len(SHIPPED_WEIGHTS))
+def shipped_weights(name: str = SHIPPED_WEIGHTS[0]) -> Weights:
+    """One of the weight files shipped with the package (default: the
+    translator with attention)."""
+    ref = resources.files(__package__).joinpath(name)
     with ref.open("rb") as fh:
         return Weights.load(fh)
 
@@ -269,12 +285,13 @@ def load_or_train(config: TrainConfig = DEFAULT_CONFIG,
                   progress: Callable[[int, int, float], None] | None = None) -> Weights:
     """Shipped weights if they match, else cached ones, else train and cache."""
     key = config_key(config)
-    try:
-        shipped = shipped_weights()
+    for name in SHIPPED_WEIGHTS:
+        try:
+            shipped = shipped_weights(name)
+        except FileNotFoundError:
+            continue
         if shipped.key == key:
             return shipped
-    except FileNotFoundError:
-        pass
     path = cache_dir() / f"{key}.npz"
     if path.is_file():
         try:
