@@ -209,18 +209,42 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
 @click.option("--numbers", type=click.Path(dir_okay=True), default=None,
               help="Numbers file whose [model] table sets the training; default: the shipped settings.")
 @click.option("--save", "save_to", type=click.Path(dir_okay=False), default=None,
-              help="Also write the weights (.npz) here (the shipped file is made this way).")
-def train_cmd(numbers: str | None, save_to: str | None) -> None:
-    """Train the translator, then print its held-out accuracy."""
+              help="Also write the weights (.npz) here (the shipped files are made this way); "
+                   "with --network both, the plain network's go next to it with '-plain' added.")
+@click.option("--network", type=click.Choice(["both", "attention", "plain"]), default="both",
+              show_default=True,
+              help="Which translator to train: with attention (the attention scenes), without "
+                   "(plain: the Part 1 scenes), or both.")
+def train_cmd(numbers: str | None, save_to: str | None, network: str) -> None:
+    """Train the translator, then print its held-out accuracy.
+
+    The scenes use two networks of the same [model] settings: one trained
+    with attention and its twin trained without (the plain encoder-decoder
+    of Part 1). Both are cached, so rendering never has to train.
+    """
     from attention_core import NumbersError, load_numbers
     from attention_core.translator.settings import ModelSettings
-    from attention_core.translator.train import cache_dir, train
 
     try:
         settings = load_numbers(numbers).model or ModelSettings()
     except NumbersError as exc:
         raise UserError(f"numbers file {exc}") from None
-    cfg = settings.config
+    configs = []
+    if network in ("both", "attention"):
+        configs.append(("", settings.config))
+    if network in ("both", "plain") and (network == "plain" or settings.config.attention):
+        configs.append(("-plain" if network == "both" else "", settings.plain.config))
+    for suffix, cfg in configs:
+        target = None
+        if save_to:
+            path = Path(save_to)
+            target = path.with_name(path.stem + suffix + (path.suffix or ".npz"))
+        _train_one(cfg, target)
+
+
+def _train_one(cfg, save_to: Path | None) -> None:
+    from attention_core.translator.train import cache_dir, train
+
     click.echo(f"training: {cfg.steps} steps of {cfg.batch_size} sentences, embedding {cfg.embedding}, "
                f"hidden {cfg.hidden}, attention {'on' if cfg.attention else 'off'}, seed {cfg.seed}", err=True)
     with click.progressbar(length=cfg.steps, label="training", show_eta=True, file=sys.stderr,
@@ -234,7 +258,8 @@ def train_cmd(numbers: str | None, save_to: str | None) -> None:
 
         weights = train(cfg, progress=progress)
     ev = weights.evaluation or {}
-    click.echo(f"trained in {weights.seconds:.1f} s ({weights.cpu_seconds:.1f} s of processor time)")
+    click.echo(f"{'with' if cfg.attention else 'without'} attention: trained in {weights.seconds:.1f} s "
+               f"({weights.cpu_seconds:.1f} s of processor time)")
     click.echo(f"held-out sentences: {ev.get('sentences')}")
     click.echo(f"exact-match translation accuracy: {100 * ev.get('exact_match', float('nan')):.1f} %")
     if cfg.attention:
@@ -245,7 +270,7 @@ def train_cmd(numbers: str | None, save_to: str | None) -> None:
         weights.save(path)
         click.echo(f"cached: {path}", err=True)
         if save_to:
-            weights.save(Path(save_to))
+            weights.save(save_to)
             click.echo(f"saved: {save_to}", err=True)
     except OSError as exc:
         raise UserError(f"cannot write the weights ({exc.strerror or exc})") from None

@@ -221,6 +221,63 @@ def test_shipped_weights_meet_the_targets():
     assert ev.alignment >= 0.80
 
 
+def test_shipped_plain_weights_are_the_translator_without_attention():
+    # The Part 1 scenes' network: same corpus and sizes, attention off, no
+    # guide; found by its key, so rendering never trains.
+    from attention_core.translator.train import PLAIN_CONFIG, SHIPPED_WEIGHTS, load_or_train
+
+    assert PLAIN_CONFIG == replace(DEFAULT_CONFIG, attention=False, guide=0.0)
+    w = shipped_weights(SHIPPED_WEIGHTS[1])
+    assert w.key == config_key(PLAIN_CONFIG) and w.config == PLAIN_CONFIG
+    assert load_or_train(PLAIN_CONFIG) is w
+    corpus = make_corpus(DEFAULT_CONFIG.seed, DEFAULT_CONFIG.train_size, DEFAULT_CONFIG.held_out_size)
+    ev = evaluate(w, corpus.held_out)
+    with_attention = evaluate(shipped_weights(), corpus.held_out)
+    # Measured again: it learnt something, and attention does much better.
+    assert 0.05 < ev.exact_match < with_attention.exact_match - 0.3
+    assert ev.exact_match == pytest.approx(w.evaluation["exact_match"])
+
+
+def test_default_trace_has_the_plain_model_section():
+    trace = load_default_trace()
+    p = trace.plain_model
+    assert p is not None and p.weights == "trained" and not p.config.attention
+    assert p.attention is None and p.scores is None
+    assert p.source_tokens == trace.source_tokens
+    # Without attention the context is [f_T ; b_1] at every step.
+    k = p.forward_states.shape[1]
+    assert np.allclose(p.summary, np.concatenate([p.forward_states[-1], p.backward_states[0]]))
+    assert np.allclose(p.contexts, p.summary[None, :])
+    # The decoder starts from tanh(W_init c + b_init), computed here from the weights.
+    from attention_core.translator.train import PLAIN_CONFIG, load_or_train
+
+    w = load_or_train(PLAIN_CONFIG)
+    assert np.allclose(p.initial_state, np.tanh(w.params["init_W"] @ p.summary + w.params["init_b"]))
+    assert np.allclose(p.previous_states[0], p.initial_state)
+    assert np.allclose(p.previous_states[1:], p.states[:-1])
+    assert list(p.chosen_ids) == list(p.probabilities.argmax(axis=1))
+    # Its own vocabulary tables, exported for word_embeddings and output_mapping.
+    assert np.allclose(p.embeddings, p.source_embedding_matrix[list(p.source_ids)])
+    assert p.source_embedding_matrix.shape == (len(source_words()), k * 2)
+    data = json.loads(json.dumps(trace.to_dict()))
+    assert data["plain_model"]["attention"] is None
+    assert data["plain_output_mapping"]["step"] == 2  # the draft's s_2 -> op_2
+    assert data["plain_output_mapping"]["chosen_word"] == p.chosen[1]
+
+
+def test_plain_model_follows_the_model_table():
+    # "seeded" applies to both networks; sizes too (seeded: nothing trains).
+    t = trace_from(varied(model={"weights": "seeded", "embedding": 2, "hidden": 2}))
+    assert t.plain_model.weights == "seeded" and t.plain_model.annotations.shape[1] == 2
+    assert not t.plain_model.config.attention and t.model.config.attention
+    # A word outside the grammar without a [model] table: no translator.
+    t = trace_from(varied(sentences={"source": "Hello world"}))
+    assert t.plain_model is None and t.plain_output_mapping is None
+    # Values of the small RNN set by hand: the scenes show that RNN.
+    t = trace_from(varied(decoder={"b": [0.1, 0.0, 0.0, 0.0]}))
+    assert t.plain_model is None and t.model is not None
+
+
 def test_default_trace_has_the_model_section():
     trace = load_default_trace()
     m = trace.model
@@ -303,7 +360,20 @@ def test_train_command(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "exact-match translation accuracy:" in result.output
     assert "alignment accuracy:" in result.output
-    assert list((tmp_path / "cache").rglob("*.npz"))
+    # Both networks the scenes use: with attention, and the plain twin.
+    assert "with attention: trained" in result.output
+    assert "without attention: trained" in result.output
+    assert len(list((tmp_path / "cache").rglob("*.npz"))) == 2
+    # Then the Trace finds both in the cache instead of training again.
+    from attention_core import compute_trace, load_numbers
+
+    cached = sorted((tmp_path / "cache").rglob("*.npz"))
+    stamps = [f.stat().st_mtime_ns for f in cached]
+    trace = compute_trace(load_numbers(str(numbers)))
+    assert trace.model.config.attention and not trace.plain_model.config.attention
+    assert [f.stat().st_mtime_ns for f in sorted((tmp_path / "cache").rglob("*.npz"))] == stamps
+    result = CliRunner().invoke(cli, ["train", "--numbers", str(numbers), "--network", "plain"])
+    assert result.exit_code == 0 and "alignment accuracy" not in result.output
     bad = tmp_path / "bad.toml"
     bad.write_text(numbers.read_text("utf-8").replace("steps = 3", "steps = -3"), "utf-8")
     result = CliRunner().invoke(cli, ["train", "--numbers", str(bad)])
