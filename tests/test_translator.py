@@ -259,8 +259,10 @@ def test_default_trace_has_the_plain_model_section():
     # Its own vocabulary tables, exported for word_embeddings and output_mapping.
     assert np.allclose(p.embeddings, p.source_embedding_matrix[list(p.source_ids)])
     assert p.source_embedding_matrix.shape == (len(source_words()), k * 2)
-    data = json.loads(json.dumps(trace.to_dict()))
+    # Strict JSON: no NaN (the plain network has no alignment accuracy).
+    data = json.loads(json.dumps(trace.to_dict(), allow_nan=False))
     assert data["plain_model"]["attention"] is None
+    assert data["plain_model"]["held_out"]["alignment"] is None
     assert data["plain_output_mapping"]["step"] == 2  # the draft's s_2 -> op_2
     assert data["plain_output_mapping"]["chosen_word"] == p.chosen[1]
 

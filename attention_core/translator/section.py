@@ -168,6 +168,13 @@ def _reference_pairs(config: TrainConfig) -> dict:
     return {p.source: p for p in (*DRAFT_PAIRS, *c.train, *c.held_out)}
 
 
+def _json_safe(evaluation: dict | None) -> dict | None:
+    """The held-out figures with NaN (no alignment without attention) as None."""
+    if evaluation is None:
+        return None
+    return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in evaluation.items()}
+
+
 def _weights_for(settings: ModelSettings, seed: int, extra_words: tuple[str, ...] = ()) -> Weights:
     if settings.weights == "seeded":
         return seeded_weights(seed, settings.config, extra_words)
@@ -241,7 +248,7 @@ def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: i
         chosen=tuple(tv[j] for j in chosen_ids),
         reference=ref.target if ref else None,
         reference_alignment=ref.alignment if ref else None,
-        held_out=w.evaluation if settings.weights == "trained" else None,
+        held_out=_json_safe(w.evaluation) if settings.weights == "trained" else None,
     )
 
 

@@ -212,7 +212,9 @@ class Evaluation:
     by_length: dict[int, tuple[int, float]]  # source length -> (sentences, exact-match share)
 
     def to_dict(self) -> dict:
-        return dict(sentences=self.sentences, exact_match=self.exact_match, alignment=self.alignment,
+        # No alignment without attention: None, since JSON has no NaN.
+        alignment = None if np.isnan(self.alignment) else self.alignment
+        return dict(sentences=self.sentences, exact_match=self.exact_match, alignment=alignment,
                     by_length={str(k): {"sentences": v[0], "exact_match": v[1]}
                                for k, v in sorted(self.by_length.items())})
 
