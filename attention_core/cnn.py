@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from . import maths
-from .numbers_file import NumbersError, as_int, as_number, as_str, as_table, as_vector, check_keys
+from .numbers_file import NumbersError, as_int, as_str, as_table, as_vector, check_keys
 from .params import seeded_embeddings, seeded_normal
 from .text import START, tokenize
 

@@ -36,7 +36,6 @@ from manim import (
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
-    Write,
 )
 
 from .base import WalkthroughScene

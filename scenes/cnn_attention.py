@@ -113,7 +113,8 @@ class CnnAttentionScene(WalkthroughScene):
         fit_within(seeded, max_width=4.3).move_to([(QUERY_X + CONTEXT_X) / 2, NOTE_Y, 0])
         cap_label = caption("caption:", theme, 22, theme.muted)
         words = TokenStrip(cnn.tokens, theme, colour=theme.decoder, font_size=24, max_width=10.5)
-        strip = VGroup(cap_label, words).arrange(RIGHT, buff=0.3).move_to([0, CAPTION_Y, 0])
+        # Lays the label and words out in one row (the group itself is not shown).
+        VGroup(cap_label, words).arrange(RIGHT, buff=0.3).move_to([0, CAPTION_Y, 0])
         formulas = VGroup(
             math_label(r"e_{ij} = s_{t-1} \cdot f_{ij}", theme, 28),
             math_label(r"c_t = \sum_{i,j} a_{ij}\, f_{ij}", theme, 28),

@@ -31,7 +31,6 @@ from manim import (
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
-    Write,
     smooth,
 )
 

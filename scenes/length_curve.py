@@ -22,7 +22,6 @@ from manim import (
     FadeIn,
     Line,
     VGroup,
-    Write,
 )
 
 from .base import WalkthroughScene

@@ -11,7 +11,6 @@ from __future__ import annotations
 from manim import (
     DOWN,
     LEFT,
-    UP,
     Create,
     FadeIn,
     FadeOut,

@@ -86,7 +86,8 @@ class WorkedExampleScene(WalkthroughScene):
                          row_labels=x_names, max_rows=rows)
         q1 = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,
                          row_labels=q_names)
-        pair = VGroup(X1, q1).arrange(RIGHT, buff=2.0, aligned_edge=UP).move_to([0, 0.3, 0])
+        # Lays the two side by side (the group itself is not shown).
+        VGroup(X1, q1).arrange(RIGHT, buff=2.0, aligned_edge=UP).move_to([0, 0.3, 0])
         X1_name = name_block(theme, [("X", f"{N}\u00d7{D}: {N} input vectors (rows)", theme.key)])
         q1_name = name_block(theme, [("q", f"{M}\u00d7{D}: {M} query vectors (rows)", theme.query)])
         X1_name.next_to(X1, UP, buff=0.3)

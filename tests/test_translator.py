@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attention_core import NumbersError, compute_trace, tokenize
+from attention_core import NumbersError, tokenize
 from attention_core.text import END, START
 from attention_core.translator import model
 from attention_core.translator.corpus import (

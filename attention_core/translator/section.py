@@ -8,7 +8,7 @@ batch of one) and keeps every value a scene shows.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -214,7 +214,6 @@ def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: i
             break
     steps = steps[:n]
     chosen_ids = tuple(int(j) for j in out_ids[0, :n])
-    k = cfg.hidden // 2
     ref = _reference_pairs(cfg).get(tuple(source_tokens))
     att = cfg.attention
     return ModelTrace(
@@ -277,24 +276,9 @@ class ModelOutputMapping:
     chosen_percent: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "state": _l(self.state),
-            "context": _l(self.context),
-            "output": _l(self.output),
-            "vocabulary": list(self.vocabulary),
-            "embeddings": _l(self.embeddings),
-            "products": _l(self.products),
-            "dot_products": _l(self.dot_products),
-            "bias": _l(self.bias),
-            "scores": _l(self.scores),
-            "probabilities": _l(self.probabilities),
-            "ranked": list(self.ranked),
-            "chosen_id": self.chosen_id,
-            "chosen_word": self.chosen_word,
-            "chosen_probability": self.chosen_probability,
-            "chosen_percent": self.chosen_percent,
-        }
+        # Every field, in order; arrays and tuples as lists.
+        return {f.name: (_l(v) if isinstance(v, (np.ndarray, tuple)) else v)
+                for f in fields(self) for v in (getattr(self, f.name),)}
 
 
 def model_output_mapping(m: ModelTrace, step: int) -> ModelOutputMapping:
