@@ -165,3 +165,65 @@ def test_table_export_and_cache_never_import_manim():
             "print('manim' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_numbers_reads_another_file(tmp_path):
+    f = tmp_path / "n.toml"
+    f.write_text('seed = 3\n[sentences]\nsource = "the cat eats fish"\ntarget = "le chat mange du poisson"\n'
+                 "[sizes]\nembedding = 2\nhidden = 3\n")
+    result = _invoke("numbers", "--numbers", str(f))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["source"]["tokens"] == ["the", "cat", "eats", "fish"]
+    assert len(data["encoder"]["hidden"][0]) == 3
+
+
+BAD_FILES = {
+    "wrong-shape": ("[encoder]\nW_x = [[1, 2], [3, 4]]\n", "encoder.W_x"),
+    "non-numeric": ('[encoder]\nb = [0.1, "a", 0.3, 0.4]\n', "encoder.b[1]"),
+    "nan": ("[encoder]\nb = [0.1, nan, 0.3, 0.4]\n", "encoder.b[1]"),
+    "inf": ("[encoder]\nb = [0.1, inf, 0.3, 0.4]\n", "encoder.b[1]"),
+    "unknown-key": ("[encoder]\nbias = [0.1]\n", "encoder.bias"),
+}
+BASE = ('seed = 1\n[sentences]\nsource = "the cat"\ntarget = "le chat"\n'
+        "[sizes]\nembedding = 4\nhidden = 4\n")
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+def test_bad_numbers_file_names_the_key(tmp_path, kind):
+    extra, key = BAD_FILES[kind]
+    f = tmp_path / "bad.toml"
+    f.write_text(BASE + extra)
+    for args in (["numbers", "--numbers", str(f)], ["render", "encoder", "--numbers", str(f),
+                                                     "--out", str(tmp_path / "out")]):
+        _one_line_error(_invoke(*args), "bad.toml", key)
+
+
+def test_empty_sentence_and_unreadable_file(tmp_path):
+    f = tmp_path / "empty.toml"
+    f.write_text(BASE.replace('source = "the cat"', 'source = ""'))
+    _one_line_error(_invoke("numbers", "--numbers", str(f)), "sentences.source")
+    _one_line_error(_invoke("numbers", "--numbers", str(tmp_path / "nope.toml")),
+                    "nope.toml", "no such file")
+    g = tmp_path / "syntax.toml"
+    g.write_text("seed = [\n")
+    _one_line_error(_invoke("numbers", "--numbers", str(g)), "not valid TOML")
+
+
+def test_unknown_scene_lists_the_valid_ids(tmp_path):
+    result = _invoke("render", "no_such_scene", "--out", str(tmp_path))
+    _one_line_error(result, "no_such_scene", *SCENES)
+
+
+def test_output_folder_not_writable():
+    # /proc refuses new folders even to root (CI runs as root, so chmod would not do).
+    _one_line_error(_invoke("render", "encoder", "--out", "/proc/attention-out"),
+                    "/proc/attention-out", "cannot write")
+
+
+def test_console_entry_point_runs_without_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "render.py"), "render", "nope", "--out", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: unknown scene id 'nope'")
+    assert "Traceback" not in proc.stderr
