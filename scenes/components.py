@@ -40,6 +40,7 @@ __all__ = [
     "math_label",
     "arrow_between",
     "fit_within",
+    "title_bar",
     "subscript",
 ]
 
@@ -73,6 +74,14 @@ def fit_within(mob: Mobject, max_width: float | None = None, max_height: float |
     if max_height is not None and mob.height > max_height:
         mob.scale(max_height / mob.height)
     return mob
+
+
+def title_bar(*parts: Mobject, y: float, buff: float = 0.5, max_width: float = 13.4,
+              **arrange: Any) -> VGroup:
+    """A scene's title line: ``parts`` (a name, a formula...) side by side,
+    scaled down to ``max_width`` if needed, centred at height ``y``."""
+    bar = VGroup(*parts).arrange(RIGHT, buff=buff, **arrange)
+    return fit_within(bar, max_width=max_width).move_to([0, y, 0])
 
 
 def arrow_between(a: Mobject, b: Mobject, colour: Any, buff: float = 0.12, **kw: Any) -> Arrow:

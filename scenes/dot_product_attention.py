@@ -36,7 +36,6 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
-    subscript,
     CELL_H,
     CELL_W,
     ValueCell,
@@ -45,6 +44,8 @@ from .components import (
     caption,
     fit_within,
     math_label,
+    subscript,
+    title_bar,
 )
 
 __all__ = [
@@ -191,11 +192,11 @@ class DotProductAttentionScene(WalkthroughScene):
         block = 0.85 + rows * CELL_H + 0.1 + 1.45
         x_top = min(2.25, 0.15 + block / 2 - 0.85)
 
-        title = VGroup(
+        title = title_bar(
             caption("Dot-product attention, one query", theme, 28),
             math_label(r"E = s_2\,X^{T} \qquad A = \mathrm{softmax}(E) \qquad o = A\,X", theme, 30),
-        ).arrange(RIGHT, buff=0.5)
-        fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
+            y=TITLE_Y,
+        )
 
         # -- step 1: the variables and their shapes --------------------------
         X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,

@@ -20,7 +20,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import ValueMatrix, caption, fit_within, math_label, subscript
+from .components import ValueMatrix, caption, fit_within, math_label, subscript, title_bar
 from .dot_product_attention import (
     caption_in,
     caption_out,
@@ -53,12 +53,12 @@ class MultiQueryAttentionScene(WalkthroughScene):
         q_names = [f"q{subscript(j + 1)}" for j in range(NQ)]
         h_names = [f"h{subscript(i + 1)}" for i in range(N)]
 
-        title = VGroup(
+        title = title_bar(
             caption("Many queries at once", theme, 28),
             math_label(r"E = Q\,X^{T} \qquad A = \mathrm{softmax}_{\text{rows}}(E) \qquad O = A\,X",
                        theme, 30),
-        ).arrange(buff=0.5)
-        fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
+            y=TITLE_Y,
+        )
 
         # -- steps 1-2: Q and X^T, then E = Q X^T ------------------------------
         Q = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,

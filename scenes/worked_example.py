@@ -27,7 +27,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import CELL_H, NumberLabel, ValueMatrix, caption, fit_within, math_label, subscript
+from .components import CELL_H, NumberLabel, ValueMatrix, caption, fit_within, math_label, subscript, title_bar
 from .dot_product_attention import (
     caption_in,
     caption_out,
@@ -74,12 +74,12 @@ class WorkedExampleScene(WalkthroughScene):
         step4_free = MATRIX_TOP - CAPTION_TOP - GAP - (M * CELL_H + 0.1) - 0.15
         rows = max(3, min(_rows_budget(D, SUM_ROW), math.floor(step4_free / CELL_H)))
 
-        title = VGroup(
+        title = title_bar(
             caption("Worked example", theme, 28),
             math_label(r"s = X\,q^{T} \qquad \alpha = \mathrm{softmax}_{\text{columns}}(s)"
                        r" \qquad C = \alpha^{T} X", theme, 30),
-        ).arrange(RIGHT, buff=0.5)
-        fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
+            y=TITLE_Y,
+        )
 
         # -- step 1: the inputs and the queries -------------------------------
         X1 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
