@@ -6,7 +6,7 @@ Prints, in one run, the wall time (median of ``--repeat`` runs) of:
 1. the default set rendered cold with ``--jobs 1``;
 2. the same, cold, with the default number of jobs (one per core);
 3. a warm re-run with nothing changed (everything from the cache);
-4. a re-run after changing one number (one source embedding value): only the
+4. a re-run after changing one number (an input of dot-product attention): only the
    scenes that show it are rendered again;
 5. the baseline: the same scenes rendered one after another by ``manim`` on
    the command line, from a tiny manim file that instantiates each scene
@@ -51,16 +51,20 @@ def _summary(stderr: str) -> str:
 
 
 def _changed_numbers(path: Path) -> str:
-    """The default numbers with one source embedding value moved by 0.01."""
+    """The default numbers with one input value of dot-product attention
+    moved by 0.01 (a value the default scenes show; the translator's weights
+    are not in the numbers file)."""
     from attention_core import compute_trace, load_numbers
     from attention_core.numbers_file import default_numbers_text
 
-    trace = compute_trace(load_numbers())
-    word = trace.params.source_vocab.words[0]
-    row = [round(float(v), 2) for v in trace.params.source_embeddings[0]]
-    row[0] = round(row[0] + 0.01, 2)
-    path.write_text(default_numbers_text() + f"\n[embeddings.source]\n{word} = {row}\n")
-    return f"embeddings.source.{word}[0] += 0.01"
+    inputs = compute_trace(load_numbers()).dot_product_attention.inputs
+    rows = [[round(float(v), 2) for v in row] for row in inputs]
+    rows[0][0] = round(rows[0][0] + 0.01, 2)
+    text = default_numbers_text()
+    header = "[dot_product_attention]\n"
+    assert text.count(header) == 1
+    path.write_text(text.replace(header, f"{header}inputs = {rows}\n"))
+    return "dot_product_attention.inputs[0][0] += 0.01"
 
 
 def _manim_file(path: Path, scene_ids: list[str]) -> list[str]:
