@@ -15,7 +15,7 @@ the sentences are the reader's to change.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 from manim import (
@@ -143,84 +143,108 @@ def place_labels(points: np.ndarray, sizes: Sequence[tuple[float, float]], bound
 
     See :func:`place_label_options`; returns its placements and ``clean``.
     """
-    placements, _, clean = place_label_options(points, [[size] for size in sizes], bounds, radii)
+    placements, _, clean, _ = place_label_options(points, [[size] for size in sizes], bounds, radii)
     return placements, clean
 
 
-def place_label_options(points: np.ndarray, options: Sequence[Sequence[tuple[float, float]]],
+def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[float, float]]],
                         bounds: Box, radii: Sequence[float] = RADII,
-                        ) -> tuple[list[tuple[np.ndarray, bool]], list[int], bool]:
+                        ) -> tuple[list[tuple[np.ndarray, bool]], list[int], bool, int]:
     """Greedy, collision-avoiding placement of one label per point.
 
     Label ``i`` may take any of the sizes ``options[i]`` (say, its text cut
-    shorter and shorter): it takes the first that places cleanly. For one
-    size, it tries positions around its point (right, left, above, below,
-    above or below starting or ending at the point, then the diagonals) at
-    growing distances, and takes the first whose box stays inside
-    ``bounds`` and touches neither an already placed label nor any point,
-    and, when it needs a leader line, whose leader crosses no other label or
-    point and whose box lies on no earlier leader (so every line ends at one
-    label only). Failing every size, it takes the candidate with the least
-    overlap.
+    shorter and shorter). For a size, it tries positions around its point
+    (right, left, above, below, above or below starting or ending at the
+    point, then the diagonals) at growing distances. A position is *clean*
+    when its box stays inside ``bounds`` and touches neither an already
+    placed label nor any point; it is also *unambiguous* when, if it needs a
+    leader line, that line crosses no other label or point, and its box lies
+    on no earlier leader line (so every line ends at one label only).
+
+    The label takes the first unambiguous position of its longest size that
+    has one; else the clean position, of any size, whose leader crosses the
+    fewest labels; else the position with the least overlap.
 
     Returns
     -------
-    placements, picks, clean
+    placements, picks, clean, ambiguous
         For each label its centre and whether it sits far enough from its
         point to need a leader line; the index of the size it took; ``clean``
         is False if some label could not be placed without touching another
-        or leaving ``bounds``.
+        or leaving ``bounds``; how many labels were placed without an
+        unambiguous position.
     """
-    clean = True
+    all_clean = True
+    ambiguous = 0
     pts = np.asarray(points, dtype=float)[:, :2]
     dots: list[Box] = [(x - DOT_R, y - DOT_R, x + DOT_R, y + DOT_R) for x, y in pts]
     placed: list[Box] = []
     leaders: list[tuple[np.ndarray, np.ndarray]] = []
     out: list[tuple[np.ndarray, bool]] = []
     picks: list[int] = []
-    for idx, (px, py) in enumerate(pts):
+    for idx, point in enumerate(pts):
         others = [d for j, d in enumerate(dots) if j != idx]
-        best: tuple[float, np.ndarray, bool, Box, int] | None = None
-        chosen = None
+        unambiguous = None
+        clean: tuple[int, tuple] | None = None  # (crossings, candidate)
+        least: tuple[float, tuple] | None = None  # (penalty, candidate)
         for pick, (w, h) in enumerate(options[idx]):
             for r_i, r in enumerate(radii):
                 for dx, dy, align in _DIRECTIONS:
-                    cx = px + dx * (r + w / 2) + align * (w / 2 - DOT_R)
-                    cy = py + dy * (r + h / 2)
+                    cx = point[0] + dx * (r + w / 2) + align * (w / 2 - DOT_R)
+                    cy = point[1] + dy * (r + h / 2)
                     box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+                    candidate = (np.array([cx, cy, 0.0]), r_i > 0, box, pick)
                     inside = (box[0] >= bounds[0] and box[2] <= bounds[2]
                               and box[1] >= bounds[1] and box[3] <= bounds[3])
-                    clash = sum(_overlap_area(box, b) for b in placed + others)
-                    hits = (any(_overlaps(box, b) for b in placed)
-                            or any(_overlaps(box, b, 0.02) for b in others)
-                            # A label on an earlier leader would make that line ambiguous.
-                            or any(_segment_hits_box(a, b, box) for a, b in leaders))
+                    touches = (any(_overlaps(box, b) for b in placed)
+                               or any(_overlaps(box, b, 0.02) for b in others))
+                    # A label on an earlier leader would make that line ambiguous,
+                    # and so would this label's leader crossing another label.
+                    crossings = sum(_segment_hits_box(a, b, box) for a, b in leaders)
                     if r_i > 0:
-                        end = _leader_end(box, pts[idx])
-                        crossing = (any(_segment_hits_box(pts[idx], end, b) for b in placed)
-                                    or any(_segment_hits_box(pts[idx], end, b, 0.0) for b in others))
-                        hits = hits or crossing
-                        clash += 0.5 * crossing
-                    if inside and not hits:
-                        chosen = (np.array([cx, cy, 0.0]), r_i > 0, box, pick)
-                        break
-                    penalty = clash + (0 if inside else 100) + 0.01 * r
-                    if best is None or penalty < best[0]:
-                        best = (penalty, np.array([cx, cy, 0.0]), r_i > 0, box, pick)
-                if chosen is not None:
+                        end = _leader_end(box, point)
+                        crossings += (sum(_segment_hits_box(point, end, b) for b in placed)
+                                      + sum(_segment_hits_box(point, end, b, 0.0) for b in others))
+                    if inside and not touches:
+                        if not crossings:
+                            unambiguous = candidate
+                            break
+                        if clean is None or crossings < clean[0]:
+                            clean = (crossings, candidate)
+                    penalty = (sum(_overlap_area(box, b) for b in placed + others)
+                               + (0 if inside else 100) + 0.01 * r)
+                    if least is None or penalty < least[0]:
+                        least = (penalty, candidate)
+                if unambiguous is not None:
                     break
-            if chosen is not None:
+            if unambiguous is not None:
                 break
-        if chosen is None:
-            assert best is not None
-            chosen = best[1:]
-            clean = False
+        if unambiguous is not None:
+            chosen = unambiguous
+        elif clean is not None:
+            chosen = clean[1]
+            ambiguous += 1
+        else:
+            assert least is not None
+            chosen = least[1]
+            all_clean = False
+            ambiguous += 1
         placed.append(chosen[2])
         if chosen[1]:
-            leaders.append((pts[idx], _leader_end(chosen[2], pts[idx])))
+            leaders.append((point, _leader_end(chosen[2], point)))
         out.append((chosen[0], chosen[1]))
         picks.append(chosen[3])
-    return out, picks, clean
+    return out, picks, all_clean, ambiguous
+
+
+class _Lazy:
+    """An iterable of label sizes, each measured only when reached."""
+
+    def __init__(self, sizes, texts: list[str]) -> None:
+        self._sizes, self._texts = sizes, texts
+
+    def __iter__(self) -> Iterator[tuple[float, float]]:
+        return self._sizes(self._texts)
 
 
 class HiddenStateMapScene(WalkthroughScene):
@@ -302,15 +326,35 @@ class HiddenStateMapScene(WalkthroughScene):
     # -- builders --------------------------------------------------------------
 
     def _labels(self, points: np.ndarray) -> tuple[list[Mobject], list[tuple[np.ndarray, bool]]]:
-        """Sentence labels, each cut shorter only as far as it needs to fit."""
+        """Sentence labels, each cut shorter only as far as it needs to fit.
+
+        If some leader line cannot avoid other labels, all labels start
+        shorter, as long as that helps: an unambiguous line is worth a
+        shorter label. Texts are built only when their size is asked for."""
         bounds = (PLOT_LEFT + 0.1, PLOT_BOTTOM + 0.1, PLOT_RIGHT - 0.1, PLOT_TOP - 0.1)
-        options = []
-        for s in self.trace.hidden_state_map.sentences:
-            texts = list(dict.fromkeys(shorten(s, chars) for chars in LABEL_CHARS))
-            options.append([caption(t, self.theme, LABEL_SIZE) for t in texts])
-        placements, picks, _ = place_label_options(
-            points, [[(lab.width, lab.height) for lab in opts] for opts in options], bounds)
-        return [opts[k] for opts, k in zip(options, picks)], placements
+        built: dict[str, Mobject] = {}
+
+        def label(text: str) -> Mobject:
+            if text not in built:
+                built[text] = caption(text, self.theme, LABEL_SIZE)
+            return built[text]
+
+        def sizes(texts: list[str]) -> Iterator[tuple[float, float]]:
+            for text in texts:
+                yield label(text).width, label(text).height
+
+        best = None
+        for start in range(len(LABEL_CHARS)):
+            texts = [list(dict.fromkeys(shorten(s, chars) for chars in LABEL_CHARS[start:]))
+                     for s in self.trace.hidden_state_map.sentences]
+            placements, picks, clean, ambiguous = place_label_options(
+                points, [_Lazy(sizes, t) for t in texts], bounds)
+            score = (not clean, ambiguous)
+            if best is None or score < best[0]:
+                best = (score, [label(t[k]) for t, k in zip(texts, picks)], placements)
+            if score == (False, 0):
+                break
+        return best[1], best[2]
 
     def _point_positions(self) -> np.ndarray:
         """PC coordinates mapped into the plot, one scale for both axes."""
