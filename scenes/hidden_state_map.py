@@ -44,6 +44,7 @@ CAPTION_Y = -3.62
 PLOT_LEFT, PLOT_RIGHT = -6.0, 6.8
 PLOT_BOTTOM, PLOT_TOP = -3.05, 2.7
 LABEL_SIZE = 16
+NOTE_CHARS = 120  # what one caption line holds at about 18 pt
 # Labels are cut to the first of these lengths at which they all fit.
 LABEL_CHARS = (40, 30, 24, 18, 14)
 MAX_LABEL_CHARS = LABEL_CHARS[-1]
@@ -85,8 +86,13 @@ def _quoted(words: Sequence[str], shown: int = 3) -> str:
 
 def _first_note(hm, H: int) -> str:
     if hm.unknown_words:
-        return (f"The translator does not know {_quoted(hm.unknown_words)}: a small seeded tanh RNN "
-                "reads every sentence instead")
+        # Name as many unknown words as keep the line readable.
+        for shown in (3, 2, 1):
+            text = (f"The translator does not know {_quoted(hm.unknown_words, shown)}: a "
+                    "seeded tanh RNN reads every sentence instead")
+            if len(text) <= NOTE_CHARS:
+                break
+        return text
     if hm.network == "translator":
         return (f"each sentence read by the same encoder: one row of {H} numbers, "
                 "the only thing its decoder would see of it")

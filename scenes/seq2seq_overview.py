@@ -168,8 +168,8 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         to_ctx = _arrow(np.array([enc_box.get_right()[0] + 0.05, context.frame.get_y(), 0]),
                         np.array([context.frame.get_left()[0] - 0.08, context.frame.get_y(), 0]),
                         theme.encoder, 3)
-        step3 = (f"3. Its last states {ctx_text} (each direction's last) are the context vector: "
-                 f"the whole sentence in {H} numbers" if gru
+        step3 = (f"3. The last state of each direction, joined as {ctx_text}, is the context vector: "
+                 f"the sentence in {H} numbers" if gru
                  else f"3. Its last state {ctx_text} is the context vector: the whole sentence in "
                  f"{H} numbers")
         note = self._step(3, "context vector", X_CONTEXT, step3, note)
