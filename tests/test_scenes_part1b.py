@@ -187,10 +187,11 @@ GRAMMAR_MAP_TWELVE = [
               sizes={"embedding": 2, "hidden": 2}), "tanh", False),
         # the trained translator: twelve sentences of twelve words or fewer
         (dict(hidden_state_map={"sentences": GRAMMAR_MAP_TWELVE}), "translator", True),
-        # the translator's network with seeded weights: two numbers per sentence
-        (dict(model=SEEDED_SMALL), "translator", False),
+        # the translator's network with seeded weights: three sentences, two numbers each
+        (dict(model=SEEDED_SMALL, hidden_state_map={"sentences": [
+            "the cat eats fish", "the market falls", "a dog runs"]}), "translator", False),
     ],
-    ids=["three-unknown-size-2", "twelve-translator", "seeded-model-size-2"],
+    ids=["three-unknown-size-2", "twelve-translator", "seeded-model-three-size-2"],
 )
 def test_hidden_state_map_varied(tables, network, trained):
     scene, trace = _check("hidden_state_map", _numbers(**tables))
