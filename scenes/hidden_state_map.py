@@ -1,17 +1,21 @@
-"""``hidden_state_map``: sentences as points, their final encoder states by PCA.
+"""``hidden_state_map``: sentences as points, their encodings drawn by PCA.
 
 Draft 000, "3. Hidden state", borrows figure 2 of Sutskever et al. (2014):
 the final states of an encoder for many sentences, drawn in 2-D by PCA,
 where sentences of similar meaning cluster. Here the sentences of
-``[hidden_state_map]`` are read by the same encoder, with the same
-embeddings, as in the ``encoder`` scene; the core projects their ``h_T`` on
-the first two principal components. The encoder is seeded, not trained, and
-the caption says so: the picture shows the method, not learnt meaning.
+``[hidden_state_map]`` are read by the encoder the Part 1 scenes show: by
+default the translator trained without attention (each point is its
+``[f_T ; b_1]``, the only vector its decoder gets), or the small seeded tanh
+RNN (``h_T``) when the translator does not know a word of the map, which the
+scene then names. The core projects the vectors on their first two principal
+components. The scene says which encoder it is and whether it was trained,
+and only asks whether like sentences lie close: it claims no clusters, since
+the sentences are the reader's to change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 from manim import (
@@ -31,14 +35,16 @@ from manim import (
 from .base import WalkthroughScene
 from .components import NumberLabel, ValueMatrix, caption, fit_within, math_label
 
-__all__ = ["HiddenStateMapScene", "shorten", "place_labels"]
+__all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options"]
 
 TITLE_Y = 3.55
+SUBTITLE_Y = 3.0
 CAPTION_Y = -3.62
 # The plot's frame; points are mapped inside it with a margin for labels.
 PLOT_LEFT, PLOT_RIGHT = -6.0, 6.8
-PLOT_BOTTOM, PLOT_TOP = -3.05, 3.05
+PLOT_BOTTOM, PLOT_TOP = -3.05, 2.7
 LABEL_SIZE = 16
+NOTE_CHARS = 120  # what one caption line holds at about 18 pt
 # Labels are cut to the first of these lengths at which they all fit.
 LABEL_CHARS = (40, 30, 24, 18, 14)
 MAX_LABEL_CHARS = LABEL_CHARS[-1]
@@ -57,6 +63,49 @@ def shorten(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
     return cut.rstrip(" ,;:.") + "\u2026"
 
 
+def _state_tex(hm) -> str:
+    """The name of each sentence's vector: what the decoder would start from."""
+    return r"[f_T\,;\,b_1]" if hm.network == "translator" else r"h_T"
+
+
+def _reader(hm) -> str:
+    """Which encoder read the map's sentences, in words."""
+    if hm.network == "translator":
+        return ("the encoder of the translator trained without attention" if hm.trained
+                else "the translator's encoder with seeded, untrained weights")
+    if hm.unknown_words:
+        # The other scenes show the translator: this RNN is the map's own.
+        return "a small seeded tanh RNN (not trained)"
+    return "the small tanh RNN of the encoder scene (not trained)"
+
+
+def _quoted(words: Sequence[str], shown: int = 3) -> str:
+    text = ", ".join(f"“{w}”" for w in words[:shown])
+    return text + (f" and {len(words) - shown} more" if len(words) > shown else "")
+
+
+def _first_note(hm, H: int) -> str:
+    if hm.unknown_words:
+        # Name as many unknown words as keep the line readable.
+        for shown in (3, 2, 1):
+            text = (f"The translator does not know {_quoted(hm.unknown_words, shown)}: a "
+                    "seeded tanh RNN reads every sentence instead")
+            if len(text) <= NOTE_CHARS:
+                break
+        return text
+    if hm.network == "translator":
+        return (f"each sentence read by the same encoder: one row of {H} numbers, "
+                "the only thing its decoder would see of it")
+    return f"each sentence read by the same encoder: its last state, {H} numbers, is one row"
+
+
+def _last_note(hm) -> str:
+    if hm.network == "translator" and hm.trained:
+        return ("Trained only to translate, never told what the sentences mean: "
+                "do sentences of similar meaning lie close?")
+    return ("This encoder is not trained: these positions do not group sentences by meaning.")
+
+
 def _overlaps(a: Box, b: Box, pad: float = 0.04) -> bool:
     return (min(a[2], b[2]) - max(a[0], b[0]) > -pad) and (min(a[3], b[3]) - max(a[1], b[1]) > -pad)
 
@@ -65,96 +114,179 @@ def _overlap_area(a: Box, b: Box) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
+def _leader_end(box: Box, point: Sequence[float]) -> np.ndarray:
+    """Where a leader line from ``point`` meets ``box``: its nearest point."""
+    return np.array([min(max(point[0], box[0]), box[2]), min(max(point[1], box[1]), box[3])])
+
+
+def _segment_hits_box(p: np.ndarray, q: np.ndarray, box: Box, pad: float = 0.05) -> bool:
+    """True if the segment p-q passes through ``box`` grown by ``pad`` (Liang-Barsky clip)."""
+    x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
+    d = q - p
+    lo, hi = 0.0, 1.0
+    for delta, start, low, high in ((d[0], p[0], x0, x1), (d[1], p[1], y0, y1)):
+        if abs(delta) < 1e-12:
+            if start < low or start > high:
+                return False
+            continue
+        t0, t1 = (low - start) / delta, (high - start) / delta
+        lo, hi = max(lo, min(t0, t1)), min(hi, max(t0, t1))
+        if lo > hi:
+            return False
+    return True
+
+
+# (dx, dy, align): beside, above/below centred, above/below starting or
+# ending at the point (align +1/-1), then the diagonals.
+_DIRECTIONS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 1, 1), (0, -1, 1),
+               (0, 1, -1), (0, -1, -1), (1, 1, 0), (1, -1, 0), (-1, 1, 0), (-1, -1, 0))
+RADII = (0.14, 0.4, 0.75, 1.1, 1.5)
+
+
 def place_labels(points: np.ndarray, sizes: Sequence[tuple[float, float]], bounds: Box,
-                 radii: Sequence[float] = (0.14, 0.4, 0.75, 1.1, 1.5),
-                 ) -> tuple[list[tuple[np.ndarray, bool]], bool]:
+                 radii: Sequence[float] = RADII) -> tuple[list[tuple[np.ndarray, bool]], bool]:
+    """Greedy, collision-avoiding placement of one label per point (one size each).
+
+    See :func:`place_label_options`; returns its placements and ``clean``.
+    """
+    placements, _, clean, _ = place_label_options(points, [[size] for size in sizes], bounds, radii)
+    return placements, clean
+
+
+def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[float, float]]],
+                        bounds: Box, radii: Sequence[float] = RADII,
+                        ) -> tuple[list[tuple[np.ndarray, bool]], list[int], bool, int]:
     """Greedy, collision-avoiding placement of one label per point.
 
-    Each label tries positions around its point (right, left, above, below,
-    then the diagonals) at growing distances, and takes the first whose box
-    stays inside ``bounds`` and touches neither an already placed label nor
-    any point. Failing all, it takes the candidate with the least overlap.
+    Label ``i`` may take any of the sizes ``options[i]`` (say, its text cut
+    shorter and shorter). For a size, it tries positions around its point
+    (right, left, above, below, above or below starting or ending at the
+    point, then the diagonals) at growing distances. A position is *clean*
+    when its box stays inside ``bounds`` and touches neither an already
+    placed label nor any point; it is also *unambiguous* when, if it needs a
+    leader line, that line crosses no other label or point, and its box lies
+    on no earlier leader line (so every line ends at one label only).
+
+    The label takes the first unambiguous position of its longest size that
+    has one; else the clean position, of any size, whose leader crosses the
+    fewest labels; else the position with the least overlap.
 
     Returns
     -------
-    placements, clean
+    placements, picks, clean, ambiguous
         For each label its centre and whether it sits far enough from its
-        point to need a leader line; ``clean`` is False if some label could
-        not be placed without touching another or leaving ``bounds``.
+        point to need a leader line; the index of the size it took; ``clean``
+        is False if some label could not be placed without touching another
+        or leaving ``bounds``; how many labels were placed without an
+        unambiguous position.
     """
-    clean = True
-    pts = np.asarray(points, dtype=float)
-    dots: list[Box] = [(x - DOT_R, y - DOT_R, x + DOT_R, y + DOT_R) for x, y in pts[:, :2]]
+    all_clean = True
+    ambiguous = 0
+    pts = np.asarray(points, dtype=float)[:, :2]
+    dots: list[Box] = [(x - DOT_R, y - DOT_R, x + DOT_R, y + DOT_R) for x, y in pts]
     placed: list[Box] = []
+    leaders: list[tuple[np.ndarray, np.ndarray]] = []
     out: list[tuple[np.ndarray, bool]] = []
-    directions = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)]
-    for idx, ((px, py), (w, h)) in enumerate(zip(pts[:, :2], sizes)):
-        best: tuple[float, np.ndarray, bool] | None = None
-        chosen = None
-        for r_i, r in enumerate(radii):
-            for dx, dy in directions:
-                cx = px + dx * (r + w / 2)
-                cy = py + dy * (r + h / 2)
-                box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-                inside = (box[0] >= bounds[0] and box[2] <= bounds[2]
-                          and box[1] >= bounds[1] and box[3] <= bounds[3])
-                others = [d for j, d in enumerate(dots) if j != idx]
-                clash = sum(_overlap_area(box, b) for b in placed + others)
-                hits = any(_overlaps(box, b) for b in placed) or any(_overlaps(box, b, 0.02) for b in others)
-                if inside and not hits:
-                    chosen = (np.array([cx, cy, 0.0]), r_i > 0, box)
+    picks: list[int] = []
+    for idx, point in enumerate(pts):
+        others = [d for j, d in enumerate(dots) if j != idx]
+        unambiguous = None
+        clean: tuple[int, tuple] | None = None  # (crossings, candidate)
+        least: tuple[float, tuple] | None = None  # (penalty, candidate)
+        for pick, (w, h) in enumerate(options[idx]):
+            for r_i, r in enumerate(radii):
+                for dx, dy, align in _DIRECTIONS:
+                    cx = point[0] + dx * (r + w / 2) + align * (w / 2 - DOT_R)
+                    cy = point[1] + dy * (r + h / 2)
+                    box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+                    candidate = (np.array([cx, cy, 0.0]), r_i > 0, box, pick)
+                    inside = (box[0] >= bounds[0] and box[2] <= bounds[2]
+                              and box[1] >= bounds[1] and box[3] <= bounds[3])
+                    touches = (any(_overlaps(box, b) for b in placed)
+                               or any(_overlaps(box, b, 0.02) for b in others))
+                    # A label on an earlier leader would make that line ambiguous,
+                    # and so would this label's leader crossing another label.
+                    crossings = sum(_segment_hits_box(a, b, box) for a, b in leaders)
+                    if r_i > 0:
+                        end = _leader_end(box, point)
+                        crossings += (sum(_segment_hits_box(point, end, b) for b in placed)
+                                      + sum(_segment_hits_box(point, end, b, 0.0) for b in others))
+                    if inside and not touches:
+                        if not crossings:
+                            unambiguous = candidate
+                            break
+                        if clean is None or crossings < clean[0]:
+                            clean = (crossings, candidate)
+                    penalty = (sum(_overlap_area(box, b) for b in placed + others)
+                               + (0 if inside else 100) + 0.01 * r)
+                    if least is None or penalty < least[0]:
+                        least = (penalty, candidate)
+                if unambiguous is not None:
                     break
-                penalty = clash + (0 if inside else 100) + 0.01 * r
-                if best is None or penalty < best[0]:
-                    best = (penalty, np.array([cx, cy, 0.0]), r_i > 0)
-                    best_box = box
-            if chosen is not None:
+            if unambiguous is not None:
                 break
-        if chosen is None:
-            assert best is not None
-            chosen = (best[1], best[2], best_box)
-            clean = False
+        if unambiguous is not None:
+            chosen = unambiguous
+        elif clean is not None:
+            chosen = clean[1]
+            ambiguous += 1
+        else:
+            assert least is not None
+            chosen = least[1]
+            all_clean = False
+            ambiguous += 1
         placed.append(chosen[2])
+        if chosen[1]:
+            leaders.append((point, _leader_end(chosen[2], point)))
         out.append((chosen[0], chosen[1]))
-    return out, clean
+        picks.append(chosen[3])
+    return out, picks, all_clean, ambiguous
+
+
+class _Lazy:
+    """An iterable of label sizes, each measured only when reached."""
+
+    def __init__(self, sizes, texts: list[str]) -> None:
+        self._sizes, self._texts = sizes, texts
+
+    def __iter__(self) -> Iterator[tuple[float, float]]:
+        return self._sizes(self._texts)
 
 
 class HiddenStateMapScene(WalkthroughScene):
     scene_id = "hidden_state_map"
     trace_sections = ("hidden_state_map",)
-    description = ("Final encoder states h_T of several sentences, projected to 2-D by PCA "
-                   "(after Sutskever et al. 2014); the encoder is seeded, not trained.")
+    description = ("Sentences as points: the vector the encoder hands the decoder ([f_T ; b_1] of the "
+                   "translator trained without attention), projected to 2-D by PCA "
+                   "(after Sutskever et al. 2014).")
 
     def construct(self) -> None:
         theme, hm = self.theme, self.trace.hidden_state_map
         N, H = hm.states.shape
+        tex = _state_tex(hm)
 
-        title = caption("Sentences as points: each one's last encoder state, drawn by PCA",
+        title = caption("Sentences as points: what the encoder hands the decoder, drawn by PCA",
                         theme, 28)
         fit_within(title, max_width=13.4)
         title.move_to([0, TITLE_Y, 0])
-        self.play(FadeIn(title))
+        reader = self._reader_line(tex)
+        self.play(FadeIn(title), FadeIn(reader))
 
-        # -- the states: one row h_T per sentence -----------------------------------
+        # -- the states: one row per sentence -------------------------------------
         rows = [shorten(s, 24) for s in hm.sentences]
         matrix = ValueMatrix(hm.states, theme, key="hidden_state_map.states", row_labels=rows,
                              colour=theme.encoder, max_rows=8, label_size=18)
-        fit_within(matrix, max_width=13.0, max_height=5.2)
-        matrix.move_to([0, 0.0, 0])
-        heading = VGroup(math_label("h_T", theme, 30, theme.encoder),
+        fit_within(matrix, max_width=13.0, max_height=4.9)
+        matrix.move_to([0, -0.2, 0])
+        heading = VGroup(math_label(tex, theme, 30, theme.encoder),
                          caption("of each sentence, one row each", theme, 20, theme.muted)
                          ).arrange(RIGHT, buff=0.15).next_to(matrix.frame, UP, buff=0.2)
         matrix.add(heading)
-        note = caption("each sentence read by the same encoder: its last state h_T is one row",
-                       theme, 20, theme.muted)
-        fit_within(note, max_width=13.4)
-        note.move_to([0, CAPTION_Y, 0])
+        note = self._note(_first_note(hm, H), theme.highlight if hm.unknown_words else theme.muted)
         self.play(FadeIn(matrix), FadeIn(note))
-        self.wait(0.8)
-        pca_note = caption(f"PCA: centre the {N} rows, keep the 2 directions of largest variance, "
-                           "project", theme, 20, theme.muted)
-        fit_within(pca_note, max_width=13.4)
-        pca_note.move_to(note)
+        self.wait(1.2 if hm.unknown_words else 0.8)
+        pca_note = self._note(f"PCA: centre the {N} rows, keep the 2 directions (of {H}) along which "
+                              "they vary most, project", theme.muted)
         self.play(FadeOut(note), run_time=0.3)
         self.play(FadeIn(pca_note), run_time=0.5)
         self.wait(0.5)
@@ -174,27 +306,61 @@ class HiddenStateMapScene(WalkthroughScene):
                 group.add(Line(points[i], end, color=theme.muted, stroke_width=1.5))
             self.play(FadeIn(group), run_time=0.35)
 
-        honest = caption("The encoder here is seeded, not trained: these positions do not group "
-                         "sentences by meaning yet.", theme, 20, theme.highlight)
-        fit_within(honest, max_width=13.4)
-        honest.move_to([0, CAPTION_Y, 0])
+        near = self._note("Close points: sentences whose vectors are alike (in the 2 directions "
+                          "drawn; the axes say how much of the spread they keep)", theme.muted)
         self.play(FadeOut(pca_note), run_time=0.3)
+        self.play(FadeIn(near))
+        self.wait(1.0)
+        honest = self._note(_last_note(hm), theme.highlight)
+        self.play(FadeOut(near), run_time=0.3)
         self.play(FadeIn(honest))
         self.wait(1.5)
+
+    def _note(self, text: str, colour) -> Mobject:
+        note = caption(text, self.theme, 20, colour)
+        fit_within(note, max_width=13.4)
+        return note.move_to([0, CAPTION_Y, 0])
+
+    def _reader_line(self, tex: str) -> Mobject:
+        """Under the title, for the whole scene: which encoder read the sentences."""
+        theme, hm = self.theme, self.trace.hidden_state_map
+        line = VGroup(caption(f"read by {_reader(hm)}; each point is", theme, 18, theme.muted),
+                      math_label(tex, theme, 24, theme.encoder)).arrange(RIGHT, buff=0.12)
+        fit_within(line, max_width=13.4)
+        return line.move_to([0, SUBTITLE_Y, 0])
 
     # -- builders --------------------------------------------------------------
 
     def _labels(self, points: np.ndarray) -> tuple[list[Mobject], list[tuple[np.ndarray, bool]]]:
-        """Sentence labels, cut shorter only as far as needed for all to fit."""
+        """Sentence labels, each cut shorter only as far as it needs to fit.
+
+        If some leader line cannot avoid other labels, all labels start
+        shorter, as long as that helps: an unambiguous line is worth a
+        shorter label. Texts are built only when their size is asked for."""
         bounds = (PLOT_LEFT + 0.1, PLOT_BOTTOM + 0.1, PLOT_RIGHT - 0.1, PLOT_TOP - 0.1)
-        for chars in LABEL_CHARS:
-            labels = [caption(shorten(s, chars), self.theme, LABEL_SIZE)
-                      for s in self.trace.hidden_state_map.sentences]
-            placements, clean = place_labels(points, [(lab.width, lab.height) for lab in labels],
-                                             bounds)
-            if clean:
+        built: dict[str, Mobject] = {}
+
+        def label(text: str) -> Mobject:
+            if text not in built:
+                built[text] = caption(text, self.theme, LABEL_SIZE)
+            return built[text]
+
+        def sizes(texts: list[str]) -> Iterator[tuple[float, float]]:
+            for text in texts:
+                yield label(text).width, label(text).height
+
+        best = None
+        for start in range(len(LABEL_CHARS)):
+            texts = [list(dict.fromkeys(shorten(s, chars) for chars in LABEL_CHARS[start:]))
+                     for s in self.trace.hidden_state_map.sentences]
+            placements, picks, clean, ambiguous = place_label_options(
+                points, [_Lazy(sizes, t) for t in texts], bounds)
+            score = (not clean, ambiguous)
+            if best is None or score < best[0]:
+                best = (score, [label(t[k]) for t, k in zip(texts, picks)], placements)
+            if score == (False, 0):
                 break
-        return labels, placements
+        return best[1], best[2]
 
     def _point_positions(self) -> np.ndarray:
         """PC coordinates mapped into the plot, one scale for both axes."""

@@ -3,9 +3,14 @@
 Draft 000, "A quick overview of the Encoder-Decoder architecture": 1 the
 input sequence (words as embeddings), 2 the encoder, 3 its last hidden
 state, the context vector, 4 the decoder, 5 the mapping of decoder states
-to output words. The diagram is built up part by part with the real
-sentence, the real embeddings (as colour chips) and the real ``h_T``; its
-last frame is the draft's static figure ``seq2seq_basic``.
+to output words. The diagram is built up part by part with the network the
+Part 1 scenes show (:mod:`scenes.seq2seq_view`): by default the translator
+trained without attention, with its real embeddings as colour chips, its
+bidirectional GRU encoder, the context ``[f_T ; b_1]``, its GRU decoder and
+the words it really writes, compared with the reference translation when
+there is one; or the small seeded tanh RNN (context ``h_T``) when the
+translator cannot read the sentence. Its last frame is the draft's static
+figure ``seq2seq_basic``.
 """
 
 from __future__ import annotations
@@ -32,11 +37,15 @@ from manim import (
 )
 
 from .base import WalkthroughScene
+from attention_core.text import END
+
 from .components import ValueCell, VectorColumn, caption, fit_within, subscript
+from .seq2seq_view import decoder_view, encoder_view
 
 __all__ = ["Seq2SeqOverviewScene"]
 
-TITLE_Y = 3.6
+TITLE_Y = 3.62
+SUBTITLE_Y = 3.22
 HEADER_Y = 2.85
 ROWS_TOP, ROWS_BOTTOM = 2.3, -2.95
 CAPTION_Y = -3.6
@@ -50,9 +59,19 @@ X_DECODER = 1.55
 X_MAP = 3.35
 X_OUT_LEFT = 4.35
 BOX_W = 1.3
+ENC_W_GRU, X_ENCODER_GRU = 1.8, -2.45  # room for "bidirectional"
 CHIP_W, CHIP_H = 0.13, 0.24
+CHIPS_MAX_W = 0.9  # a chip of 8 dimensions keeps room for its arrow
 WORD_SIZE = 20
 
+
+
+def _differs(words: tuple[str, ...], reference: tuple[str, ...] | None) -> list[bool]:
+    """For each written word, whether it differs from the reference word at
+    the same place (False everywhere when there is no reference)."""
+    if reference is None:
+        return [False] * len(words)
+    return [t >= len(reference) or w != reference[t] for t, w in enumerate(words)]
 
 
 def _rows_y(n: int) -> tuple[list[float], float]:
@@ -68,52 +87,79 @@ def _arrow(start: np.ndarray, end: np.ndarray, colour: Any, width: float = 2.5) 
                  max_tip_length_to_length_ratio=0.4, max_stroke_width_to_length_ratio=10)
 
 
+def _written(dec) -> tuple[str, ...]:
+    """The words the decoder writes (its choices without the final <END>);
+    just <END> when it stops at once."""
+    words = dec.chosen[:-1] if dec.ended else dec.chosen
+    return words or (END,)
+
+
+def _network_line(enc) -> str:
+    """Under the title: which network the diagram shows."""
+    if enc.network == "gru":
+        return ("the translator trained without attention" if enc.trained
+                else "the translator's network with seeded, untrained weights")
+    return "a small tanh RNN with seeded weights, not trained"
+
+
 class Seq2SeqOverviewScene(WalkthroughScene):
     scene_id = "seq2seq_overview"
-    trace_sections = ("source", "target", "sizes", "encoder")
-    description = ("The encoder-decoder in five parts: input words as embeddings, encoder, "
-                   "context vector h_T, decoder, mapping to output words.")
+    trace_sections = ("source", "target", "sizes", "encoder", "decoder", "plain_model")
+    description = ("The encoder-decoder in five parts (the translator trained without attention): "
+                   "input words as embeddings, encoder, context vector, decoder, output words.")
 
     def construct(self) -> None:
-        theme, enc, tr = self.theme, self.trace.encoder, self.trace
+        theme = self.theme
+        enc, dec = encoder_view(self.trace), decoder_view(self.trace)
+        gru = enc.network == "gru"
         T = len(enc.tokens)
-        outputs = tr.decoder_outputs
+        outputs = _written(dec)
         sub_T = subscript(T)
+        # The context's name, on screen (LaTeX) and in captions (plain text).
+        ctx_tex = f"[f_{{{T}}}\\,;\\,b_{{1}}]" if gru else f"h_{{{T}}}"
+        ctx_text = f"[f{sub_T} ; b\u2081]" if gru else f"h{sub_T}"
 
         title = caption("The encoder-decoder in five parts", theme, 30).move_to([0, TITLE_Y, 0])
-        self.play(FadeIn(title))
+        subtitle = caption(_network_line(enc), theme, 18, theme.muted).move_to([0, SUBTITLE_Y, 0])
+        self.play(FadeIn(title), FadeIn(subtitle))
         note = None
 
         # 1. the input sequence: words, each looked up as an embedding ----------
         in_y, in_pitch = _rows_y(T)
         words, chips = VGroup(), VGroup()
         scale = max(float(np.max(np.abs(enc.inputs))), 1e-9)
+        cell_w = min(CHIP_W, CHIPS_MAX_W / enc.inputs.shape[1])
         for t, (tok, y) in enumerate(zip(enc.tokens, in_y)):
             word = caption(tok, theme, WORD_SIZE)
             fit_within(word, max_width=1.9, max_height=in_pitch * 0.8)
             word.move_to([0, y, 0]).align_to([X_WORDS_RIGHT, 0, 0], RIGHT)
             words.add(word)
-            chips.add(self._chip(enc.inputs[t], scale, y, min(CHIP_H, in_pitch * 0.7)))
+            chips.add(self._chip(enc.inputs[t], scale, y, cell_w, min(CHIP_H, in_pitch * 0.7)))
         note = self._step(1, "input sequence", X_WORDS_RIGHT + 0.35,
-                          "1. The sentence's words, each looked up as a vector (its embedding)", note)
+                          f"1. The sentence's words, each looked up as a vector of "
+                          f"{enc.inputs.shape[1]} numbers (its embedding)", note)
         self.play(FadeIn(words, lag_ratio=0.1))
         self.play(*(ReplacementTransform(w.copy(), c) for w, c in zip(words, chips)), run_time=0.8)
 
         # 2. the encoder reads them in order -------------------------------------
-        enc_box = self._tall_box("encoder\nRNN", theme.encoder, in_y, in_pitch).move_to(
-            [X_ENCODER, float(np.mean(in_y)), 0])
+        enc_label = "encoder\nbidirectional\nGRU" if gru else "encoder\nRNN"
+        enc_box = self._tall_box(enc_label, theme.encoder, in_y, in_pitch,
+                                 width=ENC_W_GRU if gru else BOX_W).move_to(
+            [X_ENCODER_GRU if gru else X_ENCODER, float(np.mean(in_y)), 0])
         in_arrows = VGroup(*(
             _arrow([c.get_right()[0] + 0.08, y, 0], [enc_box.get_left()[0] - 0.04, y, 0], theme.embedding)
             for c, y in zip(chips, in_y)))
-        note = self._step(2, "encoder", X_ENCODER,
-                          "2. The encoder RNN reads them one by one: h\u2081, h\u2082, ...", note)
+        step2 = ("2. The encoder, a bidirectional GRU, reads them forwards (f\u2081, f\u2082, ...) "
+                 "and backwards (..., b\u2082, b\u2081)" if gru
+                 else "2. The encoder RNN reads them one by one: h\u2081, h\u2082, ...")
+        note = self._step(2, "encoder", X_ENCODER, step2, note)
         self.play(Create(enc_box))
         self.play(*(GrowArrow(a) for a in in_arrows), lag_ratio=0.15, run_time=1.0)
 
-        # 3. its last state, the context vector ----------------------------------
-        H = enc.hidden.shape[1]
+        # 3. its last states, the context vector ----------------------------------
+        H = len(enc.context)
         cell_h = 0.4 if H <= 6 else 0.34
-        context = VectorColumn(enc.context, theme, key=f"encoder.hidden.{T}", label=f"h_{{{T}}}",
+        context = VectorColumn(enc.context, theme, key=enc.context_key, label=ctx_tex,
                                colour=theme.encoder, cell_height=cell_h, label_size=30)
         context.move_to([X_CONTEXT, float(np.mean(in_y)) - 0.2, 0])
         context.set_y(min(max(context.get_y(), ROWS_BOTTOM + context.height / 2),
@@ -122,21 +168,23 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         to_ctx = _arrow(np.array([enc_box.get_right()[0] + 0.05, context.frame.get_y(), 0]),
                         np.array([context.frame.get_left()[0] - 0.08, context.frame.get_y(), 0]),
                         theme.encoder, 3)
-        note = self._step(3, "context vector", X_CONTEXT,
-                          f"3. Its last state h{sub_T} is the context vector: the whole sentence in "
-                          f"{H} numbers", note)
+        step3 = (f"3. The last state of each direction, joined as {ctx_text}, is the context vector: "
+                 f"the sentence in {H} numbers" if gru
+                 else f"3. Its last state {ctx_text} is the context vector: the whole sentence in "
+                 f"{H} numbers")
+        note = self._step(3, "context vector", X_CONTEXT, step3, note)
         self.play(GrowArrow(to_ctx), FadeIn(context, shift=RIGHT * 0.3))
 
         # 4. the decoder unrolls from the context -----------------------------------
         out_y, out_pitch = _rows_y(len(outputs))
-        dec_box = self._tall_box("decoder\nRNN", theme.decoder, out_y, out_pitch).move_to(
-            [X_DECODER, float(np.mean(out_y)), 0])
+        dec_box = self._tall_box("decoder\nGRU" if gru else "decoder\nRNN", theme.decoder,
+                                 out_y, out_pitch).move_to([X_DECODER, float(np.mean(out_y)), 0])
         to_dec = _arrow(np.array([context.frame.get_right()[0] + 0.08, context.frame.get_y(), 0]),
                         np.array([dec_box.get_left()[0] - 0.05, context.frame.get_y(), 0]),
                         theme.encoder, 3)
         note = self._step(4, "decoder", X_DECODER,
-                          f"4. The decoder RNN starts from h{sub_T} and makes one state s\u209c per "
-                          "output word", note)
+                          f"4. The decoder {'GRU' if gru else 'RNN'} starts from {ctx_text} and makes "
+                          "one state s\u209c per output word", note)
         self.play(Create(dec_box), GrowArrow(to_dec))
 
         # 5. each decoder state is mapped to a word ---------------------------------
@@ -145,6 +193,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         s_arrows = VGroup(*(
             _arrow([dec_box.get_right()[0] + 0.04, y, 0], [map_box.get_left()[0] - 0.04, y, 0],
                    theme.decoder) for y in out_y))
+        differs = _differs(outputs, dec.reference)
         out_words, out_arrows = VGroup(), VGroup()
         for word_text, y in zip(outputs, out_y):
             word = caption(word_text, theme, WORD_SIZE,
@@ -154,26 +203,52 @@ class Seq2SeqOverviewScene(WalkthroughScene):
             out_words.add(word)
             out_arrows.add(_arrow([map_box.get_right()[0] + 0.04, y, 0],
                                   [X_OUT_LEFT - 0.1, y, 0], theme.decoder))
-        note = self._step(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2,
-                          "5. Each state s\u209c is mapped to the most similar target word", note)
+        step5 = ("5. Each state s\u209c, with the context, is mapped to the most likely target word"
+                 if gru else "5. Each state s\u209c is mapped to the most similar target word")
+        note = self._step(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2, step5, note)
         self.play(Create(map_box))
         for k in range(len(outputs)):
             self.play(GrowArrow(s_arrows[k]), GrowArrow(out_arrows[k]), FadeIn(out_words[k]),
                       run_time=0.35)
 
-        # The still: everything the decoder knows comes through h_T.
-        final = caption(f"Everything the decoder knows about the sentence passes through h{sub_T}",
-                        theme, 20, theme.highlight)
-        fit_within(final, max_width=13.4)
-        final.move_to([0, CAPTION_Y, 0])
-        self.play(FadeOut(note), FadeIn(final), Indicate(context.frame, color=theme.highlight))
+        # What it wrote, against the reference translation when there is one.
+        verdict = self._note(self._verdict(dec, outputs, differs),
+                             theme.highlight if any(differs) else theme.text)
+        marks = [w.animate.set_color(theme.highlight) for w, d in zip(out_words, differs) if d]
+        self.play(FadeOut(note), run_time=0.3)
+        self.play(FadeIn(verdict), *marks)
+        self.wait(1.2)
+
+        # The still: everything the decoder knows comes through the context.
+        final = self._note(f"Everything the decoder knows about the sentence passes through {ctx_text}",
+                           theme.highlight)
+        self.play(FadeOut(verdict), FadeIn(final), Indicate(context.frame, color=theme.highlight))
         self.wait(1.5)
+
+    def _verdict(self, dec, outputs: tuple[str, ...], differs: list[bool]) -> str:
+        """One line: the written words against the reference, honestly."""
+        if dec.reference is None:
+            body = "the words it chose; this sentence has no reference translation to compare with"
+        else:
+            reference = f"\u201c{' '.join(dec.reference)}\u201d"
+            if any(differs):
+                body = f"the words in yellow differ from the reference {reference}"
+            elif len(outputs) < len(dec.reference):
+                body = f"it stops before the end of the reference {reference}"
+            else:
+                body = f"it writes the reference translation {reference}"
+        return f"Not trained: {body}" if dec.untrained else body[0].upper() + body[1:]
+
+    def _note(self, text: str, colour) -> Mobject:
+        note = caption(text, self.theme, 20, colour)
+        fit_within(note, max_width=13.4)
+        return note.move_to([0, CAPTION_Y, 0])
 
     # -- builders --------------------------------------------------------------
 
-    def _chip(self, values: np.ndarray, scale: float, y: float, height: float) -> VGroup:
+    def _chip(self, values: np.ndarray, scale: float, y: float, width: float, height: float) -> VGroup:
         """An embedding as a row of colour cells (no numbers: the encoder scene shows them)."""
-        cells = VGroup(*(ValueCell(v, self.theme, None, CHIP_W, height, scale, show_number=False)
+        cells = VGroup(*(ValueCell(v, self.theme, None, width, height, scale, show_number=False)
                          for v in values)).arrange(RIGHT, buff=0)
         frame = Rectangle(width=cells.width + 0.05, height=cells.height + 0.05,
                           stroke_color=self.theme.embedding, stroke_width=2).move_to(cells)

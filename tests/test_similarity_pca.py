@@ -185,19 +185,25 @@ def test_pca_rejects_too_little_data():
 # --------------------------------------------------------------------------
 
 
-def test_map_uses_the_encoder_of_the_encoder_scene():
+def test_tanh_map_uses_the_small_rnn_of_the_encoder_section():
+    # "barked" is a word the translator does not know: the map falls back to
+    # the seeded tanh RNN (the trained map is tested in
+    # test_hidden_state_map_translator.py).
     data = varied(hidden_state_map={"sentences": [
         "Economic growth has slowed down in recent years", "the cat eats fish", "a dog barked"]})
     trace = trace_from(data)
     hm = trace.hidden_state_map
-    # The source sentence itself, read again, lands on the encoder scene's h_T.
+    assert hm.network == "tanh" and hm.unknown_words == ("barked",)
+    # The source sentence itself, read again, lands on that RNN's h_T.
     assert hm.states[0] == pytest.approx(trace.encoder.context)
     assert hm.projected.shape == (3, 2)
     assert hm.projected == pytest.approx((hm.states - hm.mean) @ hm.components.T)
 
 
 def test_map_words_do_not_change_existing_embeddings():
+    # Words the translator does not know: the tanh RNN reads these maps.
     a = trace_from(varied(hidden_state_map={"sentences": ["one two", "three", "four five six"]}))
+    assert a.hidden_state_map.network == "tanh"
     b = trace_from(varied(hidden_state_map={"sentences": ["zebra", "yak", "xylophone quartet"]}))
     n = a.params.source_vocab.index("one")  # the words before the map's own
     assert a.params.source_vocab.words[:n] == b.params.source_vocab.words[:n]

@@ -1,0 +1,105 @@
+"""The hidden-state map read by the translator trained without attention
+(its [f_T ; b_1] per sentence), and the fallbacks: the seeded tanh RNN when
+a map word is unknown or the file sets that RNN by hand, the seeded
+translator when the [model] table asks for seeded weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_core import maths
+from attention_core.text import tokenize
+from attention_core.translator.corpus import source_words
+from attention_core.translator.section import model_trace
+from attention_core.translator.settings import ModelSettings, parse_model_table
+
+from .helpers import load_default_trace, trace_from, varied
+
+# Only seeded weights with sizes: any other [model] setting trains.
+SEEDED_SMALL = {"weights": "seeded", "embedding": 2, "hidden": 2}
+
+
+def _summary(sentence: str, settings: ModelSettings, seed: int) -> np.ndarray:
+    """[f_T ; b_1] of one sentence, from a translation of it alone."""
+    return model_trace(tokenize(sentence), settings.plain, seed).summary
+
+
+def _check_projection(hm) -> None:
+    assert hm.projected == pytest.approx((hm.states - hm.mean) @ hm.components.T)
+    assert hm.mean == pytest.approx(hm.states.mean(axis=0))
+
+
+def test_default_map_is_read_by_the_trained_translator():
+    trace = load_default_trace()
+    hm = trace.hidden_state_map
+    assert hm.network == "translator" and hm.trained and hm.unknown_words == ()
+    # Every default sentence is one the grammar can say.
+    known = set(source_words())
+    assert all(set(toks) <= known for toks in hm.tokens)
+    settings = ModelSettings()
+    for sentence, state in zip(hm.sentences, hm.states):
+        assert state == pytest.approx(_summary(sentence, settings, trace.scenario.seed), abs=1e-12)
+    # One number per unit of the translator's decoder state (both directions).
+    assert hm.states.shape == (len(hm.sentences), len(trace.plain_model.summary))
+    _check_projection(hm)
+    exported = trace.to_dict()["hidden_state_map"]
+    assert exported["network"] == "translator" and exported["trained"] is True
+    assert exported["unknown_words"] == []
+
+
+def test_source_sentence_in_the_map_lands_on_the_plain_models_summary():
+    # The map reads the sentence with the same network as the encoder scenes.
+    source = "Economic growth has slowed down in recent years"
+    trace = trace_from(varied(hidden_state_map={"sentences": [
+        "the cat eats fish", source, "the market has fallen"]}))
+    assert trace.hidden_state_map.states[1] == pytest.approx(trace.plain_model.summary, abs=1e-12)
+
+
+def test_an_unknown_map_word_falls_back_to_the_tanh_rnn_and_is_named():
+    sentences = ["the cat eats fish", "inflation rises", "a dog runs", "inflation has fallen"]
+    trace = trace_from(varied(hidden_state_map={"sentences": sentences}))
+    hm = trace.hidden_state_map
+    assert hm.network == "tanh" and not hm.trained
+    # Each unknown word once, in the order they first appear.
+    assert hm.unknown_words == ("inflation", "rises")
+    assert trace.to_dict()["hidden_state_map"]["unknown_words"] == ["inflation", "rises"]
+    # The states are the tanh RNN's h_T: recomputed here from its parameters.
+    p = trace.params
+    for toks, state in zip(hm.tokens, hm.states):
+        x = p.source_embeddings[list(p.source_vocab.indices(toks))]
+        assert state == pytest.approx(maths.encoder_unroll(x, p.encoder_W_x, p.encoder_W_h, p.encoder_b)[-1])
+    assert hm.states.shape[1] == trace.scenario.sizes.hidden
+    _check_projection(hm)
+    # The rest of the Part 1 scenes still show the translator.
+    assert trace.plain_model is not None
+
+
+def test_small_rnn_set_by_hand_reads_the_map_without_unknown_words():
+    trace = trace_from(varied(encoder={"b": [0.1, -0.2, 0.3, 0.0]}))
+    hm = trace.hidden_state_map
+    assert hm.network == "tanh" and not hm.trained and hm.unknown_words == ()
+
+
+def test_seeded_model_reads_the_map_untrained():
+    data = varied(model=SEEDED_SMALL)
+    trace = trace_from(data)
+    hm = trace.hidden_state_map
+    assert hm.network == "translator" and not hm.trained and hm.unknown_words == ()
+    settings = parse_model_table(SEEDED_SMALL, trace.scenario.source_tokens)
+    assert hm.states.shape == (len(hm.sentences), 2)
+    for sentence, state in zip(hm.sentences, hm.states):
+        assert state == pytest.approx(_summary(sentence, settings, trace.scenario.seed), abs=1e-12)
+    _check_projection(hm)
+
+
+def test_seeded_model_reads_words_the_grammar_lacks():
+    # Seeded weights have an embedding for any word: no fallback needed.
+    sentences = ["the cat eats fish", "inflation rises", "a dog runs"]
+    trace = trace_from(varied(model=SEEDED_SMALL, hidden_state_map={"sentences": sentences}))
+    hm = trace.hidden_state_map
+    assert hm.network == "translator" and not hm.trained and hm.unknown_words == ()
+    settings = parse_model_table(SEEDED_SMALL, trace.scenario.source_tokens)
+    # A word's seeded embedding does not depend on which other words exist.
+    assert hm.states[1] == pytest.approx(_summary("inflation rises", settings, trace.scenario.seed),
+                                         abs=1e-12)
