@@ -102,6 +102,8 @@ class WordEmbeddingsScene(WalkthroughScene):
             fit_within(under, max_width=max(matrix.frame.width, 4.0), max_height=0.8)
             under.next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.frame, RIGHT)
             shape_note = VGroup(shape_note, under)
+
+        self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
         self.play(FadeIn(matrix), FadeIn(shape_note))
 
         # One slot per token, stacked top-down on the right.

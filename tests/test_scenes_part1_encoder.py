@@ -10,6 +10,7 @@ from manim import Text
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes import LIGHT, SCENES
+from scenes.components import TokenStrip
 from scenes.seq2seq_view import encoder_view
 
 from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
@@ -72,6 +73,9 @@ def _check(scene_id, scene, independent):
     for key in shown_keys(scene):
         assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
     view = encoder_view(independent)
+    # The sentence stays on screen to the end.
+    strips = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, TokenStrip)]
+    assert [[w.original_text for w in s.words] for s in strips] == [list(view.tokens)]
     if scene_id == "encoder" and view.network == "gru":
         # The context's halves read as f_T and b_1 did on screen.
         shown, k = scene.audit.by_key(), view.forward.shape[1]
