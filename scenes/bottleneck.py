@@ -156,7 +156,7 @@ class BottleneckScene(WalkthroughScene):
         key = f"{LENGTHS}.without_attention.exact_match"
         last = len(lengths) - 1
         parts = [
-            caption("measured without attention: exact match", theme, 20, theme.muted),
+            caption("measured on the translator trained without attention: exact match", theme, 20, theme.muted),
             NumberLabel(data["without_attention"]["exact_match"][0], theme, (key, 0), 20, theme.text),
             caption(f"at {lengths[0]} words,", theme, 20, theme.muted),
             NumberLabel(data["without_attention"]["exact_match"][last], theme, (key, last), 20, theme.text),
