@@ -64,8 +64,8 @@ LENGTHS = "length_experiment"
 
 class BottleneckScene(WalkthroughScene):
     scene_id = "bottleneck"
-    trace_sections = ("source", "sizes", "encoder.tokens", "encoder.hidden", "plain_model.tokens",
-                      "plain_model.annotations", "plain_model.summary", LENGTHS)
+    trace_sections = ("source", "sizes", "encoder.tokens", "encoder.hidden", "plain_model.weights",
+                      "plain_model.tokens", "plain_model.annotations", "plain_model.summary", LENGTHS)
     description = ("Only one fixed-size vector reaches the plain decoder ([f_T ; b_1], or h_T): "
                    "every other state is discarded.")
 

@@ -80,7 +80,9 @@ class _Direction:
 
 class EncoderScene(WalkthroughScene):
     scene_id = "encoder"
-    trace_sections = ("source", "sizes", "encoder", "plain_model")
+    trace_sections = ("source", "sizes", "encoder", "plain_model.weights", "plain_model.tokens",
+                      "plain_model.embeddings", "plain_model.encoder_forward", "plain_model.encoder_backward",
+                      "plain_model.summary")
     description = ("The encoder reads the sentence one word at a time: a bidirectional GRU "
                    "(the translator) or h_t = tanh(W_x x_t + W_h h_{t-1} + b).")
 
