@@ -29,7 +29,6 @@ from manim import (
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
-    Write,
 )
 
 from .base import WalkthroughScene

@@ -71,11 +71,9 @@ class _Direction:
     """One pass of an RNN over the sentence, as the scene shows it."""
 
     letter: str  # the state's name: "h", "f" or "b"
-    cell: str  # the label of the cell box
     order: tuple[int, ...]  # 0-based positions in reading order
     states: object  # T x k, position j's state in row j
     keys: tuple[str, ...]
-    initial_tex: str  # the state before the first word, as a formula
 
 
 class EncoderScene(WalkthroughScene):
@@ -113,7 +111,7 @@ class EncoderScene(WalkthroughScene):
         self.play(Create(cell), FadeIn(prev))
 
         history = self._chips(view.forward, "h", HISTORY_Y)
-        direction = _Direction("h", "encoder RNN", tuple(range(T)), view.forward, view.forward_keys, "")
+        direction = _Direction("h", tuple(range(T)), view.forward, view.forward_keys)
         new = self._read(view, direction, tokens, cell, prev, history, WORK_Y, slow=3)
 
         # The last state is all the decoder will get: the context vector.
@@ -156,7 +154,7 @@ class EncoderScene(WalkthroughScene):
         cell = CellBox("forward GRU", theme, theme.encoder, width=2.4, height=1.4).move_to([CELL_X, GRU_WORK_Y, 0])
         start = self._formula_state(r"f_{0} = \mathbf{0}", GRU_WORK_Y)
         self.play(Create(cell), FadeIn(start), FadeIn(f_tag))
-        ahead = _Direction("f", "forward GRU", tuple(range(T)), view.forward, view.forward_keys, "")
+        ahead = _Direction("f", tuple(range(T)), view.forward, view.forward_keys)
         last_f = self._read(view, ahead, tokens, cell, start, forward, GRU_WORK_Y, slow=3)
 
         # The backward GRU: the same words, right to left, starting from zeros.
@@ -166,8 +164,7 @@ class EncoderScene(WalkthroughScene):
         forward.save_state()
         self.play(FadeOut(last_f), FadeIn(begin), FadeIn(b_tag), Transform(cell.text, relabel.text),
                   forward.animate.fade(0.55))
-        back = _Direction("b", "backward GRU", tuple(range(T - 1, -1, -1)), view.backward,
-                          view.backward_keys, "")
+        back = _Direction("b", tuple(range(T - 1, -1, -1)), view.backward, view.backward_keys)
         last_b = self._read(view, back, tokens, cell, begin, backward, GRU_WORK_Y, slow=1)
 
         # What the decoder gets: the last forward state and the last backward one.
