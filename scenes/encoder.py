@@ -222,9 +222,11 @@ class EncoderScene(WalkthroughScene):
                 swap = [Create(new_focus), FadeIn(new_x, target_position=box, scale=0.6)]
                 swap += [FadeOut(m) for m in (x_col, focus, *arrows) if m is not None]
                 if new is not None:
-                    # The last new state becomes the previous one of this step.
-                    swap += [FadeOut(prev), new.animate.set_x(PREV_X)]
-                    prev = new
+                    # The last new state becomes the previous one of this step
+                    # (faded across rather than slid through the cell box).
+                    moved = new.copy().set_x(PREV_X)
+                    swap += [FadeOut(prev), FadeOut(new), FadeIn(moved, shift=LEFT * 0.4)]
+                    prev = moved
                 self.play(*swap, run_time=0.8)
                 # x_t comes in under the previous state, so the two arrows never cross a column.
                 in_x = CurvedArrow(new_x.frame.get_bottom() + DOWN * 0.1,
@@ -239,16 +241,16 @@ class EncoderScene(WalkthroughScene):
                 self.play(FadeIn(history[j], target_position=new_state.frame.get_center(), scale=0.5),
                           run_time=0.6)
             else:
-                # Arrows stay; the next word's x_t takes the place of the last
-                # one at once (cheaper than a fade, and it reads the same) while
-                # the last state slides over to become the previous one.
-                self.remove(x_col, prev)
-                self.add(new_x)
-                self.play(Transform(focus, new_focus), new.animate.set_x(PREV_X),
-                          FadeIn(new_state, shift=RIGHT * 0.3),
+                # Arrows stay; the next word's x_t and the previous state take
+                # their places at once (cheaper than fades, and it reads the
+                # same) while the new state comes out of the cell.
+                moved = new.copy().set_x(PREV_X)
+                self.remove(x_col, prev, new)
+                self.add(new_x, moved)
+                self.play(Transform(focus, new_focus), FadeIn(new_state, shift=RIGHT * 0.3),
                           FadeIn(history[j], target_position=new_state.frame.get_center(), scale=0.5),
                           run_time=0.9)
-                prev, new_focus = new, focus
+                prev, new_focus = moved, focus
             x_col, focus, new = new_x, new_focus, new_state
         self.play(*[FadeOut(m) for m in (x_col, focus, prev, *arrows)], run_time=0.5)
         return new
