@@ -155,11 +155,11 @@ class BottleneckScene(WalkthroughScene):
         key = f"{LENGTHS}.without_attention.exact_match"
         last = len(lengths) - 1
         parts = [
-            caption("measured on the translator trained without attention: exact match", theme, 20, theme.muted),
+            caption("measured on the trained translator without attention: exact match", theme, 20, theme.muted),
             NumberLabel(data["without_attention"]["exact_match"][0], theme, (key, 0), 20, theme.text),
             caption(f"at {lengths[0]} words,", theme, 20, theme.muted),
             NumberLabel(data["without_attention"]["exact_match"][last], theme, (key, last), 20, theme.text),
-            caption(f"at {lengths[-1]} (unseen test sentences)", theme, 20, theme.muted),
+            caption(f"at {lengths[-1]} words", theme, 20, theme.muted),
         ]
         line = VGroup(*parts).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
         return fit_within(line, max_width=13.2).move_to([0, GRU_FOOT_Y[1], 0])
