@@ -3,6 +3,10 @@
 Draft 000, "1. The input sequence": a big matrix with one row per vocabulary
 word and one column per dimension; each word of the sentence is looked up
 and its row becomes that word's vector x_t, the input the encoder reads.
+
+The matrix is the one :func:`scenes.seq2seq_view.encoder_view` gives: by
+default the translator's (56 words x 8 dimensions, trained without
+attention), else the seeded tanh RNN's. Rows not looked up are elided.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import TokenStrip, ValueCell, arrow_between, caption, fit_within, math_label, subscript
+from .components import TokenStrip, ValueCell, arrow_between, caption, fit_within, subscript
 from .picked_rows import PickedRowsMatrix, pick_rows
+from .seq2seq_view import encoder_view
 
 __all__ = ["WordEmbeddingsScene"]
 
@@ -44,15 +49,20 @@ class WordEmbeddingsScene(WalkthroughScene):
         "encoder.tokens",
         "encoder.token_ids",
         "encoder.inputs",
+        "plain_model.weights",
+        "plain_model.tokens",
+        "plain_model.token_ids",
+        "plain_model.source_vocabulary",
+        "plain_model.source_embedding_matrix",
+        "plain_model.embeddings",
     )
     description = "Each source word is looked up in the embedding matrix: its row becomes its vector x_t."
 
     def construct(self) -> None:
-        theme, trace = self.theme, self.trace
-        enc, params = trace.encoder, trace.params
-        vocab = params.source_vocab.words
-        V, E = params.source_embeddings.shape
-        T = len(enc.tokens)
+        theme, view = self.theme, encoder_view(self.trace)
+        vocab, table = view.vocabulary, view.embedding_matrix
+        V, E = table.shape
+        T = len(view.tokens)
         # 6-8 dimensions: narrower cells (numbers stay >= 15 pt) so the
         # matrix and the looked-up vectors both fit side by side.
         cell_w, font = (0.88, 18) if E <= 5 else (0.62, 15)
@@ -62,16 +72,16 @@ class WordEmbeddingsScene(WalkthroughScene):
             caption("each word of the sentence is looked up in the embedding matrix", theme, 20, theme.muted),
         ).arrange(RIGHT, buff=0.4, aligned_edge=UP)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
-        tokens = TokenStrip(enc.tokens, theme, colour=theme.embedding, font_size=22).move_to([0, TOKENS_Y, 0])
+        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22).move_to([0, TOKENS_Y, 0])
 
-        rows = pick_rows(V, enc.token_ids, MAX_ROWS)
+        rows, only_looked_up = _rows(V, view.token_ids)
         # Rows as tall as the space allows (short vocabularies breathe).
         cell_h = min(0.44, (TOP_ROW_Y - FOOT_Y - 0.35) / len(rows))
         gap = 1.1
         right_w = 0.65 + E * cell_w
         # Word labels get the width the rest leaves (up to a point).
         label_w = min(max(13.5 - (0.25 + E * cell_w + gap + right_w), 1.5), 2.8)
-        matrix = PickedRowsMatrix(params.source_embeddings, theme, "parameters.source_embeddings", rows,
+        matrix = PickedRowsMatrix(table, theme, view.embedding_matrix_key, rows,
                                   vocab, theme.embedding, cell_w, cell_h, font, label_size=20,
                                   label_width=label_w)
         # Left block: labels + matrix; right block: x_t labels + vectors.
@@ -82,6 +92,18 @@ class WordEmbeddingsScene(WalkthroughScene):
         shape_note = caption(f"embedding matrix: {V} words \u00d7 {E} dimensions", theme, 18, theme.muted)
         fit_within(shape_note, max_width=6.4)
         shape_note.next_to(matrix.frame, UP, buff=0.12).align_to(matrix.frame, RIGHT)
+        # Whose matrix, and what the elision left out, under it.
+        below = []
+        if view.network == "gru":
+            below.append("the translator trained without attention" if view.trained
+                         else "an untrained translator (seeded random values)")
+        if only_looked_up:
+            below.append("only the rows looked up are shown")
+        if below:
+            under = caption("\n".join(below), theme, 18, theme.muted)
+            fit_within(under, max_width=max(matrix.frame.width, 4.0), max_height=0.8)
+            under.next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.frame, RIGHT)
+            shape_note = VGroup(shape_note, under)
 
         self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
         self.play(FadeIn(matrix), FadeIn(shape_note))
@@ -93,14 +115,15 @@ class WordEmbeddingsScene(WalkthroughScene):
         looked_up = VGroup()
         marks: list = []
         for t in range(T):
-            i = enc.token_ids[t]
+            i = view.token_ids[t]
             y = TOP_ROW_Y - t * pitch
             cells = VGroup(*[
-                ValueCell(enc.inputs[t][j], theme, (f"encoder.inputs.{t}", j), cell_w,
-                          min(cell_h, pitch - 0.04), _scale(params.source_embeddings), True, font)
+                ValueCell(view.inputs[t][j], theme, (view.input_keys[t], j), cell_w,
+                          min(cell_h, pitch - 0.04), _scale(table), True, font)
                 for j in range(E)
             ]).arrange(RIGHT, buff=0).move_to([vec_x + E * cell_w / 2, y, 0])
-            name = math_label(f"x_{{{t + 1}}}", theme, 30, theme.embedding)
+            # Pango with Unicode subscripts: a LaTeX run per word would be slow.
+            name = caption(f"x{subscript(t + 1)}", theme, 26, theme.embedding)
             fit_within(name, max_height=min(cell_h, pitch) * 0.85)
             name.next_to(cells, LEFT, buff=0.15)
             focus_tok = SurroundingRectangle(tokens.boxes[t], color=theme.highlight, buff=0.04)
@@ -132,6 +155,20 @@ class WordEmbeddingsScene(WalkthroughScene):
         done.next_to(looked_up, DOWN, buff=0.2).align_to(looked_up, LEFT)
         self.play(FadeIn(done), *[FadeOut(m) for m in marks])
         self.wait(1.5)
+
+
+def _rows(V: int, ids) -> tuple[list[int | None], bool]:
+    """The matrix rows to show (``None`` = dots), and whether only the looked-up ones are.
+
+    Normally every looked-up row with dots for each gap; when the sentence's
+    words are too scattered for that (a long sentence in a big vocabulary),
+    only the looked-up rows, with dots for the rows before and after.
+    """
+    rows = pick_rows(V, ids, MAX_ROWS)
+    if set(ids) <= set(rows):
+        return rows, False
+    kept = sorted(set(ids))
+    return ([None] if kept[0] > 0 else []) + kept + ([None] if kept[-1] < V - 1 else []), True
 
 
 def _scale(matrix) -> float:

@@ -1,0 +1,119 @@
+"""The scenes encoder, word_embeddings and bottleneck over either network the
+Part 1 adapter gives: the translator trained without attention (default),
+an untrained translator, and the seeded tanh RNN."""
+
+from __future__ import annotations
+
+import pytest
+from manim import Text
+
+from attention_core.text import tokenize
+from attention_core.translator.corpus import source_words
+from scenes import SCENES
+from scenes.components import TokenStrip
+from scenes.seq2seq_view import encoder_view
+
+from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
+
+SCENE_IDS = ("encoder", "word_embeddings", "bottleneck")
+
+# Twelve words, every one in the translator's grammar.
+TWELVE = "the big black goat has eaten the small red apple this year"
+
+CASES = {
+    # "inflation" is not in the grammar: the seeded tanh RNN is shown.
+    "tanh-fallback": dict(sentences={"source": "Inflation has slowed down in recent years"}),
+    "twelve-words": dict(sentences={"source": TWELVE}),
+    "two-words": dict(sentences={"source": "trade increases"}),
+    # Untrained translator at the smallest sizes: one number per direction.
+    "seeded-size-2": dict(model={"weights": "seeded", "embedding": 2, "hidden": 2},
+                          sentences={"source": "the horse sleeps"}),
+}
+
+LENGTHS_KEY = "length_experiment.without_attention.exact_match"
+# The note naming the network (the untrained one says "untrained" instead).
+TRAINED_NOTE = "the translator trained without attention"
+
+
+def expected_keys(scene_id: str, trace) -> set[tuple]:
+    """Every number each scene must show, from the independent trace."""
+    view = encoder_view(trace)
+    T, E = view.inputs.shape
+    inputs = {(view.input_keys[t], j) for t in range(T) for j in range(E)}
+    if scene_id == "word_embeddings":
+        rows = {(f"{view.embedding_matrix_key}.{i}", j) for i in set(view.token_ids) for j in range(E)}
+        return inputs | rows
+    if scene_id == "encoder":
+        if view.network == "tanh":
+            H = view.forward.shape[1]
+            return inputs | {(f"encoder.hidden.{t}", i) for t in range(T + 1) for i in range(H)}
+        k = view.forward.shape[1]
+        states = {(keys[t], i) for keys in (view.forward_keys, view.backward_keys)
+                  for t in range(T) for i in range(k)}
+        return inputs | states | {(view.context_key, i) for i in range(2 * k)}
+    if scene_id == "bottleneck":
+        H = view.annotations.shape[1]
+        if view.network == "tanh":
+            return {(view.forward_keys[t], i) for t in range(T) for i in range(H)}
+        keys = {(view.annotation_keys[t], i) for t in range(T) for i in range(H)}
+        keys |= {(view.context_key, i) for i in range(H)}
+        n = len(trace.to_dict()["length_experiment"]["lengths"])
+        return keys | {(LENGTHS_KEY, 0), (LENGTHS_KEY, n - 1)}
+    raise KeyError(scene_id)
+
+
+def _texts(scene) -> list[str]:
+    return [m.original_text for top in scene.mobjects for m in top.get_family() if isinstance(m, Text)]
+
+
+def _check(scene_id, scene, independent):
+    assert scene.audit.faults == []
+    assert check_numbers(scene, independent) > 0
+    missing = expected_keys(scene_id, independent) - shown_keys(scene)
+    assert not missing, sorted(missing)[:5]
+    sections = SCENES[scene_id].trace_sections
+    for key in shown_keys(scene):
+        assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
+    view = encoder_view(independent)
+    # The sentence stays on screen to the end.
+    strips = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, TokenStrip)]
+    assert [[w.original_text for w in s.words] for s in strips] == [list(view.tokens)]
+    if scene_id == "encoder" and view.network == "gru":
+        # The context's halves read as f_T and b_1 did on screen.
+        shown, k = scene.audit.by_key(), view.forward.shape[1]
+        for i in range(k):
+            assert shown[(view.context_key, i)].shown == shown[(view.forward_keys[-1], i)].shown
+            assert shown[(view.context_key, k + i)].shown == shown[(view.backward_keys[0], i)].shown
+
+
+def test_the_cases_pick_the_network_they_are_meant_to():
+    # The twelve-word sentence really is twelve words the grammar knows.
+    words = tokenize(TWELVE)
+    assert len(words) == 12 and set(words) <= set(source_words())
+    views = {name: encoder_view(trace_from(varied(**c))) for name, c in CASES.items()}
+    assert views["tanh-fallback"].network == "tanh"
+    assert views["twelve-words"].network == "gru" and len(views["twelve-words"].tokens) == 12
+    assert views["two-words"].network == "gru" and len(views["two-words"].tokens) == 2
+    seeded = views["seeded-size-2"]
+    assert seeded.network == "gru" and seeded.untrained and seeded.forward.shape[1] == 1
+
+
+@pytest.mark.parametrize("scene_id", SCENE_IDS)
+def test_default_numbers_every_frame(scene_id):
+    trace = load_default_trace()
+    assert encoder_view(trace).network == "gru" and encoder_view(trace).trained
+    scene = build_scene(scene_id, trace, skip=False)
+    _check(scene_id, scene, load_default_trace())
+    # The scene says which network this is.
+    assert any(t.startswith(TRAINED_NOTE) for t in _texts(scene))
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("scene_id", SCENE_IDS)
+def test_varied_numbers(scene_id, case):
+    data = varied(**CASES[case])
+    scene = build_scene(scene_id, trace_from(data))
+    _check(scene_id, scene, trace_from(data))
+    if case == "seeded-size-2":
+        assert any("untrained" in t for t in _texts(scene))
+        assert not any(t.startswith(TRAINED_NOTE) for t in _texts(scene))
