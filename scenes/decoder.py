@@ -45,6 +45,7 @@ from .components import (
     caption,
     fit_within,
     math_label,
+    subscript,
 )
 from .picked_rows import untrained_note
 from .seq2seq_view import decoder_view
@@ -86,7 +87,7 @@ class DecoderScene(WalkthroughScene):
         # Names of the inputs: the translator's (y, c) or the draft's (op, h_T).
         self.word_name = "y" if gru else "op"
         T = len(self.trace.encoder.tokens)
-        context_name = "c" if gru else f"h_{{{T}}}"
+        context_name = "c" if gru else f"h{subscript(T)}"
 
         if gru:
             formula = r"s_t = \mathrm{GRU}\big([\,y_{t-1}\,;\,c\,],\; s_{t-1}\big)"
@@ -101,10 +102,7 @@ class DecoderScene(WalkthroughScene):
         # The three inputs of step 1, each with what it tells the decoder.
         op_col = self._op_column(0)
         s_col = self._state_column(view.initial_state, view.initial_state_key, 0, INPUT_X[1])
-        h_col = VectorColumn(view.context, theme, key=view.context_key, label=context_name,
-                             colour=theme.encoder, cell_width=self.cell_w, cell_height=self.cell_h,
-                             label_size=28)
-        _place(h_col, INPUT_X[2])
+        h_col = self._column(view.context, view.context_key, context_name, theme.encoder, INPUT_X[2])
         low = min(c.frame.get_bottom()[1] for c in (op_col, s_col, h_col))
         self.low = low
         op_word = self._op_word(0)
@@ -152,37 +150,43 @@ class DecoderScene(WalkthroughScene):
 
         step_parts = VGroup()
         for t in range(1, n + 1):
-            fast = t > 2
+            # The first two steps are told slowly; later ones repeat the
+            # pattern quickly, their columns appearing without a fade (each
+            # fade copies a column of texts, the costliest part to build).
+            slow = t <= 2
             s_new = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, STATE_X)
             out = arrow_between(cell.box, s_new.frame, theme.decoder)
-            self.play(Indicate(cell.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
-                      FadeIn(s_new, shift=RIGHT * 0.3), run_time=0.6 if fast else 1.0)
+            pulse = Indicate(cell.box, color=theme.decoder, scale_factor=1.05)
+            if slow:
+                self.play(pulse, GrowArrow(out), FadeIn(s_new, shift=RIGHT * 0.3))
+            else:
+                self.add(s_new)
+                self.play(pulse, GrowArrow(out), run_time=0.6)
             word, prob = self._chosen(t)
             to_map = arrow_between(s_new.frame, mapper.box, theme.decoder)
             to_word = arrow_between(mapper.box, word, theme.decoder)
             self.play(GrowArrow(to_map), GrowArrow(to_word), FadeIn(word), FadeIn(prob),
-                      run_time=0.6 if fast else 1.0)
-            self.play(TransformFromCopy(word, history.boxes[t - 1]), run_time=0.5 if fast else 0.8)
+                      run_time=1.0 if slow else 0.6)
+            self.play(TransformFromCopy(word, history.boxes[t - 1]), run_time=0.8 if slow else 0.5)
             if t == n:
                 step_parts = VGroup(s_new, out, word, prob, to_map, to_word)
                 break
-            # s_t becomes s_{t-1}; the chosen word becomes the next input.
+            # s_t becomes the next step's s_{t-1}; the chosen word its input.
             s_moved = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, INPUT_X[1])
             op_next = self._op_column(t)
             op_word_next = self._op_word(t)
             gone = [s_col, op_col, op_word, out, to_map, to_word, word, prob]
-            if fast:
-                # Later steps repeat the move: what leaves goes at once (the
-                # copies a fade makes of every column cost the most time).
-                self.remove(*gone)
-                anims = []
+            if slow:
+                # A cross-fade, not a slide: sliding left, s_t would cross c.
+                anims = [FadeOut(s_new, shift=LEFT * 0.4), FadeIn(s_moved, shift=LEFT * 0.4),
+                         *[FadeOut(m) for m in gone], FadeIn(op_next, target_position=word, scale=0.5),
+                         FadeIn(op_word_next)]
+                if t == 1:
+                    anims.append(FadeOut(start))
+                self.play(*anims)
             else:
-                anims = [FadeOut(m) for m in gone]
-            anims += [ReplacementTransform(s_new, s_moved), FadeIn(op_next, target_position=word, scale=0.5),
-                      FadeIn(op_word_next)]
-            if t == 1:
-                anims.append(FadeOut(start))
-            self.play(*anims, run_time=0.6 if fast else 1.0)
+                self.remove(s_new, *gone)
+                self.add(s_moved, op_next, op_word_next)
             s_col, op_col, op_word = s_moved, op_next, op_word_next
 
         if view.ended:
@@ -244,7 +248,9 @@ class DecoderScene(WalkthroughScene):
         block.move_to([0, MIDDLE_Y, 0])
         if block.get_top()[1] > NOTE_Y - 0.3:
             block.shift(DOWN * (block.get_top()[1] - NOTE_Y + 0.3))
-        self.play(FadeOut(work), ReplacementTransform(history, rows.written), MoveToTarget(end))
+        # Box to box: the same word in the same kind of box (cheap to morph).
+        moves = [ReplacementTransform(history.boxes[i], rows.written_box(i)) for i in range(len(view.chosen))]
+        self.play(FadeOut(work), *moves, MoveToTarget(end))
         self.play(FadeIn(rows.names), FadeIn(rows.reference, lag_ratio=0.1))
         marks = VGroup()
         for i in differ:
@@ -267,18 +273,24 @@ class DecoderScene(WalkthroughScene):
                        "fixed vector c.", theme, 18, theme.muted)
 
     def _state_column(self, values, key: str, t: int, x: float) -> VectorColumn:
-        col = VectorColumn(values, self.theme, key=key, label=f"s_{{{t}}}", colour=self.theme.decoder,
-                           cell_width=self.cell_w, cell_height=self.cell_h, label_size=28)
-        return _place(col, x)
+        return self._column(values, key, f"s{subscript(t)}", self.theme.decoder, x)
 
     def _op_column(self, t: int) -> VectorColumn:
         """The embedding of the word fed in at step t + 1."""
         view = self.view
-        col = VectorColumn(view.input_embeddings[t], self.theme, key=view.input_embedding_keys[t],
-                           label=f"{self.word_name}_{{{t}}}", colour=self.theme.embedding,
-                           cell_width=self.cell_w, cell_height=self.cell_h,
-                           label_size=28)
-        return _place(col, INPUT_X[0])
+        return self._column(view.input_embeddings[t], view.input_embedding_keys[t],
+                            f"{self.word_name}{subscript(t)}", self.theme.embedding, INPUT_X[0])
+
+    def _column(self, values, key: str, name: str, colour, x: float) -> VectorColumn:
+        """A vector on the working row, named in plain text above it (no
+        LaTeX run per step: the names change every step)."""
+        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=self.cell_w,
+                           cell_height=self.cell_h)
+        _place(col, x)
+        col.label = caption(name, self.theme, 24, colour, slant="ITALIC").next_to(col.frame, UP, buff=0.1)
+        col.add(col.label)
+        return col
+
 
     def _op_word(self, t: int):
         word = caption(self.view.input_words[t], self.theme, 17, self.theme.embedding)

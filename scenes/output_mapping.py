@@ -221,12 +221,12 @@ class OutputMappingScene(WalkthroughScene):
         # Step 1: the state and the fixed context give the output vector o_t.
         cell_h = 0.36 if max(H, E) <= 6 else 0.3
         s_col = VectorColumn(m.state, theme, key=key("state"), label=f"s_{{{t}}}", colour=theme.decoder,
-                             cell_width=0.74, cell_height=cell_h, label_size=28)
+                             cell_width=0.86, cell_height=cell_h, label_size=28)
         c_col = VectorColumn(m.context, theme, key=key("context"), label="c", colour=theme.encoder,
-                             cell_width=0.74, cell_height=cell_h, label_size=28)
+                             cell_width=0.86, cell_height=cell_h, label_size=28)
         o_col = VectorColumn(m.output, theme, key=key("output"), label=f"o_{{{t}}}", colour=theme.decoder,
-                             cell_width=0.74, cell_height=cell_h, label_size=28)
-        for col, x in ((s_col, -4.9), (c_col, -3.9), (o_col, 2.6)):
+                             cell_width=0.86, cell_height=cell_h, label_size=28)
+        for col, x in ((s_col, -5.0), (c_col, -3.85), (o_col, 2.6)):
             col.shift([x, WORK_Y, 0] - col.frame.get_center())
         joined = SurroundingRectangle(VGroup(s_col, c_col), color=theme.muted, buff=0.15, corner_radius=0.12)
         joined_name = math_label(rf"[\,s_{{{t}}}\,;\,c\,]", theme, 26, theme.muted).next_to(joined, DOWN, 0.15)
