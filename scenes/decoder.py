@@ -1,9 +1,18 @@
-"""``decoder``: the plain decoder RNN writing the output one word at a time.
+"""``decoder``: the plain decoder writing the output one word at a time.
 
-Draft 000, "4. Decoder stack of NNs": s_0 is zeros and op_0 the embedding of
-<START>; at each step s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T), s_t is
-mapped to an output word, and that word's embedding is the next op. Each
-input is labelled with what it tells the decoder.
+Draft 000, "4. Decoder stack of NNs": the decoder starts from a state s_0
+and the embedding of <START>; at each step it reads the previous output
+word, its previous state and the encoder's summary of the sentence, gives
+s_t, maps s_t to an output word, and that word is the next step's input.
+Each input is labelled with what it tells the decoder.
+
+By default this is the translator trained without attention
+(:func:`scenes.seq2seq_view.decoder_view`): a GRU decoder,
+``s_t = GRU([y_{t-1} ; c], s_{t-1})`` with the fixed ``c = [f_T ; b_1]`` and
+``s_0 = tanh(W_init c + b_init)``. When the view gives the small seeded tanh
+RNN instead, the same story is told with its formula, ``h_T`` and s_0 = 0.
+At the end the words written are set against the reference translation,
+when there is one, and the words that differ are marked.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from manim import (
     FadeOut,
     GrowArrow,
     Indicate,
+    MoveToTarget,
     ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
@@ -35,52 +45,67 @@ from .components import (
     caption,
     fit_within,
     math_label,
+    subscript,
 )
 from .picked_rows import untrained_note
+from .seq2seq_view import decoder_view
 
 __all__ = ["DecoderScene"]
 
 TITLE_Y = 3.55
 NOTE_Y = 3.0
-WORK_Y = 0.4
+WORK_Y = 0.35
 HISTORY_Y = -3.2
-INPUT_X = (-6.05, -4.5, -2.95)  # op_{t-1}, s_{t-1}, h_T
+INPUT_X = (-6.05, -4.5, -2.95)  # previous word, s_{t-1}, context
 CELL_X = -0.35
 STATE_X = 1.75
 MAP_X = 3.55
 WORD_X = 5.75
+STRIP_FONT = 20
+# The final comparison: written words above, the reference below.
+WRITTEN_Y = 1.2
+REFERENCE_Y = -0.4
+MIDDLE_Y = -0.3
 
 
 class DecoderScene(WalkthroughScene):
     scene_id = "decoder"
-    trace_sections = ("target", "sizes", "encoder.tokens", "decoder")
-    description = ("The plain decoder: s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T), each s_t mapped to a word "
-                   "whose embedding feeds the next step.")
+    trace_sections = ("target", "sizes", "encoder.tokens", "decoder", "plain_model")
+    description = ("The plain decoder (the translator trained without attention): s_t = GRU([y_{t-1} ; c], "
+                   "s_{t-1}), each s_t mapped to a word that feeds the next step.")
 
     def construct(self) -> None:
-        theme, dec = self.theme, self.trace.decoder
-        n, H = dec.steps, dec.states.shape[1]
-        T = len(self.trace.encoder.tokens)
-        self.cell_h = 0.4 if H <= 6 else 0.32
+        theme = self.theme
+        view = self.view = decoder_view(self.trace)
+        gru = view.network == "gru"
+        n = view.steps
+        size = max(view.states.shape[1], view.input_embeddings.shape[1])
+        # 8 numbers a column (the translator) need smaller cells to leave
+        # room for the labels under the working row.
+        self.cell_h = 0.4 if size <= 6 else 0.3
         self.cell_w = 0.74
+        # Names of the inputs: the translator's (y, c) or the draft's (op, h_T).
+        self.word_name = "y" if gru else "op"
+        T = len(self.trace.encoder.tokens)
+        context_name = "c" if gru else f"h{subscript(T)}"
 
-        title = VGroup(
-            caption("Decoder", theme, 30),
-            math_label(r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1} + W_c\,h_{" + str(T) + r"} + b)", theme, 30),
-        ).arrange(RIGHT, buff=0.5)
+        if gru:
+            formula = r"s_t = \mathrm{GRU}\big([\,y_{t-1}\,;\,c\,],\; s_{t-1}\big)"
+        else:
+            formula = r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1} + W_c\,h_{" + str(T) + r"} + b)"
+        title = VGroup(caption("Decoder", theme, 30), math_label(formula, theme, 30)).arrange(RIGHT, buff=0.5)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
-        note = untrained_note(dec.seeded, theme, 18).move_to([0, NOTE_Y, 0])
+        note = self._network_note().move_to([0, NOTE_Y, 0])
         fit_within(note, max_width=13.4)
         self.play(FadeIn(title), FadeIn(note))
 
         # The three inputs of step 1, each with what it tells the decoder.
         op_col = self._op_column(0)
-        s_col = self._state_column(0, INPUT_X[1])
-        h_col = VectorColumn(dec.context, theme, key="decoder.context", label=f"h_{{{T}}}",
-                             colour=theme.encoder, cell_width=self.cell_w, cell_height=self.cell_h,
-                             label_size=28).move_to([INPUT_X[2], WORK_Y, 0])
+        s_col = self._state_column(view.initial_state, view.initial_state_key, 0, INPUT_X[1])
+        h_col = self._column(view.context, view.context_key, context_name, theme.encoder, INPUT_X[2])
         low = min(c.frame.get_bottom()[1] for c in (op_col, s_col, h_col))
-        op_word = self._op_word(0, low)
+        self.low = low
+        op_word = self._op_word(0)
         meanings = VGroup(*[
             caption(text, theme, 15, theme.muted).move_to([x, 0, 0])
             for text, x in zip(("previous\noutput\nword", "what has been\ngenerated\nso far",
@@ -89,91 +114,271 @@ class DecoderScene(WalkthroughScene):
         for m in meanings:
             fit_within(m, max_width=1.45)
             m.set_y(low - 0.45 - m.height / 2)
+        if gru:
+            # What c is: the encoder's last forward and first backward state.
+            c_def = math_label(r"c = [f_T\,;\,b_1]", theme, 22, theme.muted)
+            fit_within(c_def, max_width=1.5).next_to(meanings[2], DOWN, buff=0.12)
+            meanings.add(c_def)
+        top = max(c.get_top()[1] for c in (op_col, s_col, h_col))
         inputs_box = RoundedRectangle(corner_radius=0.15, stroke_color=theme.muted, stroke_width=2,
-                                      width=INPUT_X[2] - INPUT_X[0] + 1.5,
-                                      height=op_col.height + 0.3).move_to([sum(INPUT_X[::2]) / 2,
-                                                                          op_col.frame.get_y(), 0])
-        zeros = caption("s\u2080 starts as zeros", theme, 15, theme.muted)
-        zeros.next_to(inputs_box, UP, buff=0.12).set_x(INPUT_X[1])
-        fit_within(zeros, max_width=1.9)
+                                      width=INPUT_X[2] - INPUT_X[0] + 1.5, height=top - low + 0.3)
+        inputs_box.move_to([sum(INPUT_X[::2]) / 2, (top + low) / 2, 0])
+        if gru:
+            start = math_label(r"s_0 = \tanh(W_{\mathrm{init}}\,c + b_{\mathrm{init}})", theme, 24, theme.muted)
+            start.next_to(inputs_box, UP, buff=0.12).set_x(inputs_box.get_x())
+            fit_within(start, max_width=inputs_box.width)
+        else:
+            start = caption("s\u2080 starts as zeros", theme, 15, theme.muted)
+            start.next_to(inputs_box, UP, buff=0.12).set_x(INPUT_X[1])
+            fit_within(start, max_width=1.9)
 
-        cell = CellBox("decoder RNN", theme, theme.decoder, width=1.9, height=1.3).move_to([CELL_X, WORK_Y, 0])
+        cell = CellBox("GRU" if gru else "decoder RNN", theme, theme.decoder, width=1.9, height=1.3)
+        cell.move_to([CELL_X, WORK_Y, 0])
         mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.5, height=1.0, font_size=20)
         mapper.move_to([MAP_X, WORK_Y, 0])
         into_cell = arrow_between(inputs_box, cell.box, theme.decoder)
         self.play(FadeIn(op_col), FadeIn(op_word), FadeIn(s_col), FadeIn(h_col), Create(inputs_box),
-                  FadeIn(meanings), FadeIn(zeros))
+                  FadeIn(meanings), FadeIn(start))
         self.play(Create(cell), Create(mapper), GrowArrow(into_cell))
 
         history_name = caption("output so far:", theme, 18, theme.muted)
-        history = TokenStrip(dec.chosen_words, theme, colour=theme.decoder, font_size=20,
+        history = TokenStrip(view.chosen, theme, colour=theme.decoder, font_size=STRIP_FONT,
                              max_width=13.2 - history_name.width - 0.3)
         VGroup(history_name, history).arrange(RIGHT, buff=0.3).move_to([0, HISTORY_Y, 0])
+        history_name.set_y(history.boxes[0].get_y())
         self.play(FadeIn(history_name))
 
+        step_parts = VGroup()
         for t in range(1, n + 1):
-            fast = t > 2
-            s_new = self._state_column(t, STATE_X)
+            # The first two steps are told slowly; later ones repeat the
+            # pattern quickly, their columns appearing without a fade (each
+            # fade copies a column of texts, the costliest part to build).
+            slow = t <= 2
+            s_new = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, STATE_X)
             out = arrow_between(cell.box, s_new.frame, theme.decoder)
-            self.play(Indicate(cell.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
-                      FadeIn(s_new, shift=RIGHT * 0.3), run_time=0.6 if fast else 1.0)
+            pulse = Indicate(cell.box, color=theme.decoder, scale_factor=1.05)
+            if slow:
+                self.play(pulse, GrowArrow(out), FadeIn(s_new, shift=RIGHT * 0.3))
+            else:
+                self.add(s_new)
+                self.play(pulse, GrowArrow(out), run_time=0.6)
             word, prob = self._chosen(t)
             to_map = arrow_between(s_new.frame, mapper.box, theme.decoder)
             to_word = arrow_between(mapper.box, word, theme.decoder)
             self.play(GrowArrow(to_map), GrowArrow(to_word), FadeIn(word), FadeIn(prob),
-                      run_time=0.6 if fast else 1.0)
-            self.play(TransformFromCopy(word, history.boxes[t - 1]), run_time=0.5 if fast else 0.8)
+                      run_time=1.0 if slow else 0.6)
+            self.play(TransformFromCopy(word, history.boxes[t - 1]), run_time=0.8 if slow else 0.5)
             if t == n:
+                step_parts = VGroup(s_new, out, word, prob, to_map, to_word)
                 break
-            # s_t becomes s_{t-1}; the chosen word's embedding becomes op_{t}.
-            s_moved = self._state_column(t, INPUT_X[1])
+            # s_t becomes the next step's s_{t-1}; the chosen word its input.
+            s_moved = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, INPUT_X[1])
             op_next = self._op_column(t)
-            op_word_next = self._op_word(t, low)
-            anims = [ReplacementTransform(s_new, s_moved), FadeOut(s_col), FadeOut(op_col),
-                     FadeOut(op_word), FadeIn(op_next, target_position=word, scale=0.5),
-                     FadeIn(op_word_next), FadeOut(out), FadeOut(to_map), FadeOut(to_word),
-                     FadeOut(word), FadeOut(prob)]
-            if t == 1:
-                anims.append(FadeOut(zeros))
-            self.play(*anims, run_time=0.6 if fast else 1.0)
+            op_word_next = self._op_word(t)
+            gone = [s_col, op_col, op_word, out, to_map, to_word, word, prob]
+            if slow:
+                # A cross-fade, not a slide: sliding left, s_t would cross c.
+                anims = [FadeOut(s_new, shift=LEFT * 0.4), FadeIn(s_moved, shift=LEFT * 0.4),
+                         *[FadeOut(m) for m in gone], FadeIn(op_next, target_position=word, scale=0.5),
+                         FadeIn(op_word_next)]
+                if t == 1:
+                    anims.append(FadeOut(start))
+                self.play(*anims)
+            else:
+                self.remove(s_new, *gone)
+                self.add(s_moved, op_next, op_word_next)
             s_col, op_col, op_word = s_moved, op_next, op_word_next
 
-        if dec.ended:
+        if view.ended:
             end_text = "<END> chosen: decoding stops"
+        elif gru:
+            end_text = "stopped at the step limit without choosing <END>"
         else:
             end_text = f"stopped after {n} steps (target length + 1) without <END>"
         end = caption(end_text, theme, 18, theme.decoder)
         fit_within(end, max_width=6).next_to(history, UP, buff=0.2)
-        self.play(Create(SurroundingRectangle(history.boxes[n - 1], color=theme.highlight, buff=0.05)),
-                  FadeIn(end))
+        last = SurroundingRectangle(history.boxes[n - 1], color=theme.highlight, buff=0.05)
+        self.play(Create(last), FadeIn(end))
+        self.wait(0.8)
+
+        # The words written against the reference: clear the working row.
+        work = VGroup(op_col, op_word, s_col, h_col, inputs_box, meanings, cell, mapper, into_cell,
+                      step_parts, history_name, last)
+        if n == 1:
+            work.add(start)
+        self._compare(work, end, history)
+
+    # -- the comparison ---------------------------------------------------------
+
+    def _compare(self, work: VGroup, end, history: TokenStrip) -> None:
+        view, theme = self.view, self.theme
+        gru = view.network == "gru"
+        if view.reference is None:
+            self.play(FadeOut(work), VGroup(end, history).animate.shift(UP * (WRITTEN_Y - history.get_y())))
+            verdict = _centred_lines(("This sentence has no reference translation in the corpus,",
+                                      "so the words written are not checked."), theme, 20, theme.muted)
+            fit_within(verdict, max_width=13.2).move_to([0, REFERENCE_Y, 0])
+            name = caption("written:", theme, 18, theme.muted).next_to(history, LEFT, buff=0.3)
+            name.set_y(history.boxes[0].get_y())
+            self.play(FadeIn(verdict), FadeIn(name))
+            self.wait(1.5)
+            return
+        names = ("written:", "reference:" if gru else "target:")
+        rows = ComparedRows(view.chosen, view.reference, names, theme)
+
+        # Word by word, at the same position: a plain string comparison.
+        written = [w for w in view.chosen if w != "<END>"]
+        ref = list(view.reference)
+        differ = [i for i in range(max(len(written), len(ref)))
+                  if i >= len(written) or i >= len(ref) or written[i] != ref[i]]
+        against = "the reference" if gru else "the target sentence"
+        if not differ:
+            lines, colour = [f"The words written equal {against}."], theme.positive
+        else:
+            lines, colour = [f"Marked: the word differs from {against} at the same position."], theme.text
+            if view.untrained:
+                lines.append("Untrained weights write no translation.")
+        verdict = _centred_lines(lines, theme, 20, colour)
+        fit_within(verdict, max_width=13.2)
+
+        # End note, rows and verdict as one block in the middle of the frame.
+        end.generate_target()
+        block = VGroup(end.target, rows, verdict).arrange(DOWN, buff=0.4)
+        rows.set_x(0)
+        block.move_to([0, MIDDLE_Y, 0])
+        if block.get_top()[1] > NOTE_Y - 0.3:
+            block.shift(DOWN * (block.get_top()[1] - NOTE_Y + 0.3))
+        # Box to box: the same word in the same kind of box (cheap to morph).
+        moves = [ReplacementTransform(history.boxes[i], rows.written_box(i)) for i in range(len(view.chosen))]
+        self.play(FadeOut(work), *moves, MoveToTarget(end))
+        self.play(FadeIn(rows.names), FadeIn(rows.reference, lag_ratio=0.1))
+        marks = VGroup()
+        for i in differ:
+            for box in (rows.written_box(i), rows.reference_box(i)):
+                if box is not None:
+                    marks.add(SurroundingRectangle(box, color=theme.negative, buff=0.05, stroke_width=3))
+        self.play(*[Create(m) for m in marks], FadeIn(verdict))
         self.wait(1.5)
 
     # -- builders -------------------------------------------------------------
 
-    def _state_column(self, t: int, x: float) -> VectorColumn:
-        return VectorColumn(self.trace.decoder.states[t], self.theme, key=f"decoder.states.{t}",
-                            label=f"s_{{{t}}}", colour=self.theme.decoder, cell_width=self.cell_w,
-                            cell_height=self.cell_h, label_size=28).move_to([x, WORK_Y, 0])
+    def _network_note(self):
+        view, theme = self.view, self.theme
+        if view.network != "gru":
+            return untrained_note(self.trace.decoder.seeded, theme, 18)
+        if view.untrained:
+            return caption("Untrained (seeded random) translator weights: the chosen words are not a translation.",
+                           theme, 18, theme.muted)
+        return caption("The translator trained without attention: its only view of the sentence is the "
+                       "fixed vector c.", theme, 18, theme.muted)
+
+    def _state_column(self, values, key: str, t: int, x: float) -> VectorColumn:
+        return self._column(values, key, f"s{subscript(t)}", self.theme.decoder, x)
 
     def _op_column(self, t: int) -> VectorColumn:
-        """The embedding of op_t, the input of step t + 1."""
-        return VectorColumn(self.trace.decoder.input_embeddings[t], self.theme,
-                            key=f"decoder.input_embeddings.{t}", label=f"op_{{{t}}}",
-                            colour=self.theme.embedding, cell_width=self.cell_w,
-                            cell_height=self.cell_h, label_size=28).move_to([INPUT_X[0], WORK_Y, 0])
+        """The embedding of the word fed in at step t + 1."""
+        view = self.view
+        return self._column(view.input_embeddings[t], view.input_embedding_keys[t],
+                            f"{self.word_name}{subscript(t)}", self.theme.embedding, INPUT_X[0])
 
-    def _op_word(self, t: int, low: float):
-        word = caption(self.trace.decoder.input_words[t], self.theme, 17, self.theme.embedding)
+    def _column(self, values, key: str, name: str, colour, x: float) -> VectorColumn:
+        """A vector on the working row, named in plain text above it (no
+        LaTeX run per step: the names change every step)."""
+        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=self.cell_w,
+                           cell_height=self.cell_h)
+        _place(col, x)
+        col.label = caption(name, self.theme, 24, colour, slant="ITALIC").next_to(col.frame, UP, buff=0.1)
+        col.add(col.label)
+        return col
+
+
+    def _op_word(self, t: int):
+        word = caption(self.view.input_words[t], self.theme, 17, self.theme.embedding)
         fit_within(word, max_width=1.4)
-        return word.move_to([INPUT_X[0], low - 0.22, 0])
+        return word.move_to([INPUT_X[0], self.low - 0.22, 0])
 
     def _chosen(self, t: int):
         """The word chosen at step t and its probability."""
-        dec, theme = self.trace.decoder, self.theme
-        word = caption(dec.chosen_words[t - 1], theme, 26, theme.text)
+        view, theme = self.view, self.theme
+        word = caption(view.chosen[t - 1], theme, 26, theme.text)
         fit_within(word, max_width=2.4).move_to([WORD_X, WORK_Y + 0.2, 0])
         prob = VGroup(caption("p =", theme, 18, theme.muted),
-                      NumberLabel(dec.chosen_probabilities[t - 1], theme,
-                                  ("decoder.chosen_probabilities", t - 1), font_size=18))
+                      NumberLabel(view.chosen_probabilities[t - 1], theme,
+                                  view.chosen_probability_keys[t - 1], font_size=18))
         prob.arrange(RIGHT, buff=0.1).next_to(word, DOWN, buff=0.2)
         return word, prob
+
+
+
+
+def _centred_lines(lines, theme, font_size: float, colour) -> VGroup:
+    """Lines of text, each centred under the one before."""
+    return VGroup(*[caption(line, theme, font_size, colour) for line in lines]).arrange(DOWN, buff=0.12)
+
+
+def _place(col: VectorColumn, x: float) -> VectorColumn:
+    """Centre the column's cells (not its label) on the working row."""
+    return col.shift([x, WORK_Y, 0] - col.frame.get_center())
+
+
+class ComparedRows(VGroup):
+    """The words written above the reference, position under position.
+
+    Each position gets one slot as wide as the wider of its two words, so a
+    word and the reference word it is compared with stand one above the
+    other. Too long for one pair of rows at a readable size, the slots wrap
+    onto a second pair.
+    """
+
+    def __init__(self, written, reference, names: tuple[str, str], theme, max_width: float = 13.3,
+                 font_size: float = STRIP_FONT, min_scale: float = 0.8) -> None:
+        super().__init__()
+        n = max(len(written), len(reference))
+        self._written: dict[int, VGroup] = {}
+        self._reference: dict[int, VGroup] = {}
+        self.written, self.reference = VGroup(), VGroup()
+        slots = []
+        for i in range(n):
+            pair = []
+            for words, store, group, colour in ((written, self._written, self.written, theme.decoder),
+                                                (reference, self._reference, self.reference, theme.muted)):
+                if i >= len(words):
+                    pair.append(None)
+                    continue
+                word = caption(words[i], theme, font_size, theme.text)
+                box = RoundedRectangle(corner_radius=0.08, width=word.width + 0.25,
+                                       height=max(word.height, 0.32) + 0.2, stroke_color=colour,
+                                       stroke_width=2).move_to(word)
+                item = VGroup(box, word)
+                store[i] = item
+                group.add(item)
+                pair.append(item)
+            slots.append(pair)
+        self.names = VGroup(*[caption(t, theme, 18, theme.muted) for t in names])
+        name_w = max(m.width for m in self.names) + 0.3
+        widths = [max(p.width for p in pair if p is not None) for pair in slots]
+        buff, row_gap, pair_gap = 0.15, 0.25, 0.45
+        lines = [list(range(n))]
+        if sum(widths) + buff * (n - 1) > (max_width - name_w) / min_scale and n > 1:
+            half = (n + 1) // 2
+            lines = [list(range(half)), list(range(half, n))]
+        y = 0.0
+        for line in lines:
+            x = 0.0
+            for i in line:
+                for r, item in enumerate(slots[i]):
+                    if item is not None:
+                        item.move_to([x + widths[i] / 2, y - r * (0.55 + row_gap), 0])
+                x += widths[i] + buff
+            y -= 2 * (0.55 + row_gap) + pair_gap
+        for r, name in enumerate(self.names):
+            name.next_to([0, 0, 0], LEFT, buff=0.3).set_y(-r * (0.55 + row_gap))
+            self.add(name)
+        self.add(self.written, self.reference)
+        fit_within(self, max_width=max_width)
+
+    def written_box(self, i: int):
+        return self._written.get(i)
+
+    def reference_box(self, i: int):
+        return self._reference.get(i)

@@ -1,0 +1,249 @@
+"""The scenes ``decoder`` and ``output_mapping`` over the translator trained
+without attention (the default) and over the small seeded tanh RNN (the
+fallback), built headless.
+
+Expected keys come from the independent trace's own sections
+(``plain_model``, ``plain_output_mapping``, ``decoder``, ``output_mapping``),
+not from :mod:`scenes.seq2seq_view`, so a view that paired a value with the
+wrong key would fail here. No [model] setting other than ``weights =
+"seeded"`` is used: any other would train.
+"""
+
+from __future__ import annotations
+
+import pytest
+from manim import Text
+
+from attention_core.text import tokenize
+from attention_core.translator.corpus import source_words
+from scenes import SCENES
+from scenes.base import WalkthroughScene
+from scenes.components import NumberLabel
+
+from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
+
+MIN_NUMBER_FONT = 14
+# A sentence with a word the grammar lacks: the scenes show the tanh RNN.
+UNKNOWN_WORD = {"sentences": {"source": "Inflation has slowed down in recent years"}}
+# 12 grammar words with a reference in the corpus: 12 words and <END> = 13 steps.
+TWELVE_KNOWN = "the white mouse has eaten the big white house in recent years"
+# 12 grammar words that are not a corpus pair: no reference to compare with.
+TWELVE_NEW = "the big black goat has eaten the small red apple this year"
+SHORT = "trade increases"
+# Untrained, 2 numbers a vector: no training, and the decoder may never say <END>.
+SEEDED = {"model": {"weights": "seeded", "embedding": 2, "hidden": 2}}
+
+
+@pytest.fixture(autouse=True)
+def number_fonts(monkeypatch):
+    """Record the font size of every number on screen at every audit snapshot."""
+    sizes: list[float] = []
+    snapshot = WalkthroughScene._snapshot
+
+    def recording(self):
+        snapshot(self)
+        sizes.extend(m.font_size for top in self.mobjects for m in top.get_family()
+                     if isinstance(m, NumberLabel) and m.get_fill_opacity() > 0.5)
+
+    monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
+    return sizes
+
+
+def _texts(scene) -> list[str]:
+    return [m.original_text for top in scene.mobjects for m in top.get_family() if isinstance(m, Text)
+            and not isinstance(m, NumberLabel)]
+
+
+def _check(scene_id, scene, independent, expected, fonts):
+    assert scene.audit.faults == []
+    assert check_numbers(scene, independent) > 0
+    missing = expected - shown_keys(scene)
+    assert not missing, sorted(missing)[:5]
+    sections = SCENES[scene_id].trace_sections
+    for key in shown_keys(scene):
+        assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
+    assert fonts and min(fonts) >= MIN_NUMBER_FONT - 0.05, min(fonts)
+
+
+def test_the_sentences_are_what_the_tests_say():
+    known = set(source_words())
+    for sentence in (TWELVE_KNOWN, TWELVE_NEW, SHORT):
+        tokens = tokenize(sentence)
+        assert all(w in known for w in tokens), sentence
+    assert len(tokenize(TWELVE_KNOWN)) == len(tokenize(TWELVE_NEW)) == 12
+    m = trace_from(varied(sentences={"source": TWELVE_KNOWN})).plain_model
+    assert m.reference is not None and len(m.chosen) == 13 and m.chosen[-1] == "<END>"
+    assert m.translation != m.reference  # the plain model gets some words wrong
+    assert trace_from(varied(sentences={"source": TWELVE_NEW})).plain_model.reference is None
+    assert trace_from(varied(**UNKNOWN_WORD)).plain_model is None
+
+
+# -- decoder ------------------------------------------------------------------
+
+def decoder_keys(trace) -> set[tuple]:
+    """Every vector of every step, from the trace's own sections."""
+    m = trace.plain_model
+    if m is not None:
+        n, H = m.states.shape
+        E = m.input_embeddings.shape[1]
+        keys = {(name, j) for name in ("plain_model.summary", "plain_model.initial_state") for j in range(H)}
+        for t in range(n):
+            keys |= {(f"plain_model.steps.{t}.state", j) for j in range(H)}
+            keys |= {(f"plain_model.steps.{t}.input_embedding", j) for j in range(E)}
+            keys.add((f"plain_model.steps.{t}.chosen_probability",))
+        return keys
+    dec = trace.decoder
+    H = dec.states.shape[1]
+    keys = {(f"decoder.states.{t}", j) for t in range(dec.steps + 1) for j in range(H)}
+    keys |= {(f"decoder.input_embeddings.{t}", j) for t in range(dec.steps) for j in range(H)}
+    keys |= {("decoder.context", j) for j in range(H)}
+    keys |= {("decoder.chosen_probabilities", t) for t in range(dec.steps)}
+    return keys
+
+
+def _decoder(data, fonts, skip=True):
+    trace = load_default_trace() if data is None else trace_from(data)
+    scene = build_scene("decoder", trace, skip=skip)
+    independent = load_default_trace() if data is None else trace_from(data)
+    _check("decoder", scene, independent, decoder_keys(independent), fonts)
+    return scene, independent
+
+
+def test_decoder_default_is_the_translator_every_frame(number_fonts):
+    scene, trace = _decoder(None, number_fonts, skip=False)
+    m = trace.plain_model
+    assert m.weights == "trained" and m.chosen[-1] == "<END>"
+    texts = _texts(scene)
+    assert any("translator trained without attention" in t for t in texts)
+    assert not any("not a translation" in t for t in texts)
+    # The shipped sentence is translated as its reference: said so, nothing marked.
+    assert m.translation == m.reference
+    assert any("equal the reference" in t for t in texts)
+    assert not any("differs" in t for t in texts)
+    # The last frame shows the words written and the reference, in order.
+    for word in (*m.chosen, *m.reference):
+        assert word in texts
+
+
+def test_decoder_tanh_fallback(number_fonts):
+    scene, trace = _decoder(varied(**UNKNOWN_WORD), number_fonts)
+    assert trace.plain_model is None
+    assert not any(k[0].startswith("plain_model") for k in shown_keys(scene))
+    texts = _texts(scene)
+    assert any("not a translation" in t for t in texts)
+    assert not any("translator" in t for t in texts)
+
+
+def test_decoder_twelve_words_thirteen_steps_against_the_reference(number_fonts):
+    scene, trace = _decoder(varied(sentences={"source": TWELVE_KNOWN}), number_fonts)
+    m = trace.plain_model
+    texts = _texts(scene)
+    assert any("differs from the reference" in t for t in texts)
+    assert not any("equal the reference" in t for t in texts)
+    for word in m.chosen:
+        assert word in texts
+
+
+def test_decoder_short_sentence(number_fonts):
+    scene, trace = _decoder(varied(sentences={"source": SHORT}), number_fonts)
+    assert len(trace.plain_model.chosen) <= 4
+
+
+def test_decoder_seeded_runs_to_the_step_cap_and_fits(number_fonts):
+    # Seeded (untrained) weights on a sentence the corpus lacks: no reference,
+    # and the decoder never chooses <END>, so it runs every allowed step.
+    scene, trace = _decoder(varied(sentences={"source": TWELVE_NEW}, **SEEDED), number_fonts)
+    m = trace.plain_model
+    assert m.weights == "seeded" and m.states.shape[1] == 2
+    assert "<END>" not in m.chosen and len(m.chosen) == 13
+    texts = _texts(scene)
+    assert any("not a translation" in t for t in texts)
+    assert any("no reference translation" in t for t in texts)
+    assert any("without choosing <END>" in t for t in texts)
+
+
+# -- output_mapping -------------------------------------------------------------
+
+def mapping_keys(trace, top: int = 3) -> set[tuple]:
+    m = trace.plain_output_mapping
+    if m is not None:
+        s = "plain_output_mapping"
+        H, E = len(m.state), len(m.output)
+        words = [int(i) for i in m.ranked[:top]]
+        keys = {(f"{s}.state", j) for j in range(H)} | {(f"{s}.context", j) for j in range(H)}
+        keys |= {(f"{s}.output", j) for j in range(E)}
+        keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in range(E)}
+        keys |= {(f"{s}.{name}", i) for name in ("dot_products", "bias", "scores", "probabilities")
+                 for i in words}
+        keys |= {(f"{s}.products.{m.chosen_id}", j) for j in range(E)}
+        keys.add((f"{s}.chosen_percent",))
+        return keys
+    m = trace.output_mapping
+    H = len(m.state)
+    keys = {("output_mapping.state", j) for j in range(H)}
+    keys |= {(f"output_mapping.embeddings.{i}", j) for i in m.ranked[:3] for j in range(H)}
+    keys |= {("output_mapping.scores", i) for i in m.ranked[:3]}
+    keys |= {("output_mapping.probabilities", i) for i in m.ranked[:3]}
+    keys |= {("output_mapping.chosen_percent",), ("output_mapping.probability_sum",)}
+    return keys
+
+
+def _mapping(data, fonts, skip=True):
+    trace = load_default_trace() if data is None else trace_from(data)
+    scene = build_scene("output_mapping", trace, skip=skip)
+    independent = load_default_trace() if data is None else trace_from(data)
+    _check("output_mapping", scene, independent, mapping_keys(independent), fonts)
+    return scene, independent
+
+
+def _rows_shown(scene) -> set[int]:
+    prefix = "plain_output_mapping.embeddings."
+    return {int(k[0][len(prefix):]) for k in shown_keys(scene) if k[0].startswith(prefix)}
+
+
+def test_output_mapping_default_every_frame(number_fonts):
+    scene, trace = _mapping(None, number_fonts, skip=False)
+    m = trace.plain_output_mapping
+    V = len(m.vocabulary)
+    # 69 words: a few shown (the most probable, the chosen one first), dots for the rest.
+    rows = _rows_shown(scene)
+    assert m.chosen_id in rows and len(rows) < V // 4
+    assert rows == set(m.ranked[:len(rows)])
+    texts = _texts(scene)
+    assert any(t.startswith(f"{V} target words") for t in texts)
+    assert m.chosen_word in texts
+    assert any("translator trained without attention" in t for t in texts)
+
+
+def test_output_mapping_tanh_fallback(number_fonts):
+    scene, trace = _mapping(varied(**UNKNOWN_WORD), number_fonts)
+    assert trace.plain_output_mapping is None
+    assert not any(k[0].startswith("plain_") for k in shown_keys(scene))
+
+
+def test_output_mapping_twelve_words(number_fonts):
+    scene, trace = _mapping(varied(sentences={"source": TWELVE_NEW}), number_fonts)
+    assert trace.plain_output_mapping.chosen_word in _texts(scene)
+
+
+@pytest.mark.parametrize("which", ["first", "last"])
+def test_output_mapping_first_and_last_step(which, number_fonts):
+    # The first step on the short sentence, the last (<END>) on the default one.
+    if which == "first":
+        data = varied(sentences={"source": SHORT}, output_mapping={"step": 1})
+        step = 1
+    else:
+        step = len(load_default_trace().plain_model.chosen)
+        data = varied(output_mapping={"step": step})
+    scene, trace = _mapping(data, number_fonts)
+    m = trace.plain_output_mapping
+    assert m.step == step and m.chosen_word == trace.plain_model.chosen[step - 1]
+    assert m.chosen_word in _texts(scene)
+    if which == "last":
+        assert m.chosen_word == "<END>"
+
+
+def test_output_mapping_seeded_small(number_fonts):
+    scene, trace = _mapping(varied(**SEEDED), number_fonts)
+    assert len(trace.plain_output_mapping.output) == 2
+    assert any("not a translation" in t for t in _texts(scene))
