@@ -58,8 +58,8 @@ WORK_Y = 0.35
 HISTORY_Y = -3.2
 INPUT_X = (-6.05, -4.5, -2.95)  # previous word, s_{t-1}, context
 CELL_X = -0.35
-STATE_X = 1.75
-MAP_X = 3.55
+STATE_X = 2.05
+MAP_X = 3.75
 WORD_X = 5.75
 STRIP_FONT = 20
 # The final comparison: written words above, the reference below.
