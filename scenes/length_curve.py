@@ -38,7 +38,7 @@ SECTION = "length_experiment"
 class LengthCurveScene(WalkthroughScene):
     scene_id = "length_curve"
     trace_sections = (SECTION,)
-    description = "Measured: exact-match accuracy by sentence length, with attention and with only h_T."
+    description = "Measured: exact-match accuracy by sentence length, with attention and with only the final encoder states [f_T ; b_1]."
 
     def construct(self) -> None:
         theme, data = self.theme, self.trace.to_dict()[SECTION]
@@ -48,7 +48,7 @@ class LengthCurveScene(WalkthroughScene):
             return
         lengths = data["lengths"]
         curves = (
-            ("without_attention", "without attention:\nthe decoder sees only h_T", theme.encoder),
+            ("without_attention", "without attention:\nthe decoder sees only the\nencoder's final states", theme.encoder),
             ("with_attention", "with attention", theme.heat_high),
         )
 
