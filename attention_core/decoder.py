@@ -25,6 +25,7 @@ import numpy as np
 
 from . import maths
 from .params import seeded_normal
+from .records import record_to_dict
 from .text import END, START, Vocabulary
 
 __all__ = [
@@ -283,21 +284,7 @@ class OutputMappingTrace:
     chosen_percent: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "step": self.step,
-            "state": self.state.tolist(),
-            "vocabulary": list(self.vocabulary),
-            "embeddings": self.embeddings.tolist(),
-            "products": self.products.tolist(),
-            "scores": self.scores.tolist(),
-            "probabilities": self.probabilities.tolist(),
-            "probability_sum": self.probability_sum,
-            "ranked": list(self.ranked),
-            "chosen_id": self.chosen_id,
-            "chosen_word": self.chosen_word,
-            "chosen_probability": self.chosen_probability,
-            "chosen_percent": self.chosen_percent,
-        }
+        return record_to_dict(self)
 
 
 def output_mapping(

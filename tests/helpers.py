@@ -92,5 +92,24 @@ def shown_keys(scene: WalkthroughScene) -> set[tuple]:
     return {n.key for n in scene.audit.numbers}
 
 
+def check_scene(scene: WalkthroughScene, independent: Trace, expected: set[tuple] = frozenset()) -> set[tuple]:
+    """The checks every scene test makes; returns the keys shown.
+
+    No layout fault; every number on screen equals ``independent``'s at the
+    shown precision (and there are some); every ``expected`` key was shown;
+    every shown key lies in a section the scene declares (the render cache
+    hashes exactly those).
+    """
+    assert scene.audit.faults == []
+    assert check_numbers(scene, independent) > 0
+    shown = shown_keys(scene)
+    missing = set(expected) - shown
+    assert not missing, sorted(missing)[:5]
+    sections = type(scene).trace_sections
+    for key in shown:
+        assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
+    return shown
+
+
 def load_default_trace() -> Trace:
     return compute_trace(load_numbers())

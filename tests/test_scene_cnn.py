@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from scenes import SCENES
 
-from .helpers import build_scene, check_numbers, default_data, load_default_trace, shown_keys, trace_from, varied
+from .helpers import build_scene, check_scene, default_data, load_default_trace, shown_keys, trace_from, varied
 
 
 def _weight_keys(trace) -> set[tuple]:
@@ -28,11 +27,7 @@ def _feature_keys(trace) -> set[tuple]:
 
 
 def _check(scene, independent) -> None:
-    assert scene.audit.faults == []
-    assert check_numbers(scene, independent) > 0
-    sections = SCENES["cnn_attention"].trace_sections
-    for key in shown_keys(scene):
-        assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
+    check_scene(scene, independent)
 
 
 def test_default_numbers_every_frame():

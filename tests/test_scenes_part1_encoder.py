@@ -9,11 +9,10 @@ from manim import Text
 
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
-from scenes import SCENES
 from scenes.components import TokenStrip
 from scenes.seq2seq_view import encoder_view
 
-from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
+from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
 
 SCENE_IDS = ("encoder", "word_embeddings", "bottleneck")
 
@@ -67,13 +66,7 @@ def _texts(scene) -> list[str]:
 
 
 def _check(scene_id, scene, independent):
-    assert scene.audit.faults == []
-    assert check_numbers(scene, independent) > 0
-    missing = expected_keys(scene_id, independent) - shown_keys(scene)
-    assert not missing, sorted(missing)[:5]
-    sections = SCENES[scene_id].trace_sections
-    for key in shown_keys(scene):
-        assert any(key[0] == s or key[0].startswith(s + ".") for s in sections), key
+    check_scene(scene, independent, expected_keys(scene_id, independent))
     view = encoder_view(independent)
     # The sentence stays on screen to the end.
     strips = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, TokenStrip)]

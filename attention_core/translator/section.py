@@ -8,7 +8,7 @@ batch of one) and keeps every value a scene shows.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..params import seeded_embeddings, seeded_normal
+from ..records import record_to_dict
 from ..text import END, START
 from . import model
 from .corpus import DRAFT_PAIRS
@@ -276,9 +277,7 @@ class ModelOutputMapping:
     chosen_percent: float
 
     def to_dict(self) -> dict[str, Any]:
-        # Every field, in order; arrays and tuples as lists.
-        return {f.name: (_l(v) if isinstance(v, (np.ndarray, tuple)) else v)
-                for f in fields(self) for v in (getattr(self, f.name),)}
+        return record_to_dict(self)
 
 
 def model_output_mapping(m: ModelTrace, step: int) -> ModelOutputMapping:
