@@ -129,7 +129,7 @@ class BottleneckScene(WalkthroughScene):
         self.play(Create(decoder), GrowArrow(to_decoder))
 
         # Every annotation itself is left behind.
-        crosses = VGroup(*[Cross(s[0], stroke_color=theme.negative, stroke_width=4) for s in states])
+        crosses = VGroup(*[_struck(s[0], theme) for s in states])
         gone = caption("discarded", theme, 22, theme.negative)
         gone.next_to(states, DOWN, buff=0.12)
         if T > 1:
@@ -202,20 +202,9 @@ class BottleneckScene(WalkthroughScene):
         self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
 
         # h_1 ... h_T with their real values, one column per word.
+        states = self._columns(view.forward, view.forward_keys, "h", H, tokens, STATES_Y)
         slot = min(1.05, 12.8 / T)
         cell_w = min(0.82, slot - 0.14)
-        font = 18 if cell_w >= 0.78 else 15
-        cell_h = 0.36 if H <= 6 else 0.3
-        states = VGroup()
-        for t in range(1, T + 1):
-            col = VectorColumn(view.forward[t - 1], theme, key=view.forward_keys[t - 1], colour=theme.encoder,
-                               cell_width=cell_w, cell_height=cell_h, font_size=font)
-            name = math_label(f"h_{{{t}}}", theme, 26, theme.encoder).next_to(col, DOWN, buff=0.12)
-            states.add(VGroup(col, name))
-        states.arrange(RIGHT, buff=slot - cell_w - 0.08, aligned_edge=UP)
-        states.move_to([0, STATES_Y, 0])
-        if states.get_top()[1] > tokens.get_bottom()[1] - 0.25:
-            states.next_to(tokens, DOWN, buff=0.25)
         links = VGroup(*[arrow_between(states[t][0], states[t + 1][0], theme.encoder, buff=0.03)
                          for t in range(T - 1)]) if slot - cell_w > 0.25 else VGroup()
         said = caption("the encoder computes a state for every word", theme, 20, theme.text)
@@ -229,7 +218,7 @@ class BottleneckScene(WalkthroughScene):
         decoder.move_to([min(last.get_x() + 2.6, 5.9) if T > 1 else 3.0, -2.2, 0])
         if T > 1:
             earlier = VGroup(*states[: T - 1])
-            crosses = VGroup(*[Cross(s[0], stroke_color=theme.negative, stroke_width=4) for s in earlier])
+            crosses = VGroup(*[_struck(s[0], theme) for s in earlier])
             gone = caption("discarded", theme, 22, theme.negative).next_to(earlier, DOWN, buff=0.3)
             said = self._say(said, f"h\u2081 \u2026 h{subscript(T - 1)} never reach the decoder", FOOT_Y,
                              earlier.animate.set_opacity(0.25), links.animate.set_opacity(0.25),
@@ -263,6 +252,11 @@ class BottleneckScene(WalkthroughScene):
     def _foot(self, text: str, y: float = FOOT_Y):
         line = caption(text, self.theme, 20, self.theme.text)
         return fit_within(line, max_width=12.5).move_to([0, y, 0])
+
+
+def _struck(column, theme) -> Cross:
+    """A light cross over a discarded state: marked, but its numbers still read."""
+    return Cross(column, stroke_color=theme.negative, stroke_width=3).set_stroke(opacity=0.5)
 
 
 def _touch(a, b, gap: float = 0.05) -> bool:
