@@ -138,6 +138,17 @@ def is_fresh(out_dir: Path, scene_id: str, fmt: str, key: dict[str, str]) -> boo
     return isinstance(record, dict) and record.get("key") == key and record.get("size") == size
 
 
+def recorded_theme(out_dir: Path, scene_id: str, fmt: str) -> str | None:
+    """The theme the existing ``<scene>.<fmt>`` was rendered in, if known."""
+    if not output_path(out_dir, scene_id, fmt).is_file():
+        return None
+    try:
+        record = json.loads(record_path(out_dir, scene_id, fmt).read_text(encoding="utf-8"))
+        return str(record["key"]["theme"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same folder."""
     path.parent.mkdir(parents=True, exist_ok=True)

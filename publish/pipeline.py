@@ -288,6 +288,7 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     data = trace.to_dict()
     clean_stale_work(out_dir)
     todo: list[Job] = []
+    replaced: list[str] = []
     n = len(scene_ids)
     for i, scene_id in enumerate(scene_ids, start=1):
         cls = SCENES[scene_id]
@@ -310,7 +311,14 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
             if cache.is_fresh(out_dir, scene_id, "mp4", mp4_key):
                 source = cache.output_path(out_dir, scene_id, "mp4")
         todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace, source))
+        # File names do not carry the theme: say so before a clip of the other theme is replaced.
+        replaced += [f"{scene_id}.{f}" for f in stale
+                     if cache.recorded_theme(out_dir, scene_id, f) not in (None, theme)]
 
+    if replaced:
+        shown = ", ".join(replaced[:4]) + (f" and {len(replaced) - 4} more" if len(replaced) > 4 else "")
+        echo(f"note: replacing {shown} (rendered in another theme) with {theme} ones; "
+             f"give each theme its own --out to keep both")
     jobs = max(1, jobs or os.cpu_count() or 1)
 
     def finished(result: Result) -> None:

@@ -160,12 +160,16 @@ def test_cache_hits_and_misses(tmp_path, monkeypatch):
     assert _status(summary) == {"tiny": "cached", "latex_0": "cached"}
 
     # Theme, quality and scene code are part of the key.
-    summary, _ = _run(tmp_path, ["tiny"], data=varied(seed=7), theme="light")
+    summary, lines = _run(tmp_path, ["tiny"], data=varied(seed=7), theme="light")
     assert _status(summary) == {"tiny": "rendered"}
+    # Same file name in both themes: the replacement is announced, once.
+    notes = [line for line in lines if line.startswith("note: replacing tiny.png")]
+    assert len(notes) == 1 and "light" in notes[0] and "--out" in notes[0], lines
     light = np.asarray(Image.open(tmp_path / "tiny.png").convert("RGB"))
     assert tuple(light[2, 2]) == tuple(int(LIGHT.background[i:i + 2], 16) for i in (1, 3, 5))
-    summary, _ = _run(tmp_path, ["tiny"], data=varied(seed=7), theme="light", quality="medium")
+    summary, lines = _run(tmp_path, ["tiny"], data=varied(seed=7), theme="light", quality="medium")
     assert _status(summary) == {"tiny": "rendered"}
+    assert not any(line.startswith("note:") for line in lines)  # same theme: nothing to say
     assert Image.open(tmp_path / "tiny.png").size == (1280, 720)
 
     real_hash = cache.code_hash
