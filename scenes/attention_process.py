@@ -26,7 +26,6 @@ from manim import (
     AnimationGroup,
     Create,
     DashedVMobject,
-    Animation,
     GrowArrow,
     Indicate,
     LaggedStart,
@@ -41,7 +40,6 @@ from manim import (
 from .base import WalkthroughScene
 from .process_view import ProcessView, process_view
 from .components import (
-    subscript,
     CELL_W,
     CellBox,
     NumberLabel,
@@ -50,8 +48,11 @@ from .components import (
     VectorColumn,
     arrow_between,
     caption,
+    fade_in,
+    fade_out,
     fit_within,
     math_label,
+    subscript,
 )
 
 __all__ = ["AttentionProcessScene"]
@@ -104,55 +105,6 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
         t.move_to([x, y + dy, 0])
         out.add(t)
     return out
-
-
-class _Fade(Animation):
-    """A fade in or out that scales each part's own opacity, without copying.
-
-    Manim's FadeIn/FadeOut deep-copy their mobject, which for columns of
-    numbers (text glyphs) costs most of this scene's build time. This fade
-    keeps the per-cell opacities (value-coloured fills) and scales them.
-    """
-
-    def __init__(self, mobject: Mobject, out: bool, shift: np.ndarray | None = None, **kw) -> None:
-        self.out = out
-        self.offset = np.zeros(3) if shift is None else np.asarray(shift, dtype=float)
-        self._applied = np.zeros(3)
-        super().__init__(mobject, remover=out, introducer=not out, **kw)
-
-    def create_starting_mobject(self) -> Mobject:
-        return Mobject()  # unused: interpolation reads the saved opacities
-
-    def begin(self) -> None:
-        self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
-                      for m in self.mobject.family_members_with_points()]
-        super().begin()
-
-    def interpolate_mobject(self, alpha: float) -> None:
-        k = 1.0 - alpha if self.out else alpha
-        for m, fill, stroke in self.saved:
-            m.fill_rgbas[:, 3] = fill * k
-            m.stroke_rgbas[:, 3] = stroke * k
-        # Fade in arrives from -shift; fade out leaves towards +shift.
-        want = self.offset * (alpha if self.out else alpha - 1.0)
-        self.mobject.shift(want - self._applied)
-        self._applied = want
-
-    def clean_up_from_scene(self, scene) -> None:
-        super().clean_up_from_scene(scene)
-        if self.out:  # gone from the scene: give it back its look and place
-            self.mobject.shift(-self._applied)
-            for m, fill, stroke in self.saved:
-                m.fill_rgbas[:, 3] = fill
-                m.stroke_rgbas[:, 3] = stroke
-
-
-def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:
-    return _Fade(mobject, out=False, shift=shift, **kw)
-
-
-def fade_out(mobject: Mobject, **kw) -> _Fade:
-    return _Fade(mobject, out=True, **kw)
 
 
 class AttentionProcessScene(WalkthroughScene):

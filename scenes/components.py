@@ -16,6 +16,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     Arrow,
     MathTex,
     Mobject,
@@ -42,6 +43,8 @@ __all__ = [
     "fit_within",
     "title_bar",
     "subscript",
+    "fade_in",
+    "fade_out",
 ]
 
 _SUBSCRIPT_DIGITS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
@@ -335,3 +338,52 @@ class HeatStrip(VGroup):
 def set_dimmed(mob: VMobject, dimmed: bool = True, opacity: float = 0.25) -> VMobject:
     """Fade what is not in focus (used with ``.animate``)."""
     return mob.set_opacity(opacity if dimmed else 1.0)
+
+
+class _Fade(Animation):
+    """A fade in or out that scales each part's own opacity, without copying.
+
+    Manim's FadeIn/FadeOut deep-copy their mobject, which for columns of
+    numbers (text glyphs) costs most of a scene's build time. This fade
+    keeps the per-cell opacities (value-coloured fills) and scales them.
+    """
+
+    def __init__(self, mobject: Mobject, out: bool, shift: np.ndarray | None = None, **kw) -> None:
+        self.out = out
+        self.offset = np.zeros(3) if shift is None else np.asarray(shift, dtype=float)
+        self._applied = np.zeros(3)
+        super().__init__(mobject, remover=out, introducer=not out, **kw)
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()  # unused: interpolation reads the saved opacities
+
+    def begin(self) -> None:
+        self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
+                      for m in self.mobject.family_members_with_points()]
+        super().begin()
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        k = 1.0 - alpha if self.out else alpha
+        for m, fill, stroke in self.saved:
+            m.fill_rgbas[:, 3] = fill * k
+            m.stroke_rgbas[:, 3] = stroke * k
+        # Fade in arrives from -shift; fade out leaves towards +shift.
+        want = self.offset * (alpha if self.out else alpha - 1.0)
+        self.mobject.shift(want - self._applied)
+        self._applied = want
+
+    def clean_up_from_scene(self, scene) -> None:
+        super().clean_up_from_scene(scene)
+        if self.out:  # gone from the scene: give it back its look and place
+            self.mobject.shift(-self._applied)
+            for m, fill, stroke in self.saved:
+                m.fill_rgbas[:, 3] = fill
+                m.stroke_rgbas[:, 3] = stroke
+
+
+def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:
+    return _Fade(mobject, out=False, shift=shift, **kw)
+
+
+def fade_out(mobject: Mobject, **kw) -> _Fade:
+    return _Fade(mobject, out=True, **kw)

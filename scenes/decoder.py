@@ -24,7 +24,6 @@ from manim import (
     UP,
     Create,
     FadeIn,
-    FadeOut,
     GrowArrow,
     Indicate,
     MoveToTarget,
@@ -43,6 +42,8 @@ from .components import (
     VectorColumn,
     arrow_between,
     caption,
+    fade_in,
+    fade_out,
     fit_within,
     math_label,
     subscript,
@@ -97,7 +98,7 @@ class DecoderScene(WalkthroughScene):
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         note = self._network_note().move_to([0, NOTE_Y, 0])
         fit_within(note, max_width=13.4)
-        self.play(FadeIn(title), FadeIn(note))
+        self.play(fade_in(title), fade_in(note))
 
         # The three inputs of step 1, each with what it tells the decoder.
         op_col = self._op_column(0)
@@ -137,8 +138,8 @@ class DecoderScene(WalkthroughScene):
         mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.5, height=1.0, font_size=20)
         mapper.move_to([MAP_X, WORK_Y, 0])
         into_cell = arrow_between(inputs_box, cell.box, theme.decoder)
-        self.play(FadeIn(op_col), FadeIn(op_word), FadeIn(s_col), FadeIn(h_col), Create(inputs_box),
-                  FadeIn(meanings), FadeIn(start))
+        self.play(fade_in(op_col), fade_in(op_word), fade_in(s_col), fade_in(h_col), Create(inputs_box),
+                  fade_in(meanings), fade_in(start))
         self.play(Create(cell), Create(mapper), GrowArrow(into_cell))
 
         history_name = caption("output so far:", theme, 18, theme.muted)
@@ -146,7 +147,7 @@ class DecoderScene(WalkthroughScene):
                              max_width=13.2 - history_name.width - 0.3)
         VGroup(history_name, history).arrange(RIGHT, buff=0.3).move_to([0, HISTORY_Y, 0])
         history_name.set_y(history.boxes[0].get_y())
-        self.play(FadeIn(history_name))
+        self.play(fade_in(history_name))
 
         step_parts = VGroup()
         for t in range(1, n + 1):
@@ -158,14 +159,14 @@ class DecoderScene(WalkthroughScene):
             out = arrow_between(cell.box, s_new.frame, theme.decoder)
             pulse = Indicate(cell.box, color=theme.decoder, scale_factor=1.05)
             if slow:
-                self.play(pulse, GrowArrow(out), FadeIn(s_new, shift=RIGHT * 0.3))
+                self.play(pulse, GrowArrow(out), fade_in(s_new, shift=RIGHT * 0.3))
             else:
                 self.add(s_new)
                 self.play(pulse, GrowArrow(out), run_time=0.6)
             word, prob = self._chosen(t)
             to_map = arrow_between(s_new.frame, mapper.box, theme.decoder)
             to_word = arrow_between(mapper.box, word, theme.decoder)
-            self.play(GrowArrow(to_map), GrowArrow(to_word), FadeIn(word), FadeIn(prob),
+            self.play(GrowArrow(to_map), GrowArrow(to_word), fade_in(word), fade_in(prob),
                       run_time=1.0 if slow else 0.6)
             self.play(TransformFromCopy(word, history.boxes[t - 1]), run_time=0.8 if slow else 0.5)
             if t == n:
@@ -178,11 +179,11 @@ class DecoderScene(WalkthroughScene):
             gone = [s_col, op_col, op_word, out, to_map, to_word, word, prob]
             if slow:
                 # A cross-fade, not a slide: sliding left, s_t would cross c.
-                anims = [FadeOut(s_new, shift=LEFT * 0.4), FadeIn(s_moved, shift=LEFT * 0.4),
-                         *[FadeOut(m) for m in gone], FadeIn(op_next, target_position=word, scale=0.5),
-                         FadeIn(op_word_next)]
+                anims = [fade_out(s_new, shift=LEFT * 0.4), fade_in(s_moved, shift=LEFT * 0.4),
+                         *[fade_out(m) for m in gone], FadeIn(op_next, target_position=word, scale=0.5),
+                         fade_in(op_word_next)]
                 if t == 1:
-                    anims.append(FadeOut(start))
+                    anims.append(fade_out(start))
                 self.play(*anims)
             else:
                 self.remove(s_new, *gone)
@@ -198,7 +199,7 @@ class DecoderScene(WalkthroughScene):
         end = caption(end_text, theme, 18, theme.decoder)
         fit_within(end, max_width=6).next_to(history, UP, buff=0.2)
         last = SurroundingRectangle(history.boxes[n - 1], color=theme.highlight, buff=0.05)
-        self.play(Create(last), FadeIn(end))
+        self.play(Create(last), fade_in(end))
         self.wait(0.8)
 
         # The words written against the reference: clear the working row.
@@ -214,13 +215,13 @@ class DecoderScene(WalkthroughScene):
         view, theme = self.view, self.theme
         gru = view.network == "gru"
         if view.reference is None:
-            self.play(FadeOut(work), VGroup(end, history).animate.shift(UP * (WRITTEN_Y - history.get_y())))
+            self.play(fade_out(work), VGroup(end, history).animate.shift(UP * (WRITTEN_Y - history.get_y())))
             verdict = _centred_lines(("This sentence has no reference translation in the corpus,",
                                       "so the words written are not checked."), theme, 20, theme.muted)
             fit_within(verdict, max_width=13.2).move_to([0, REFERENCE_Y, 0])
             name = caption("written:", theme, 18, theme.muted).next_to(history, LEFT, buff=0.3)
             name.set_y(history.boxes[0].get_y())
-            self.play(FadeIn(verdict), FadeIn(name))
+            self.play(fade_in(verdict), fade_in(name))
             self.wait(1.5)
             return
         names = ("written:", "reference:" if gru else "target:")
@@ -250,14 +251,14 @@ class DecoderScene(WalkthroughScene):
             block.shift(DOWN * (block.get_top()[1] - NOTE_Y + 0.3))
         # Box to box: the same word in the same kind of box (cheap to morph).
         moves = [ReplacementTransform(history.boxes[i], rows.written_box(i)) for i in range(len(view.chosen))]
-        self.play(FadeOut(work), *moves, MoveToTarget(end))
-        self.play(FadeIn(rows.names), FadeIn(rows.reference, lag_ratio=0.1))
+        self.play(fade_out(work), *moves, MoveToTarget(end))
+        self.play(fade_in(rows.names), FadeIn(rows.reference, lag_ratio=0.1))
         marks = VGroup()
         for i in differ:
             for box in (rows.written_box(i), rows.reference_box(i)):
                 if box is not None:
                     marks.add(SurroundingRectangle(box, color=theme.negative, buff=0.05, stroke_width=3))
-        self.play(*[Create(m) for m in marks], FadeIn(verdict))
+        self.play(*[Create(m) for m in marks], fade_in(verdict))
         self.wait(1.5)
 
     # -- builders -------------------------------------------------------------

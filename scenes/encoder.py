@@ -24,7 +24,6 @@ from manim import (
     Create,
     CurvedArrow,
     FadeIn,
-    FadeOut,
     GrowArrow,
     Indicate,
     Restore,
@@ -38,14 +37,16 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
-    subscript,
     CellBox,
     TokenStrip,
     VectorColumn,
     arrow_between,
     caption,
+    fade_in,
+    fade_out,
     fit_within,
     math_label,
+    subscript,
 )
 from .seq2seq_view import EncoderView, encoder_view
 
@@ -101,14 +102,14 @@ class EncoderScene(WalkthroughScene):
             math_label(r"h_t = \tanh(W_x\,x_t + W_h\,h_{t-1} + b)", theme, 32),
         ).arrange(RIGHT, buff=0.5).move_to([0, TITLE_Y, 0])
         tokens = TokenStrip(view.tokens, theme, colour=theme.embedding).move_to([0, TOKENS_Y, 0])
-        self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
+        self.play(fade_in(title), FadeIn(tokens, lag_ratio=0.1))
 
         cell = CellBox("encoder RNN", theme, theme.encoder, width=2.4, height=1.4).move_to([CELL_X, WORK_Y, 0])
         # The tanh RNN's Trace keeps h_0 (zeros): shown as numbers.
         h0 = VectorColumn(self.trace.encoder.hidden[0], theme, key="encoder.hidden.0", colour=theme.encoder,
                           cell_height=0.40 if len(view.forward[0]) <= 6 else 0.34, label=r"h_{0} = \mathbf{0}")
         prev = _centred_on_cells(h0, WORK_Y, PREV_X)
-        self.play(Create(cell), FadeIn(prev))
+        self.play(Create(cell), fade_in(prev))
 
         history = self._chips(view.forward, "h", HISTORY_Y)
         direction = _Direction("h", tuple(range(T)), view.forward, view.forward_keys)
@@ -120,7 +121,7 @@ class EncoderScene(WalkthroughScene):
         note = caption(f"h{subscript(T)} summarises all {T} words", theme, 20, theme.muted)
         note.next_to(history, UP, buff=0.2)
         fit_within(note, max_width=12)
-        self.play(Create(ring), Write(name), FadeIn(note))
+        self.play(Create(ring), Write(name), fade_in(note))
         self.wait(1.5)
 
     # -- the translator: a bidirectional GRU ----------------------------------
@@ -143,7 +144,7 @@ class EncoderScene(WalkthroughScene):
             tokens.next_to(note, DOWN, buff=0.1)
         foot = self._foot("GRU: a gated RNN cell. Its gates decide how much of the previous state "
                           "to keep and how much to replace with what x\u209c brings.")
-        self.play(FadeIn(title), FadeIn(note), FadeIn(tokens, lag_ratio=0.1), FadeIn(foot))
+        self.play(fade_in(title), fade_in(note), FadeIn(tokens, lag_ratio=0.1), fade_in(foot))
 
         # Two rows of chips, position j of both in one column: h_j = [f_j ; b_j].
         rows = self._chip_rows(view)
@@ -153,7 +154,7 @@ class EncoderScene(WalkthroughScene):
                         for chips, text in ((forward, "forward \u2192"), (backward, "\u2190 backward")))
         cell = CellBox("forward GRU", theme, theme.encoder, width=2.4, height=1.4).move_to([CELL_X, GRU_WORK_Y, 0])
         start = self._formula_state(r"f_{0} = \mathbf{0}", GRU_WORK_Y)
-        self.play(Create(cell), FadeIn(start), FadeIn(f_tag))
+        self.play(Create(cell), fade_in(start), fade_in(f_tag))
         ahead = _Direction("f", tuple(range(T)), view.forward, view.forward_keys)
         last_f = self._read(view, ahead, tokens, cell, start, forward, GRU_WORK_Y, slow=3)
 
@@ -162,14 +163,14 @@ class EncoderScene(WalkthroughScene):
         begin = self._formula_state(r"b_{" + str(T + 1) + r"} = \mathbf{0}", GRU_WORK_Y)
         relabel = CellBox("backward GRU", theme, theme.encoder, width=2.4, height=1.4).move_to(cell)
         forward.save_state()
-        self.play(FadeOut(last_f), FadeIn(begin), FadeIn(b_tag), Transform(cell.text, relabel.text),
+        self.play(fade_out(last_f), fade_in(begin), fade_in(b_tag), Transform(cell.text, relabel.text),
                   forward.animate.fade(0.55))
         back = _Direction("b", tuple(range(T - 1, -1, -1)), view.backward, view.backward_keys)
         last_b = self._read(view, back, tokens, cell, begin, backward, GRU_WORK_Y, slow=1)
 
         # What the decoder gets: the last forward state and the last backward one.
         f_T, b_1 = forward[T - 1], backward[0]
-        self.play(FadeOut(last_b), FadeOut(cell), Restore(forward))
+        self.play(fade_out(last_b), fade_out(cell), Restore(forward))
         rings = VGroup(SurroundingRectangle(f_T, color=theme.highlight, buff=0.06),
                        SurroundingRectangle(b_1, color=theme.highlight, buff=0.06))
         k = view.forward.shape[1]
@@ -189,8 +190,8 @@ class EncoderScene(WalkthroughScene):
             caption("b\u2081", theme, 22, theme.encoder).next_to(bottom, LEFT, buff=0.2),
         )
         self.play(Create(rings), TransformFromCopy(f_T[0], top), TransformFromCopy(b_1[0], bottom),
-                  FadeIn(context.frame), FadeIn(context.label), FadeIn(halves), run_time=1.2)
-        self.play(FadeIn(why))
+                  fade_in(context.frame), fade_in(context.label), fade_in(halves), run_time=1.2)
+        self.play(fade_in(why))
         self.wait(1.5)
 
     # -- one direction, word by word ------------------------------------------
@@ -220,12 +221,12 @@ class EncoderScene(WalkthroughScene):
             new_state = self._state_column(d.states[j], d.keys[j], name, work_y, NEW_X)
             if n < slow:
                 swap = [Create(new_focus), FadeIn(new_x, target_position=box, scale=0.6)]
-                swap += [FadeOut(m) for m in (x_col, focus, *arrows) if m is not None]
+                swap += [fade_out(m) for m in (x_col, focus, *arrows) if m is not None]
                 if new is not None:
                     # The last new state becomes the previous one of this step
                     # (faded across rather than slid through the cell box).
                     moved = new.copy().set_x(PREV_X)
-                    swap += [FadeOut(prev), FadeOut(new), FadeIn(moved, shift=LEFT * 0.4)]
+                    swap += [fade_out(prev), fade_out(new), fade_in(moved, shift=LEFT * 0.4)]
                     prev = moved
                 self.play(*swap, run_time=0.8)
                 # x_t comes in under the previous state, so the two arrows never cross a column.
@@ -236,7 +237,7 @@ class EncoderScene(WalkthroughScene):
                 self.play(Create(in_x), GrowArrow(in_h), run_time=0.5)
                 out = arrow_between(cell.box, new_state.frame, theme.encoder)
                 self.play(Indicate(cell.box, color=theme.encoder, scale_factor=1.05),
-                          GrowArrow(out), FadeIn(new_state, shift=RIGHT * 0.3), run_time=0.9)
+                          GrowArrow(out), fade_in(new_state, shift=RIGHT * 0.3), run_time=0.9)
                 arrows = [in_x, in_h, out]
                 self.play(FadeIn(history[j], target_position=new_state.frame.get_center(), scale=0.5),
                           run_time=0.6)
@@ -247,12 +248,12 @@ class EncoderScene(WalkthroughScene):
                 moved = new.copy().set_x(PREV_X)
                 self.remove(x_col, prev, new)
                 self.add(new_x, moved)
-                self.play(Transform(focus, new_focus), FadeIn(new_state, shift=RIGHT * 0.3),
+                self.play(Transform(focus, new_focus), fade_in(new_state, shift=RIGHT * 0.3),
                           FadeIn(history[j], target_position=new_state.frame.get_center(), scale=0.5),
                           run_time=0.9)
                 prev, new_focus = moved, focus
             x_col, focus, new = new_x, new_focus, new_state
-        self.play(*[FadeOut(m) for m in (x_col, focus, prev, *arrows)], run_time=0.5)
+        self.play(*[fade_out(m) for m in (x_col, focus, prev, *arrows)], run_time=0.5)
         return new
 
     # -- builders ---------------------------------------------------------------
@@ -295,7 +296,7 @@ class EncoderScene(WalkthroughScene):
     def _say(self, old, text: str):
         """Swap the foot line (a fade: morphing glyphs into others reads badly)."""
         new = self._foot(text)
-        self.play(FadeOut(old), FadeIn(new))
+        self.play(fade_out(old), fade_in(new))
         return new
 
 

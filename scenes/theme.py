@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from manim import ManimColor, interpolate_color
 
-from attention_core.formatting import MINUS, format_number, parse_number
+from attention_core.formatting import format_number, parse_number
 
 __all__ = ["Theme", "DARK", "LIGHT", "THEMES", "format_number", "parse_number"]
 
