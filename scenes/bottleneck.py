@@ -22,7 +22,6 @@ from manim import (
     Create,
     Cross,
     FadeIn,
-    FadeOut,
     GrowArrow,
     Indicate,
     LaggedStart,
@@ -40,6 +39,8 @@ from .components import (
     VectorColumn,
     arrow_between,
     caption,
+    fade_in,
+    fade_out,
     fit_within,
     math_label,
     subscript,
@@ -92,15 +93,15 @@ class BottleneckScene(WalkthroughScene):
         tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22).move_to([0, GRU_TOKENS_Y, 0])
         if tokens.get_top()[1] > note.get_bottom()[1] - 0.1:
             tokens.next_to(note, DOWN, buff=0.1)
-        self.play(FadeIn(title), FadeIn(note), FadeIn(tokens, lag_ratio=0.1))
+        self.play(fade_in(title), fade_in(note), FadeIn(tokens, lag_ratio=0.1))
 
         # h_1 ... h_T with their real values: the forward half on top.
         states = self._columns(view.annotations, view.annotation_keys, "h", H, tokens, GRU_STATES_Y)
         said = self._foot(f"the encoder computes an annotation for every word: "
                           f"hⱼ = [fⱼ ; bⱼ], {k} forward and {k} backward numbers",
                           GRU_FOOT_Y[0])
-        self.play(LaggedStart(*[FadeIn(s, shift=RIGHT * 0.2) for s in states], lag_ratio=0.15),
-                  FadeIn(said), run_time=1.5)
+        self.play(LaggedStart(*[fade_in(s, shift=RIGHT * 0.2) for s in states], lag_ratio=0.15),
+                  fade_in(said), run_time=1.5)
         self.wait(0.5)
 
         # What the decoder gets: the top half of h_T (f_T), the bottom half of h_1 (b_1).
@@ -125,7 +126,7 @@ class BottleneckScene(WalkthroughScene):
                                f"the last forward state and the last backward one", GRU_FOOT_Y[0],
                          Create(rings))
         self.play(TransformFromCopy(f_T, VGroup(*strip[:k])), TransformFromCopy(b_1, VGroup(*strip[k:])),
-                  FadeIn(frame), FadeIn(name), FadeIn(halves), run_time=1.2)
+                  fade_in(frame), fade_in(name), fade_in(halves), run_time=1.2)
         self.play(Create(decoder), GrowArrow(to_decoder))
 
         # Every annotation itself is left behind.
@@ -137,13 +138,13 @@ class BottleneckScene(WalkthroughScene):
         else:
             text = "one word: c is its whole annotation, and still all the decoder gets"
         said = self._say(said, text, GRU_FOOT_Y[0], states.animate.fade(0.6),
-                         Create(crosses), FadeIn(gone))
+                         Create(crosses), fade_in(gone))
         self.wait(0.8)
         said = self._say(said, f"all {T} word{'s' if T > 1 else ''} must pass through these {H} numbers, "
                                f"however long the sentence", GRU_FOOT_Y[0])
         cost = self._measured_cost()
         if cost is not None:
-            self.play(FadeIn(cost))
+            self.play(fade_in(cost))
         self.wait(1.5)
 
     def _measured_cost(self):
@@ -199,7 +200,7 @@ class BottleneckScene(WalkthroughScene):
         if tokens.get_top()[1] > title.get_bottom()[1] - 0.12:
             # A long sentence wraps onto two rows: keep it clear of the title.
             tokens.next_to(title, DOWN, buff=0.12)
-        self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
+        self.play(fade_in(title), FadeIn(tokens, lag_ratio=0.1))
 
         # h_1 ... h_T with their real values, one column per word.
         states = self._columns(view.forward, view.forward_keys, "h", H, tokens, STATES_Y)
@@ -209,8 +210,8 @@ class BottleneckScene(WalkthroughScene):
                          for t in range(T - 1)]) if slot - cell_w > 0.25 else VGroup()
         said = caption("the encoder computes a state for every word", theme, 20, theme.text)
         fit_within(said, max_width=12.5).move_to([0, FOOT_Y, 0])
-        self.play(LaggedStart(*[FadeIn(s, shift=RIGHT * 0.2) for s in states], lag_ratio=0.2),
-                  FadeIn(links), FadeIn(said), run_time=1.5)
+        self.play(LaggedStart(*[fade_in(s, shift=RIGHT * 0.2) for s in states], lag_ratio=0.2),
+                  fade_in(links), fade_in(said), run_time=1.5)
         self.wait(0.5)
 
         last = states[T - 1]
@@ -222,7 +223,7 @@ class BottleneckScene(WalkthroughScene):
             gone = caption("discarded", theme, 22, theme.negative).next_to(earlier, DOWN, buff=0.3)
             said = self._say(said, f"h\u2081 \u2026 h{subscript(T - 1)} never reach the decoder", FOOT_Y,
                              earlier.animate.set_opacity(0.25), links.animate.set_opacity(0.25),
-                             Create(crosses), FadeIn(gone))
+                             Create(crosses), fade_in(gone))
         else:
             said = self._say(said, "one word: its single state is all there is")
         ring = SurroundingRectangle(last, color=theme.highlight, buff=0.08)
@@ -236,7 +237,7 @@ class BottleneckScene(WalkthroughScene):
                 break
         # Below the ring, the label sits on the way to the decoder: start there.
         to_decoder = arrow_between(context if side is DOWN else ring, decoder.box, theme.highlight)
-        self.play(Create(ring), FadeIn(context), Indicate(last[0], color=theme.highlight, scale_factor=1.05))
+        self.play(Create(ring), fade_in(context), Indicate(last[0], color=theme.highlight, scale_factor=1.05))
         self.play(Create(decoder), GrowArrow(to_decoder))
         said = self._say(said, f"all {T} word{'s' if T > 1 else ''} must pass through these {H} numbers")
         self.wait(0.8)
@@ -246,7 +247,7 @@ class BottleneckScene(WalkthroughScene):
     def _say(self, old, text: str, y: float = FOOT_Y, *anims):
         """Swap the foot line (a fade: morphing glyphs into others reads badly)."""
         new = self._foot(text, y)
-        self.play(FadeOut(old), FadeIn(new), *anims)
+        self.play(fade_out(old), fade_in(new), *anims)
         return new
 
     def _foot(self, text: str, y: float = FOOT_Y):

@@ -17,7 +17,6 @@ from manim import (
     UP,
     Create,
     FadeIn,
-    FadeOut,
     GrowArrow,
     ManimColor,
     Indicate,
@@ -33,7 +32,6 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
-    subscript,
     CellBox,
     NumberLabel,
     TokenStrip,
@@ -41,8 +39,11 @@ from .components import (
     VectorColumn,
     arrow_between,
     caption,
+    fade_in,
+    fade_out,
     fit_within,
     math_label,
+    subscript,
 )
 
 __all__ = ["CnnAttentionScene"]
@@ -83,7 +84,7 @@ class CnnAttentionScene(WalkthroughScene):
             f"the image (square crop, read at {cnn.input_size}\u00d7{cnn.input_size} pixels)",
             theme, 18, theme.muted)
         fit_within(image_note, max_width=SIDE).move_to([IMAGE_X, NOTE_Y, 0])
-        self.play(FadeIn(title), FadeIn(image), FadeIn(image_note))
+        self.play(fade_in(title), fade_in(image), fade_in(image_note))
 
         # -- the CNN: filters, ReLU, pooling to a G x G grid -----------------
         cnn_block = self._cnn_block().move_to([CNN_X, MAIN_Y, 0])
@@ -94,18 +95,18 @@ class CnnAttentionScene(WalkthroughScene):
         fit_within(feat_note, max_width=SIDE).move_to([GRID_X_CNN, NOTE_Y, 0])
         a1 = arrow_between(image, cnn_block[0], theme.muted)
         a2 = arrow_between(cnn_block[0], features.frame, theme.muted)
-        self.play(FadeIn(cnn_block), GrowArrow(a1), run_time=0.9)
+        self.play(fade_in(cnn_block), GrowArrow(a1), run_time=0.9)
         self.play(Create(grid_lines), run_time=0.8)
-        self.play(GrowArrow(a2), FadeIn(features, lag_ratio=0.05), FadeIn(feat_note), run_time=1.4)
+        self.play(GrowArrow(a2), FadeIn(features, lag_ratio=0.05), fade_in(feat_note), run_time=1.4)
         self.wait(0.8)
 
         # -- the parallel with the sentence case -----------------------------
         parallel = self._parallel()
-        self.play(FadeIn(parallel, shift=UP * 0.2))
+        self.play(fade_in(parallel, shift=UP * 0.2))
         self.wait(1.2)
 
         # -- make room for the decoder ---------------------------------------
-        self.play(FadeOut(cnn_block), FadeOut(a1), FadeOut(a2), FadeOut(feat_note),
+        self.play(fade_out(cnn_block), fade_out(a1), fade_out(a2), fade_out(feat_note),
                   features.animate.move_to([GRID_X, MAIN_Y, 0]),
                   parallel.animate.set_opacity(0.35), run_time=1.0)
         feat_note.move_to([GRID_X, NOTE_Y, 0])
@@ -120,7 +121,7 @@ class CnnAttentionScene(WalkthroughScene):
             math_label(r"c_t = \sum_{i,j} a_{ij}\, f_{ij}", theme, 28),
         ).arrange(RIGHT, buff=0.5)
         fit_within(formulas, max_width=4.6).move_to([(QUERY_X + CONTEXT_X) / 2, 1.95, 0])
-        self.play(FadeIn(feat_note), FadeIn(seeded), FadeIn(cap_label), Write(formulas))
+        self.play(fade_in(feat_note), fade_in(seeded), fade_in(cap_label), Write(formulas))
 
         query = context = heat = shade = heat_note = focus = None
         for t in range(T):
@@ -137,26 +138,26 @@ class CnnAttentionScene(WalkthroughScene):
             fit_within(note, max_width=SIDE).move_to([IMAGE_X, NOTE_Y - 0.05, 0])
             new_focus = SurroundingRectangle(words.boxes[t], color=theme.highlight, buff=0.06)
 
-            out = [FadeOut(m) for m in (context, heat, shade, heat_note, focus) if m is not None]
+            out = [fade_out(m) for m in (context, heat, shade, heat_note, focus) if m is not None]
             if t == 0:
-                out.append(FadeOut(image_note))
+                out.append(fade_out(image_note))
             q_anim = (ReplacementTransform(query, new_query) if query is not None
-                      else FadeIn(new_query, shift=LEFT * 0.2))
+                      else fade_in(new_query, shift=LEFT * 0.2))
             self.play(*out, q_anim, Create(new_focus), run_time=0.8)
-            self.play(FadeIn(new_heat), FadeIn(new_shade), FadeIn(note), run_time=1.0)
+            self.play(fade_in(new_heat), fade_in(new_shade), fade_in(note), run_time=1.0)
 
             new_context = self._column(cnn.contexts[t], f"cnn.contexts.{t}", f"c{subscript(t + 1)}",
                                        theme.value).move_to([CONTEXT_X, MAIN_Y, 0])
             # The grid's frame shrinks into c_t: one vector made of the whole grid.
             self.play(TransformFromCopy(features.frame, new_context.frame),
-                      FadeIn(new_context.cells, shift=RIGHT * 0.3), FadeIn(new_context.label),
+                      fade_in(new_context.cells, shift=RIGHT * 0.3), fade_in(new_context.label),
                       run_time=1.1)
-            self.play(FadeIn(words.boxes[t], shift=UP * 0.15),
+            self.play(fade_in(words.boxes[t], shift=UP * 0.15),
                       Indicate(new_context.frame, color=theme.value, scale_factor=1.04), run_time=0.7)
             self.wait(0.4)
             query, context, heat, shade, heat_note, focus = (
                 new_query, new_context, new_heat, new_shade, note, new_focus)
-        self.play(FadeOut(focus), run_time=0.4)
+        self.play(fade_out(focus), run_time=0.4)
         self.wait(1.5)
 
     # -- builders ------------------------------------------------------------

@@ -363,6 +363,8 @@ class _Fade(Animation):
         super().begin()
 
     def interpolate_mobject(self, alpha: float) -> None:
+        # Manim applies rate_func per submobject, in the code this replaces.
+        alpha = self.rate_func(alpha)
         k = 1.0 - alpha if self.out else alpha
         for m, fill, stroke in self.saved:
             m.fill_rgbas[:, 3] = fill * k

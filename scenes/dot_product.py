@@ -24,8 +24,6 @@ from manim import (
     Create,
     DashedVMobject,
     Dot,
-    FadeIn,
-    FadeOut,
     GrowArrow,
     Indicate,
     Line,
@@ -38,7 +36,15 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import NumberLabel, ValueCell, caption, fit_within, math_label
+from .components import (
+    NumberLabel,
+    ValueCell,
+    caption,
+    fade_in,
+    fade_out,
+    fit_within,
+    math_label,
+)
 
 __all__ = ["DotProductScene"]
 
@@ -84,7 +90,7 @@ class DotProductScene(WalkthroughScene):
         title = _row(caption("Dot product as a similarity score", theme, 28),
                      math_label(r"m \cdot u = \sum_i m_i\,u_i", theme, 32), buff=0.5)
         title.move_to([0, TITLE_Y, 0]).to_edge(LEFT, buff=0.4)
-        self.play(FadeIn(title))
+        self.play(fade_in(title))
 
         # -- the two feature vectors side by side ------------------------------
         headers = self._headers()
@@ -105,54 +111,54 @@ class DotProductScene(WalkthroughScene):
                                 self.col_x["sum"], y))
         m_frame = self._frame(movie, theme.key)
         u_frame = self._frame(user, theme.query)
-        self.play(FadeIn(headers[:3]), FadeIn(names), FadeIn(movie), Create(m_frame))
-        self.play(FadeIn(user), Create(u_frame))
+        self.play(fade_in(headers[:3]), fade_in(names), fade_in(movie), Create(m_frame))
+        self.play(fade_in(user), Create(u_frame))
 
         # -- element-wise products one by one, and the running sum -------------
-        self.play(FadeIn(headers[3:]))
+        self.play(fade_in(headers[3:]))
         times = VGroup()
         for i in range(n):
             y = TABLE_TOP - (i + 0.5) * ROW_H
             times.add(caption("\u00d7", theme, 22, theme.muted).move_to([(self.col_x["movie"] + self.col_x["user"]) / 2, y, 0]))
         for i in range(n):
             focus = SurroundingRectangle(VGroup(movie[i], user[i]), color=theme.highlight, buff=0.04)
-            self.play(Create(focus), FadeIn(times[i]), run_time=0.4)
+            self.play(Create(focus), fade_in(times[i]), run_time=0.4)
             # Copies are replaced by their targets, so what stays on screen is
             # the keyed number itself, never a morphed copy of another one.
             self.play(ReplacementTransform(VGroup(movie[i], user[i]).copy(), products[i]),
                       run_time=0.6)
             addends = VGroup(products[i]) if i == 0 else VGroup(sums[i - 1], products[i])
-            self.play(ReplacementTransform(addends.copy(), sums[i]), FadeOut(focus), run_time=0.6)
+            self.play(ReplacementTransform(addends.copy(), sums[i]), fade_out(focus), run_time=0.6)
 
         score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
                                height=ROW_H, scale=pscale, font_size=22)
         score_row = _row(caption("score = m \u00b7 u =", theme, 24), score_cell)
         table_bottom = TABLE_TOP - n * ROW_H
         score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
-        self.play(ReplacementTransform(sums[n - 1].copy(), score_cell), FadeIn(score_row[0]))
+        self.play(ReplacementTransform(sums[n - 1].copy(), score_cell), fade_in(score_row[0]))
 
         story = self._story()
         below = score_row
         if story is not None:
             story.next_to(score_row, DOWN, buff=0.3)
-            self.play(FadeIn(story))
+            self.play(fade_in(story))
             below = story
 
         # -- the score and the angle -------------------------------------------
         cos_rows = self._cosine_rows()
         cos_rows.next_to(below, DOWN, buff=0.4).set_x(-3.6)
-        self.play(FadeIn(cos_rows[0]))
-        self.play(FadeIn(cos_rows[1]))
+        self.play(fade_in(cos_rows[0]))
+        self.play(fade_in(cos_rows[1]))
 
         plane = self._plane()
-        self.play(FadeIn(plane["caption"]), Create(plane["base"]), GrowArrow(plane["m"]),
-                  FadeIn(plane["m_label"]))
-        self.play(GrowArrow(plane["u"]), FadeIn(plane["u_label"]))
-        self.play(Create(plane["arc"]), FadeIn(plane["theta"]))
+        self.play(fade_in(plane["caption"]), Create(plane["base"]), GrowArrow(plane["m"]),
+                  fade_in(plane["m_label"]))
+        self.play(GrowArrow(plane["u"]), fade_in(plane["u_label"]))
+        self.play(Create(plane["arc"]), fade_in(plane["theta"]))
 
         # -- turning u: aligned scores high, opposed low -------------------------
         curve = self._curve_axes()
-        self.play(Create(plane["circle"]), FadeIn(curve))
+        self.play(Create(plane["circle"]), fade_in(curve))
         turning = plane["u"].copy()
         self.play(plane["u"].animate.set_opacity(0.3), plane["u_label"].animate.set_opacity(0.3),
                   plane["arc"].animate.set_stroke(opacity=0.3), plane["theta"].animate.set_opacity(0.3))
@@ -163,18 +169,18 @@ class DotProductScene(WalkthroughScene):
             new_readout = self._readout(k)
             dot = Dot(self._curve_point(dp.sweep_angles_deg[k], dp.sweep_scores[k]), radius=0.06,
                       color=theme.query)
-            anims = [Transform(turning, target), FadeIn(dot)]
-            anims.append(FadeIn(new_readout) if readout is None else ReplacementTransform(readout, new_readout))
+            anims = [Transform(turning, target), fade_in(dot)]
+            anims.append(fade_in(new_readout) if readout is None else ReplacementTransform(readout, new_readout))
             self.play(*anims, run_time=0.7)
             readout = new_readout
             dots.add(dot)
         path = VMobject(stroke_color=theme.query, stroke_width=2, stroke_opacity=0.6)
         path.set_points_smoothly([d.get_center() for d in dots])
         ours = self._our_point()
-        self.play(Create(path), FadeOut(turning), FadeOut(readout), FadeOut(plane["circle"]),
+        self.play(Create(path), fade_out(turning), fade_out(readout), fade_out(plane["circle"]),
                   plane["u"].animate.set_opacity(1), plane["u_label"].animate.set_opacity(1),
                   plane["arc"].animate.set_stroke(opacity=1), plane["theta"].animate.set_opacity(1))
-        self.play(FadeIn(ours), Indicate(score_cell, color=theme.highlight, scale_factor=1.1))
+        self.play(fade_in(ours), Indicate(score_cell, color=theme.highlight, scale_factor=1.1))
         self.wait(1.5)
 
     # -- builders --------------------------------------------------------------

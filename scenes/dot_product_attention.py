@@ -22,10 +22,10 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     Arrow,
     Create,
     FadeIn,
-    FadeOut,
     Line,
     Rectangle,
     SurroundingRectangle,
@@ -42,6 +42,8 @@ from .components import (
     ValueMatrix,
     VectorColumn,
     caption,
+    fade_in,
+    fade_out,
     fit_within,
     math_label,
     subscript,
@@ -121,14 +123,14 @@ def _second_half(t: float) -> float:
     return smooth(max(0.0, 2.0 * t - 1.0))
 
 
-def caption_out(cap: Any) -> FadeOut:
+def caption_out(cap: Any) -> Animation:
     """The old caption fades out in the first half of the animation ..."""
-    return FadeOut(cap, rate_func=_first_half)
+    return fade_out(cap, rate_func=_first_half)
 
 
-def caption_in(cap: Any) -> FadeIn:
+def caption_in(cap: Any) -> Animation:
     """... and the new one fades in during the second half, so they never cross."""
-    return FadeIn(cap, rate_func=_second_half)
+    return fade_in(cap, rate_func=_second_half)
 
 
 def veil(theme: Any, *mobs: Any, opacity: float = 0.72, buff: float = 0.04) -> VGroup:
@@ -217,8 +219,8 @@ class DotProductAttentionScene(WalkthroughScene):
         cap = step_caption(
             f"Step 1: the query s\u2082 has D_Q = {D} numbers; the N_X = {N} input features "
             f"are the rows h\u1d62 of X ({N}\u00d7{D}), the keys.", theme)
-        self.play(FadeIn(title))
-        self.play(FadeIn(s), FadeIn(s_name), FadeIn(X), FadeIn(X_name), FadeIn(cap))
+        self.play(fade_in(title))
+        self.play(fade_in(s), fade_in(s_name), fade_in(X), fade_in(X_name), fade_in(cap))
         self.wait(0.8)
 
         # -- step 2: E = s_2 X^T, one entry at a time ------------------------
@@ -237,8 +239,8 @@ class DotProductAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             "Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
             "multiply s\u2082 with row h\u1d62 entry by entry and add the products up.", theme)
-        self.play(caption_out(cap), caption_in(new_cap), FadeIn(E.frame), FadeIn(E_name),
-                  FadeIn(terms_name), FadeIn(sums_name))
+        self.play(caption_out(cap), caption_in(new_cap), fade_in(E.frame), fade_in(E_name),
+                  fade_in(terms_name), fade_in(sums_name))
         cap = new_cap
 
         shown_rows = [i for i in range(N) if i in row_y]
@@ -264,18 +266,18 @@ class DotProductAttentionScene(WalkthroughScene):
                     self.play(Create(ring), TransformFromCopy(pair, terms[k]), run_time=0.6)
                     # The sum so far plus this product gives the next running sum.
                     parts = VGroup(sums[k - 1], terms[k]) if k > 0 else terms[k]
-                    self.play(TransformFromCopy(parts, sums[k]), FadeOut(ring), run_time=0.6)
+                    self.play(TransformFromCopy(parts, sums[k]), fade_out(ring), run_time=0.6)
             else:
                 self.play(TransformFromCopy(VGroup(s.cells, *(X.cell(i, k) for k in range(D))),
                                             terms), run_time=0.6)
                 self.play(FadeIn(sums, lag_ratio=0.3), run_time=0.6)
             self.play(TransformFromCopy(sums[D - 1], E.cell_by_index[i]), run_time=0.6)
             self.add(E.cell_by_index[i])
-            self.play(FadeOut(terms), FadeOut(sums), FadeOut(focus_row), FadeOut(focus_s),
+            self.play(fade_out(terms), fade_out(sums), fade_out(focus_row), fade_out(focus_s),
                       run_time=0.4)
         # The dots of an elided E come with the last shown row.
         self.add(E.cells)
-        self.play(FadeOut(terms_name), FadeOut(sums_name), run_time=0.4)
+        self.play(fade_out(terms_name), fade_out(sums_name), run_time=0.4)
 
         # -- step 3: A = softmax(E) ------------------------------------------
         A = VectorColumn(tr.weights, theme, key=f"{key}.weights", colour=theme.highlight,
@@ -294,9 +296,9 @@ class DotProductAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             "Step 3: softmax turns the raw scores into weights A: all positive, summing to 1,\n"
             "the share of attention each input feature gets from this query.", theme)
-        self.play(caption_out(cap), caption_in(new_cap), Create(arrow), FadeIn(soft))
+        self.play(caption_out(cap), caption_in(new_cap), Create(arrow), fade_in(soft))
         cap = new_cap
-        self.play(TransformFromCopy(E.cells, A.cells), FadeIn(A.frame), FadeIn(A_name), run_time=1.2)
+        self.play(TransformFromCopy(E.cells, A.cells), fade_in(A.frame), fade_in(A_name), run_time=1.2)
         self.wait(0.8)
 
         # -- step 4: o = A X ---------------------------------------------------
@@ -311,8 +313,8 @@ class DotProductAttentionScene(WalkthroughScene):
         self.play(caption_out(cap), caption_in(new_cap))
         cap = new_cap
         # A cheap fade: a transform from all of A and X would copy every glyph.
-        self.play(FadeIn(o.cells, shift=DOWN * 0.2, lag_ratio=0.3), FadeIn(o.frame),
-                  FadeIn(o_name), run_time=1.2)
+        self.play(FadeIn(o.cells, shift=DOWN * 0.2, lag_ratio=0.3), fade_in(o.frame),
+                  fade_in(o_name), run_time=1.2)
         self.wait(0.6)
 
         # The zoom: o_2 = a_2. h_.2, a weighted average of feature 2.
@@ -321,7 +323,7 @@ class DotProductAttentionScene(WalkthroughScene):
         others = [X.cell(i, k) for i in shown_rows for k in range(D) if k != f]
         others += [o.cell_by_index[k] for k in range(D) if k != f]
         veils = veil(theme, s, E, *others, s_name, E_name)
-        self.play(FadeIn(veils), run_time=0.6)
+        self.play(fade_in(veils), run_time=0.6)
         w_x = a_x + 1.7
         weighted = VGroup()
         for i in shown_rows:
@@ -335,7 +337,7 @@ class DotProductAttentionScene(WalkthroughScene):
         w_name.set_y(A_name.get_y())
         rings = VGroup(SurroundingRectangle(col, color=theme.value, buff=0.03),
                        SurroundingRectangle(A.cells, color=theme.value, buff=0.03))
-        self.play(Create(rings), FadeIn(w_name), Create(w_frame), run_time=0.6)
+        self.play(Create(rings), fade_in(w_name), Create(w_frame), run_time=0.6)
         self.play(TransformFromCopy(col, weighted), run_time=1.0)
         rule = Line([w_x - CELL_W / 2, 0, 0], [w_x + CELL_W / 2, 0, 0], color=theme.value)
         rule.next_to(w_frame, DOWN, buff=0.12)
@@ -347,12 +349,12 @@ class DotProductAttentionScene(WalkthroughScene):
             "Zoom: o\u2082 = a\u2082\u2022\u00b7h\u2022\u2082 = \u03a3\u1d62 a\u1d62 h\u1d62\u2082, "
             "a weighted average of the second feature of every input,\n"
             "weighted by how much attention each input gets.", theme)
-        self.play(caption_out(cap), caption_in(new_cap), Create(rule), FadeIn(plus),
-                  FadeIn(total, shift=DOWN * 0.2), run_time=1.0)
+        self.play(caption_out(cap), caption_in(new_cap), Create(rule), fade_in(plus),
+                  fade_in(total, shift=DOWN * 0.2), run_time=1.0)
         cap = new_cap
         same = VGroup(SurroundingRectangle(o.cell_by_index[f], color=theme.highlight, buff=0.04),
                       SurroundingRectangle(total, color=theme.highlight, buff=0.04))
         self.play(Create(same), run_time=0.8)
         self.wait(1.5)
-        self.play(FadeOut(veils), run_time=0.6)
+        self.play(fade_out(veils), run_time=0.6)
         self.wait(0.5)

@@ -25,15 +25,21 @@ from manim import (
     RIGHT,
     UP,
     Dot,
-    FadeIn,
-    FadeOut,
     Line,
     Mobject,
     VGroup,
 )
 
 from .base import WalkthroughScene
-from .components import NumberLabel, ValueMatrix, caption, fit_within, math_label
+from .components import (
+    NumberLabel,
+    ValueMatrix,
+    caption,
+    fade_in,
+    fade_out,
+    fit_within,
+    math_label,
+)
 
 __all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options"]
 
@@ -270,7 +276,7 @@ class HiddenStateMapScene(WalkthroughScene):
         fit_within(title, max_width=13.4)
         title.move_to([0, TITLE_Y, 0])
         reader = self._reader_line(tex)
-        self.play(FadeIn(title), FadeIn(reader))
+        self.play(fade_in(title), fade_in(reader))
 
         # -- the states: one row per sentence -------------------------------------
         rows = [shorten(s, 24) for s in hm.sentences]
@@ -283,17 +289,17 @@ class HiddenStateMapScene(WalkthroughScene):
                          ).arrange(RIGHT, buff=0.15).next_to(matrix.frame, UP, buff=0.2)
         matrix.add(heading)
         note = self._note(_first_note(hm, H), theme.highlight if hm.unknown_words else theme.muted)
-        self.play(FadeIn(matrix), FadeIn(note))
+        self.play(fade_in(matrix), fade_in(note))
         self.wait(1.2 if hm.unknown_words else 0.8)
         pca_note = self._note(f"PCA: centre the {N} rows, keep the 2 directions (of {H}) along which "
                               "they vary most, project", theme.muted)
-        self.play(FadeOut(note), run_time=0.3)
-        self.play(FadeIn(pca_note), run_time=0.5)
+        self.play(fade_out(note), run_time=0.3)
+        self.play(fade_in(pca_note), run_time=0.5)
         self.wait(0.5)
 
         # -- the map --------------------------------------------------------------------
         axes = self._axes()
-        self.play(FadeOut(matrix), FadeIn(axes))
+        self.play(fade_out(matrix), fade_in(axes))
         points = self._point_positions()
         labels, placements = self._labels(points)
         for i in range(N):
@@ -304,16 +310,16 @@ class HiddenStateMapScene(WalkthroughScene):
             if leader:
                 end = self._nearest_edge_point(labels[i], points[i])
                 group.add(Line(points[i], end, color=theme.muted, stroke_width=1.5))
-            self.play(FadeIn(group), run_time=0.35)
+            self.play(fade_in(group), run_time=0.35)
 
         near = self._note("Close points: sentences whose vectors are alike (in the 2 directions "
                           "drawn; the axes say how much of the spread they keep)", theme.muted)
-        self.play(FadeOut(pca_note), run_time=0.3)
-        self.play(FadeIn(near))
+        self.play(fade_out(pca_note), run_time=0.3)
+        self.play(fade_in(near))
         self.wait(1.0)
         honest = self._note(_last_note(hm), theme.highlight)
-        self.play(FadeOut(near), run_time=0.3)
-        self.play(FadeIn(honest))
+        self.play(fade_out(near), run_time=0.3)
+        self.play(fade_in(honest))
         self.wait(1.5)
 
     def _note(self, text: str, colour) -> Mobject:

@@ -19,13 +19,17 @@ from manim import (
     Axes,
     Create,
     Dot,
-    FadeIn,
     Line,
     VGroup,
 )
 
 from .base import WalkthroughScene
-from .components import NumberLabel, caption, fit_within
+from .components import (
+    NumberLabel,
+    caption,
+    fade_in,
+    fit_within,
+)
 
 __all__ = ["LengthCurveScene"]
 
@@ -43,7 +47,7 @@ class LengthCurveScene(WalkthroughScene):
     def construct(self) -> None:
         theme, data = self.theme, self.trace.to_dict()[SECTION]
         if data is None:  # no measurements shipped: say so rather than draw nothing
-            self.play(FadeIn(caption("No length measurements shipped.", theme, 28)))
+            self.play(fade_in(caption("No length measurements shipped.", theme, 28)))
             self.wait(1)
             return
         lengths = data["lengths"]
@@ -55,10 +59,10 @@ class LengthCurveScene(WalkthroughScene):
         title = caption("Longer sentences, with and without attention", theme, 32).move_to([0, TITLE_Y, 0])
         sub = caption("the same GRU translator trained twice; unseen test sentences", theme, 20, theme.muted)
         sub.next_to(title, DOWN, buff=0.15)
-        self.play(FadeIn(title), FadeIn(sub))
+        self.play(fade_in(title), fade_in(sub))
 
         axes, labels = self._axes(lengths)
-        self.play(Create(axes), FadeIn(labels))
+        self.play(Create(axes), fade_in(labels))
 
         # The legend is laid out first so each entry can appear with its curve.
         entries = [self._legend_entry(name, text, colour, len(lengths) - 1, lengths[-1])
@@ -70,7 +74,7 @@ class LengthCurveScene(WalkthroughScene):
             graph = axes.plot_line_graph(lengths, data[name]["exact_match"], line_color=colour,
                                          stroke_width=5, vertex_dot_radius=0.07,
                                          vertex_dot_style={"color": colour})
-            self.play(Create(graph), FadeIn(entry, shift=LEFT * 0.2), run_time=1.6)
+            self.play(Create(graph), fade_in(entry, shift=LEFT * 0.2), run_time=1.6)
         self.wait(2)
 
     def _axes(self, lengths: list[int]) -> tuple[Axes, VGroup]:

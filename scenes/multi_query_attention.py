@@ -13,14 +13,22 @@ from manim import (
     LEFT,
     Create,
     FadeIn,
-    FadeOut,
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
 )
 
 from .base import WalkthroughScene
-from .components import ValueMatrix, caption, fit_within, math_label, subscript, title_bar
+from .components import (
+    ValueMatrix,
+    caption,
+    fade_in,
+    fade_out,
+    fit_within,
+    math_label,
+    subscript,
+    title_bar,
+)
 from .dot_product_attention import (
     caption_in,
     caption_out,
@@ -79,8 +87,8 @@ class MultiQueryAttentionScene(WalkthroughScene):
         cap = step_caption(
             f"Step 1: stack the {NQ} query vectors as the rows of Q; the input features X are "
             "the same as before.", theme, CAPTION_Y)
-        self.play(FadeIn(title))
-        self.play(FadeIn(Q), FadeIn(XT), FadeIn(names[0]), FadeIn(names[1]), FadeIn(cap))
+        self.play(fade_in(title))
+        self.play(fade_in(Q), fade_in(XT), fade_in(names[0]), fade_in(names[1]), fade_in(cap))
         self.wait(0.6)
 
         new_cap = step_caption(
@@ -90,11 +98,11 @@ class MultiQueryAttentionScene(WalkthroughScene):
         column = VGroup(*(XT.cell(k, 0) for k in range(D)))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
-        self.play(caption_out(cap), caption_in(new_cap), Create(rings), FadeIn(E.frame), FadeIn(names[2]))
+        self.play(caption_out(cap), caption_in(new_cap), Create(rings), fade_in(E.frame), fade_in(names[2]))
         cap = new_cap
         self.play(TransformFromCopy(VGroup(first, column), E.cell(0, 0)), run_time=0.8)
         rest = VGroup(*(m for m in E.grid if m is not E.cell(0, 0)))
-        self.play(FadeOut(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
+        self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
         self.wait(0.6)
 
         # -- step 3: softmax along each row ------------------------------------
@@ -112,15 +120,15 @@ class MultiQueryAttentionScene(WalkthroughScene):
             row_A = VGroup(*A.grid[j * width:(j + 1) * width])
             ring = SurroundingRectangle(row_E, color=theme.highlight, buff=0.03)
             self.play(Create(ring), run_time=0.3)
-            self.play(FadeOut(row_E), FadeIn(row_A), FadeOut(ring), run_time=0.5 if NQ > 3 else 0.8)
+            self.play(fade_out(row_E), fade_in(row_A), fade_out(ring), run_time=0.5 if NQ > 3 else 0.8)
             rows_A.append(row_A)
-        self.play(FadeOut(E.frame), FadeIn(A.frame), run_time=0.4)
+        self.play(fade_out(E.frame), fade_in(A.frame), run_time=0.4)
         # From here A is one group (its rows were added one by one).
         self.remove(E, *rows_A)
         self.add(A)
         A_name = name_block(theme, [(r"A = \mathrm{softmax}(E)", f"{NQ}\u00d7{N}", theme.highlight)],
                             font_size=28)[0].move_to(names[2], aligned_edge=LEFT)
-        self.play(FadeOut(names[2]), FadeIn(A_name))
+        self.play(fade_out(names[2]), fade_in(A_name))
         self.wait(0.6)
 
         # -- step 4: O = A X, every output row at once --------------------------
@@ -140,13 +148,13 @@ class MultiQueryAttentionScene(WalkthroughScene):
         new_cap = step_caption(
             "Step 4: O = A\u00b7X: each row of O is a weighted average of the inputs, "
             "for all queries at once.", theme, CAPTION_Y)
-        self.play(caption_out(cap), caption_in(new_cap), FadeOut(Q), FadeOut(XT), FadeOut(names),
-                  FadeOut(A_name), FadeOut(A.frame), run_time=0.8)
+        self.play(caption_out(cap), caption_in(new_cap), fade_out(Q), fade_out(XT), fade_out(names),
+                  fade_out(A_name), fade_out(A.frame), run_time=0.8)
         cap = new_cap
         self.remove(A, A.grid)  # fading its frame split A into parts
-        self.play(TransformFromCopy(A.grid, A2.grid), FadeIn(A2.frame), FadeIn(A2.row_labels),
-                  FadeIn(X), FadeIn(names2[0]), FadeIn(names2[1]), run_time=1.0)
-        self.play(FadeIn(O.frame), FadeIn(names2[2]),
+        self.play(TransformFromCopy(A.grid, A2.grid), fade_in(A2.frame), fade_in(A2.row_labels),
+                  fade_in(X), fade_in(names2[0]), fade_in(names2[1]), run_time=1.0)
+        self.play(fade_in(O.frame), fade_in(names2[2]),
                   FadeIn(O.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
         self.wait(0.6)
 
@@ -163,10 +171,10 @@ class MultiQueryAttentionScene(WalkthroughScene):
             note = step_caption(
                 f"Query {j + 1}: its weights (row {j + 1} of A) average the inputs into "
                 f"output row {j + 1} of O.", theme, CAPTION_Y)
-            self.play(Create(rings), FadeIn(veils), caption_out(cap), caption_in(note),
+            self.play(Create(rings), fade_in(veils), caption_out(cap), caption_in(note),
                       run_time=0.5 if NQ > 3 else 0.8)
             self.wait(0.4 if NQ > 3 else 0.8)
-            self.play(FadeOut(rings), FadeOut(veils), run_time=0.3)
+            self.play(fade_out(rings), fade_out(veils), run_time=0.3)
             cap = note
         final = step_caption(
             f"Stacking the queries computes all {NQ} outputs in one pass: no loop over "

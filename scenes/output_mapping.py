@@ -23,8 +23,6 @@ from manim import (
     UP,
     Arrow,
     Create,
-    FadeIn,
-    FadeOut,
     GrowArrow,
     GrowFromEdge,
     LaggedStart,
@@ -44,6 +42,8 @@ from .components import (
     VectorColumn,
     arrow_between,
     caption,
+    fade_in,
+    fade_out,
     fit_within,
     math_label,
     subscript,
@@ -96,7 +96,7 @@ class OutputMappingScene(WalkthroughScene):
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         note = untrained_note(self.trace.decoder.seeded, theme, 18).move_to([0, NOTE_Y, 0])
         fit_within(note, max_width=13.4)
-        self.play(FadeIn(title), FadeIn(note))
+        self.play(fade_in(title), fade_in(note))
 
         # The most probable words stay visible when the vocabulary is elided.
         rows = pick_rows(V, list(m.ranked[:3]), MAX_ROWS)
@@ -122,7 +122,7 @@ class OutputMappingScene(WalkthroughScene):
         ]).arrange(RIGHT, buff=0).move_to([grid_left + H * cell_w / 2, STATE_Y, 0])
         state_frame = SurroundingRectangle(state, color=theme.decoder, buff=0.04, stroke_width=3)
         state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
-        self.play(FadeIn(matrix), FadeIn(VGroup(state, state_frame, state_name), shift=DOWN * 0.2))
+        self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name), shift=DOWN * 0.2))
 
         score_x = matrix.frame.get_right()[0] + 0.55 + score_w / 2
         prob_x = score_x + score_w / 2 + softmax_gap + prob_w / 2
@@ -148,15 +148,15 @@ class OutputMappingScene(WalkthroughScene):
             equals.append(math_label("=", theme, 22, theme.muted).move_to(
                 [(matrix.frame.get_right()[0] + score_x - score_w / 2) / 2, y, 0]))
         order = list(scores)
-        self.play(FadeIn(score_head))
+        self.play(fade_in(score_head))
         for i in order[:2]:
             focus = SurroundingRectangle(VGroup(matrix.row(i), state), color=theme.highlight, buff=0.04)
             self.play(Create(focus), run_time=0.5)
-            self.play(FadeIn(scores[i], shift=RIGHT * 0.2), FadeIn(equals[order.index(i)]), run_time=0.6)
+            self.play(fade_in(scores[i], shift=RIGHT * 0.2), fade_in(equals[order.index(i)]), run_time=0.6)
             self.remove(focus)
         rest = order[2:]
         if rest:
-            self.play(LaggedStart(*[FadeIn(VGroup(scores[i], equals[order.index(i)])) for i in rest],
+            self.play(LaggedStart(*[fade_in(VGroup(scores[i], equals[order.index(i)])) for i in rest],
                                   lag_ratio=0.15), run_time=1.2)
 
         # Softmax: any scores become probabilities that sum to 1.
@@ -165,15 +165,15 @@ class OutputMappingScene(WalkthroughScene):
         soft.move_to([(score_x + prob_x) / 2, (top + bottom) / 2, 0])
         a_in = arrow_between(VGroup(*scores.values()), soft.box, theme.muted)
         a_out = arrow_between(soft.box, VGroup(*probs.values()), theme.muted)
-        self.play(Create(soft), GrowArrow(a_in), GrowArrow(a_out), FadeIn(prob_head))
-        self.play(LaggedStart(*[FadeIn(probs[i]) for i in order], lag_ratio=0.1),
+        self.play(Create(soft), GrowArrow(a_in), GrowArrow(a_out), fade_in(prob_head))
+        self.play(LaggedStart(*[fade_in(probs[i]) for i in order], lag_ratio=0.1),
                   LaggedStart(*[GrowFromEdge(bars[i], LEFT) for i in order], lag_ratio=0.1), run_time=1.5)
         total_label = VGroup(caption(f"all {V} sum to", theme, 16, theme.muted),
                              NumberLabel(m.probability_sum, theme, ("output_mapping.probability_sum",),
                                          font_size=18)).arrange(RIGHT, buff=0.12)
         total_label.next_to(matrix.frame, DOWN, buff=0.18)
         total_label.align_to([bar_x + BAR_W, 0, 0], RIGHT)
-        self.play(FadeIn(total_label))
+        self.play(fade_in(total_label))
 
         # The chosen word: the highest probability.
         c = m.chosen_id
@@ -216,7 +216,7 @@ class OutputMappingScene(WalkthroughScene):
             text = "The translator trained without attention, decode step " + str(t) + "."
         note = caption(text, theme, 18, theme.muted)
         fit_within(note, max_width=13.4).move_to([0, NOTE_Y, 0])
-        self.play(FadeIn(title), FadeIn(note))
+        self.play(fade_in(title), fade_in(note))
 
         # Step 1: the state and the fixed context give the output vector o_t.
         cell_h = 0.36 if max(H, E) <= 6 else 0.3
@@ -239,9 +239,9 @@ class OutputMappingScene(WalkthroughScene):
         a_out = arrow_between(mix[0], o_col.frame, theme.decoder)
         why = caption("the vector compared\nwith every target\nword's embedding", theme, 16, theme.muted)
         fit_within(why, max_width=2.6).next_to(o_col.frame, RIGHT, buff=0.3)
-        self.play(FadeIn(s_col), FadeIn(c_col), Create(joined), FadeIn(joined_name))
+        self.play(fade_in(s_col), fade_in(c_col), Create(joined), fade_in(joined_name))
         self.play(Create(mix), GrowArrow(a_in))
-        self.play(GrowArrow(a_out), FadeIn(o_col, shift=RIGHT * 0.2), FadeIn(why))
+        self.play(GrowArrow(a_out), fade_in(o_col, shift=RIGHT * 0.2), fade_in(why))
         self.wait(0.5)
 
         # Step 2: o_t against the top-ranked words' embeddings.
@@ -272,10 +272,10 @@ class OutputMappingScene(WalkthroughScene):
         ]).arrange(RIGHT, buff=0).move_to([grid_left + E * cell_w / 2, STATE_Y, 0])
         o_frame = SurroundingRectangle(o_row, color=theme.decoder, buff=0.04, stroke_width=3)
         o_name = math_label(f"o_{{{t}}}", theme, 30, theme.decoder).next_to(o_frame, LEFT, buff=0.2)
-        self.play(FadeOut(VGroup(s_col, c_col, joined, joined_name, mix, a_in, a_out, why)),
+        self.play(fade_out(VGroup(s_col, c_col, joined, joined_name, mix, a_in, a_out, why)),
                   ReplacementTransform(o_col.cells, o_row), ReplacementTransform(o_col.frame, o_frame),
                   ReplacementTransform(o_col.label, o_name))
-        self.play(FadeIn(matrix))
+        self.play(fade_in(matrix))
 
         heads = VGroup()
         for name, text in (("dot", "o\u00b7e"), ("bias", "bias"), ("score", "score"), ("prob", "probability")):
@@ -301,15 +301,15 @@ class OutputMappingScene(WalkthroughScene):
         c = m.chosen_id
         # The first row's dot product, term by term, when it fits.
         terms = self._dot_terms(c, font)
-        self.play(FadeIn(heads[:3]))
+        self.play(fade_in(heads[:3]))
         focus = SurroundingRectangle(VGroup(matrix.row(c), o_row), color=theme.highlight, buff=0.04)
         self.play(Create(focus), run_time=0.5)
         if terms is not None:
-            self.play(FadeIn(terms))
-        self.play(FadeIn(cells[c]), run_time=0.6)
+            self.play(fade_in(terms))
+        self.play(fade_in(cells[c]), run_time=0.6)
         self.remove(focus)
         others = [i for i in order if i != c]
-        self.play(LaggedStart(*[FadeIn(cells[i]) for i in others], lag_ratio=0.12), run_time=1.2)
+        self.play(LaggedStart(*[fade_in(cells[i]) for i in others], lag_ratio=0.12), run_time=1.2)
 
         # Softmax over all V words (only the shown rows are drawn).
         top, bottom = matrix.frame.get_top()[1], matrix.frame.get_bottom()[1]
@@ -324,12 +324,12 @@ class OutputMappingScene(WalkthroughScene):
                       buff=0, color=theme.heat_high, stroke_width=4, max_tip_length_to_length_ratio=0.2)
         soft = caption("softmax", theme, 17, theme.heat_high)
         fit_within(soft, max_width=soft_gap - 0.1).next_to(arrow, UP, buff=0.1)
-        self.play(GrowArrow(arrow), FadeIn(soft), FadeIn(heads[3]))
-        self.play(LaggedStart(*[FadeIn(probs[i]) for i in order], lag_ratio=0.1), run_time=1.2)
+        self.play(GrowArrow(arrow), fade_in(soft), fade_in(heads[3]))
+        self.play(LaggedStart(*[fade_in(probs[i]) for i in order], lag_ratio=0.1), run_time=1.2)
         count = caption(f"{V} target words, most probable first; the dots stand for the other ones",
                         theme, 16, theme.muted)
         fit_within(count, max_width=13.0).next_to(matrix.frame, DOWN, buff=0.15).align_to(matrix.labels, LEFT)
-        self.play(FadeIn(count))
+        self.play(fade_in(count))
 
         # The chosen word: the highest probability.
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), cells[c], probs[c]),

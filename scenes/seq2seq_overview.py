@@ -26,7 +26,6 @@ from manim import (
     Circle,
     Create,
     FadeIn,
-    FadeOut,
     GrowArrow,
     Indicate,
     Mobject,
@@ -39,7 +38,15 @@ from manim import (
 from .base import WalkthroughScene
 from attention_core.text import END
 
-from .components import ValueCell, VectorColumn, caption, fit_within, subscript
+from .components import (
+    ValueCell,
+    VectorColumn,
+    caption,
+    fade_in,
+    fade_out,
+    fit_within,
+    subscript,
+)
 from .seq2seq_view import decoder_view, encoder_view
 
 __all__ = ["Seq2SeqOverviewScene"]
@@ -121,7 +128,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
 
         title = caption("The encoder-decoder in five parts", theme, 30).move_to([0, TITLE_Y, 0])
         subtitle = caption(_network_line(enc), theme, 18, theme.muted).move_to([0, SUBTITLE_Y, 0])
-        self.play(FadeIn(title), FadeIn(subtitle))
+        self.play(fade_in(title), fade_in(subtitle))
         note = None
 
         # 1. the input sequence: words, each looked up as an embedding ----------
@@ -173,7 +180,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
                  else f"3. Its last state {ctx_text} is the context vector: the whole sentence in "
                  f"{H} numbers")
         note = self._step(3, "context vector", X_CONTEXT, step3, note)
-        self.play(GrowArrow(to_ctx), FadeIn(context, shift=RIGHT * 0.3))
+        self.play(GrowArrow(to_ctx), fade_in(context, shift=RIGHT * 0.3))
 
         # 4. the decoder unrolls from the context -----------------------------------
         out_y, out_pitch = _rows_y(len(outputs))
@@ -208,21 +215,21 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         note = self._step(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2, step5, note)
         self.play(Create(map_box))
         for k in range(len(outputs)):
-            self.play(GrowArrow(s_arrows[k]), GrowArrow(out_arrows[k]), FadeIn(out_words[k]),
+            self.play(GrowArrow(s_arrows[k]), GrowArrow(out_arrows[k]), fade_in(out_words[k]),
                       run_time=0.35)
 
         # What it wrote, against the reference translation when there is one.
         verdict = self._note(self._verdict(dec, outputs, differs),
                              theme.highlight if any(differs) else theme.text)
         marks = [w.animate.set_color(theme.highlight) for w, d in zip(out_words, differs) if d]
-        self.play(FadeOut(note), run_time=0.3)
-        self.play(FadeIn(verdict), *marks)
+        self.play(fade_out(note), run_time=0.3)
+        self.play(fade_in(verdict), *marks)
         self.wait(1.2)
 
         # The still: everything the decoder knows comes through the context.
         final = self._note(f"Everything the decoder knows about the sentence passes through {ctx_text}",
                            theme.highlight)
-        self.play(FadeOut(verdict), FadeIn(final), Indicate(context.frame, color=theme.highlight))
+        self.play(fade_out(verdict), fade_in(final), Indicate(context.frame, color=theme.highlight))
         self.wait(1.5)
 
     def _verdict(self, dec, outputs: tuple[str, ...], differs: list[bool]) -> str:
@@ -285,6 +292,6 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         fit_within(note, max_width=13.4)
         note.move_to([0, CAPTION_Y, 0])
         if old_note is not None:
-            self.play(FadeOut(old_note), run_time=0.3)
-        self.play(FadeIn(header), FadeIn(note), run_time=0.5)
+            self.play(fade_out(old_note), run_time=0.3)
+        self.play(fade_in(header), fade_in(note), run_time=0.5)
         return note

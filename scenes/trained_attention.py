@@ -40,6 +40,7 @@ from .components import (
     ValueMatrix,
     VectorColumn,
     caption,
+    fade_in,
     fit_within,
     math_label,
 )
@@ -111,7 +112,7 @@ class TrainedAttentionScene(WalkthroughScene):
         name = "The trained translator" if data["weights"] == "trained" else "An untrained (seeded) translator"
         title = caption(f"{name}, word by word", theme, 30).move_to([0, TITLE_Y, 0])
         words = self._column_labels(tokens, col_x, cell_w, matrix.frame.get_top()[1] + 0.1)
-        self.play(FadeIn(title), FadeIn(words, lag_ratio=0.08))
+        self.play(fade_in(title), FadeIn(words, lag_ratio=0.08))
 
         self._annotations(data, col_x, cell_w, H, matrix.frame.get_left()[0])
         self._decode(data, matrix, rows)
@@ -121,7 +122,7 @@ class TrainedAttentionScene(WalkthroughScene):
 
     def _message(self, text: str) -> None:
         note = fit_within(caption(text, self.theme, 24), max_width=TEXT_WIDTH, max_height=7)
-        self.play(FadeIn(note))
+        self.play(fade_in(note))
         self.wait(2)
 
     def _outside_vocabulary(self) -> None:
@@ -196,14 +197,14 @@ class TrainedAttentionScene(WalkthroughScene):
         fit_within(text, max_height=names.get_bottom()[1] + 3.9 - 0.25)
         text.next_to([0, names.get_bottom()[1], 0], DOWN, buff=0.25)
 
-        self.play(FadeIn(names), FadeIn(formula), run_time=0.6)
-        self.play(FadeIn(side_f), FadeIn(lines[0]),
+        self.play(fade_in(names), fade_in(formula), run_time=0.6)
+        self.play(fade_in(side_f), fade_in(lines[0]),
                   FadeIn(fwd, lag_ratio=0.6 / max(len(col_x), 1), shift=RIGHT * 0.15), run_time=1.8)
         bwd_rtl = VGroup(*reversed(bwd.submobjects))  # the backward GRU reads from the end
-        self.play(FadeIn(side_b), FadeIn(lines[1]),
+        self.play(fade_in(side_b), fade_in(lines[1]),
                   FadeIn(bwd_rtl, lag_ratio=0.6 / max(len(col_x), 1),
                          shift=LEFT * 0.15), run_time=1.8)
-        self.play(FadeIn(lines[2]), run_time=0.6)
+        self.play(fade_in(lines[2]), run_time=0.6)
         self.wait(1.5)
         # A cut, not a fade: fading copies every cell, slow for 12 columns.
         self.remove(fwd, bwd, bwd_rtl, names, side_f, side_b, formula, *lines)
@@ -216,7 +217,7 @@ class TrainedAttentionScene(WalkthroughScene):
         intro = caption("Each step: the decoder weighs every English word (a row of weights summing "
                         "to one), then writes a French word", theme, 20, theme.muted)
         fit_within(intro, max_width=TEXT_WIDTH).move_to([0, LINE_YS[0], 0])
-        self.play(Create(matrix.frame), FadeIn(intro), run_time=0.8)
+        self.play(Create(matrix.frame), fade_in(intro), run_time=0.8)
 
         # Slow first steps, then quicker ones. Texts are swapped without
         # animating (every animation deep-copies its mobjects, which is what
@@ -231,7 +232,7 @@ class TrainedAttentionScene(WalkthroughScene):
             step_line = self._step_line(t, step).move_to([0, LINE_YS[1], 0])
             anims = [FadeIn(cells, lag_ratio=0.5 / T), Create(box) if focus is None else Transform(focus, box)]
             if slow:
-                anims.append(FadeIn(step_line))
+                anims.append(fade_in(step_line))
             else:
                 self.add(step_line)
             self.play(*anims, run_time=1.4 if slow else 0.6)
@@ -245,7 +246,7 @@ class TrainedAttentionScene(WalkthroughScene):
                                       theme.decoder)).arrange(RIGHT, buff=0.2)
             fit_within(sentence, max_width=TEXT_WIDTH).move_to([0, LINE_YS[2], 0])
             if slow:
-                self.play(FadeIn(matrix.row_labels[t], shift=RIGHT * 0.2), FadeIn(sentence), run_time=0.7)
+                self.play(fade_in(matrix.row_labels[t], shift=RIGHT * 0.2), fade_in(sentence), run_time=0.7)
                 self.wait(0.4)
             else:
                 self.add(matrix.row_labels[t], sentence)
@@ -328,12 +329,12 @@ class TrainedAttentionScene(WalkthroughScene):
 
         anims = [Create(marks)] if len(marks) else []
         if len(marks):
-            self.play(*anims, FadeIn(lines[0]), run_time=1.0)
+            self.play(*anims, fade_in(lines[0]), run_time=1.0)
         cross_line = lines[-2]
         highlighted = []
         for t, before, now in crossings:
             highlighted += [matrix.row_labels[t - 1], matrix.row_labels[t], words[before], words[now]]
         recolour = [m.animate.set_color(theme.highlight) for m in dict.fromkeys(highlighted)]
-        self.play(*[Create(a) for a in arrows], *recolour, FadeIn(cross_line), run_time=1.2)
+        self.play(*[Create(a) for a in arrows], *recolour, fade_in(cross_line), run_time=1.2)
         self.play(Write(lines[-1]), run_time=1.0)
         self.wait(2.5)

@@ -18,7 +18,6 @@ from manim import (
     UP,
     Create,
     FadeIn,
-    FadeOut,
     GrowArrow,
     SurroundingRectangle,
     TransformFromCopy,
@@ -26,7 +25,16 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import TokenStrip, ValueCell, arrow_between, caption, fit_within, subscript
+from .components import (
+    TokenStrip,
+    ValueCell,
+    arrow_between,
+    caption,
+    fade_in,
+    fade_out,
+    fit_within,
+    subscript,
+)
 from .picked_rows import PickedRowsMatrix, pick_rows
 from .seq2seq_view import encoder_view
 
@@ -105,8 +113,8 @@ class WordEmbeddingsScene(WalkthroughScene):
             under.next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.frame, RIGHT)
             shape_note = VGroup(shape_note, under)
 
-        self.play(FadeIn(title), FadeIn(tokens, lag_ratio=0.1))
-        self.play(FadeIn(matrix), FadeIn(shape_note))
+        self.play(fade_in(title), FadeIn(tokens, lag_ratio=0.1))
+        self.play(fade_in(matrix), fade_in(shape_note))
 
         # One slot per token, stacked top-down on the right.
         step = (TOP_ROW_Y - FOOT_Y - 0.4) / max(T, 1)
@@ -132,17 +140,17 @@ class WordEmbeddingsScene(WalkthroughScene):
             arrow = arrow_between(matrix.frame, cells, theme.embedding)
             arrow.put_start_and_end_on([matrix.frame.get_right()[0] + 0.1, matrix.row(i).get_y(), 0],
                                        [name.get_left()[0] - 0.1, y, 0])
-            lift = [GrowArrow(arrow), TransformFromCopy(matrix.row(i), cells), FadeIn(name)]
+            lift = [GrowArrow(arrow), TransformFromCopy(matrix.row(i), cells), fade_in(name)]
             if t < 2:
                 # The first two lookups step by step: find the row, then lift it out.
                 self.play(Create(focus_tok), Create(focus_row), run_time=0.8)
                 self.play(*lift, run_time=1.0)
             else:
                 # The rest briskly: the previous marks go as the next ones come.
-                self.play(Create(focus_tok), Create(focus_row), *lift, *[FadeOut(m) for m in marks],
+                self.play(Create(focus_tok), Create(focus_row), *lift, *[fade_out(m) for m in marks],
                           run_time=0.8)
             if t < 1:
-                self.play(*[FadeOut(m) for m in (focus_tok, focus_row, arrow)], run_time=0.3)
+                self.play(*[fade_out(m) for m in (focus_tok, focus_row, arrow)], run_time=0.3)
                 marks = []
             else:
                 marks = [focus_tok, focus_row, arrow]
@@ -153,7 +161,7 @@ class WordEmbeddingsScene(WalkthroughScene):
                                                                theme, 20, theme.embedding)
         fit_within(done, max_width=6.6)
         done.next_to(looked_up, DOWN, buff=0.2).align_to(looked_up, LEFT)
-        self.play(FadeIn(done), *[FadeOut(m) for m in marks])
+        self.play(fade_in(done), *[fade_out(m) for m in marks])
         self.wait(1.5)
 
 

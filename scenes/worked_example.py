@@ -19,7 +19,6 @@ from manim import (
     UP,
     Create,
     FadeIn,
-    FadeOut,
     ReplacementTransform,
     SurroundingRectangle,
     TransformFromCopy,
@@ -27,7 +26,18 @@ from manim import (
 )
 
 from .base import WalkthroughScene
-from .components import CELL_H, NumberLabel, ValueMatrix, caption, fit_within, math_label, subscript, title_bar
+from .components import (
+    CELL_H,
+    NumberLabel,
+    ValueMatrix,
+    caption,
+    fade_in,
+    fade_out,
+    fit_within,
+    math_label,
+    subscript,
+    title_bar,
+)
 from .dot_product_attention import (
     caption_in,
     caption_out,
@@ -97,8 +107,8 @@ class WorkedExampleScene(WalkthroughScene):
             name.next_to(mat, UP, buff=0.3)
         cap = step_caption(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) "
                            f"have the same {D} features.", theme, CAPTION_Y)
-        self.play(FadeIn(title))
-        self.play(FadeIn(X1), FadeIn(q1), FadeIn(X1_name), FadeIn(q1_name), FadeIn(cap))
+        self.play(fade_in(title))
+        self.play(fade_in(X1), fade_in(q1), fade_in(X1_name), fade_in(q1_name), fade_in(cap))
         self.wait(1.0)
 
         # -- step 2: s = X q^T -----------------------------------------------
@@ -121,12 +131,12 @@ class WorkedExampleScene(WalkthroughScene):
             "with query q\u2c7c (rows: inputs, columns: queries).", theme, CAPTION_Y)
         src = VGroup(*(q1.cell(j, k) for k in range(D) for j in range(M)))
         tgt = VGroup(*(qT.cell(k, j) for k in range(D) for j in range(M)))
-        self.play(caption_out(cap), caption_in(new_cap), FadeOut(X1_name), FadeOut(q1_name),
+        self.play(caption_out(cap), caption_in(new_cap), fade_out(X1_name), fade_out(q1_name),
                   ReplacementTransform(X1, X2), ReplacementTransform(src, tgt),
-                  FadeOut(q1.frame), FadeOut(q1.row_labels), FadeIn(qT.frame), FadeIn(qT.col_labels),
+                  fade_out(q1.frame), fade_out(q1.row_labels), fade_in(qT.frame), fade_in(qT.col_labels),
                   run_time=1.2)
         cap = new_cap
-        self.play(FadeIn(names[0]), FadeIn(names[1]), FadeIn(names[2]), FadeIn(S.frame))
+        self.play(fade_in(names[0]), fade_in(names[1]), fade_in(names[2]), fade_in(S.frame))
         first = VGroup(*(X2.cell(0, k) for k in range(D)))
         column = VGroup(*(qT.cell(k, 0) for k in range(D)))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
@@ -134,7 +144,7 @@ class WorkedExampleScene(WalkthroughScene):
         self.play(Create(rings), run_time=0.5)
         self.play(TransformFromCopy(VGroup(first, column), S.cell(0, 0)), run_time=0.8)
         rest = VGroup(*(m for m in S.grid if m is not S.cell(0, 0)))
-        self.play(FadeOut(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
+        self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
         self.wait(0.8)
 
         # -- step 3: alpha = softmax of each column ----------------------------
@@ -152,26 +162,26 @@ class WorkedExampleScene(WalkthroughScene):
         ring = SurroundingRectangle(col_S, color=theme.highlight, buff=0.03)
         self.play(caption_out(cap), caption_in(new_cap), Create(ring))
         cap = new_cap
-        self.play(FadeOut(col_S), FadeIn(col_A), run_time=1.0)
-        self.play(TransformFromCopy(col_A, sums.cell_by_index[FOCUS]), FadeIn(sums.frame),
-                  FadeIn(sums_name), run_time=0.8)
+        self.play(fade_out(col_S), fade_in(col_A), run_time=1.0)
+        self.play(TransformFromCopy(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame),
+                  fade_in(sums_name), run_time=0.8)
         self.wait(0.8)
         rest_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M != FOCUS))
         rest_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M != FOCUS))
         rest_sums = VGroup(*(c for k, c in sums.cell_by_index.items() if k != FOCUS))
         new_cap = step_caption("... and the same for every column: one distribution over the "
                                "inputs per query.", theme, CAPTION_Y)
-        self.play(caption_out(cap), caption_in(new_cap), FadeOut(ring), FadeOut(rest_S), FadeIn(rest_A),
-                  FadeOut(S.frame), FadeIn(alpha.frame), run_time=1.0)
+        self.play(caption_out(cap), caption_in(new_cap), fade_out(ring), fade_out(rest_S), fade_in(rest_A),
+                  fade_out(S.frame), fade_in(alpha.frame), run_time=1.0)
         cap = new_cap
-        self.play(FadeIn(rest_sums), run_time=0.6)
+        self.play(fade_in(rest_sums), run_time=0.6)
         alpha_name = name_block(theme, [(r"\alpha = \mathrm{softmax}(s)", f"{N}\u00d7{M}",
                                          theme.highlight)])[0]
         # As tall as the line it replaces, unless that would overflow the free corner.
         alpha_name.scale_to_fit_height(names[2].height * 1.1)
         fit_within(alpha_name, max_width=qT.frame.get_left()[0] - names[2].get_left()[0] - 0.3)
         alpha_name.move_to(names[2], aligned_edge=LEFT)
-        self.play(FadeOut(names[2]), FadeIn(alpha_name))
+        self.play(fade_out(names[2]), fade_in(alpha_name))
         self.wait(0.8)
 
         # -- step 4: C = alpha^T X ---------------------------------------------
@@ -198,12 +208,12 @@ class WorkedExampleScene(WalkthroughScene):
         tgt = VGroup(*(aT.cell(j, i) for i, j in kept))
         a_dots = VGroup(*(m for m in alpha.grid if m not in alpha.cell_by_index.values()))
         aT_dots = VGroup(*(m for m in aT.grid if m not in aT.cell_by_index.values()))
-        self.play(caption_out(cap), caption_in(new_cap), FadeOut(VGroup(names[0], names[1], alpha_name)),
-                  FadeOut(qT), FadeOut(sums), FadeOut(sums_name), FadeOut(alpha.frame),
-                  FadeOut(a_dots), ReplacementTransform(src, tgt), ReplacementTransform(X2, X4),
-                  FadeIn(aT.frame), FadeIn(aT.row_labels), FadeIn(aT_dots), run_time=1.4)
+        self.play(caption_out(cap), caption_in(new_cap), fade_out(VGroup(names[0], names[1], alpha_name)),
+                  fade_out(qT), fade_out(sums), fade_out(sums_name), fade_out(alpha.frame),
+                  fade_out(a_dots), ReplacementTransform(src, tgt), ReplacementTransform(X2, X4),
+                  fade_in(aT.frame), fade_in(aT.row_labels), fade_in(aT_dots), run_time=1.4)
         cap = new_cap
-        self.play(FadeIn(names4[0]), FadeIn(names4[1]), FadeIn(names4[2]), FadeIn(C.frame))
+        self.play(fade_in(names4[0]), fade_in(names4[1]), fade_in(names4[2]), fade_in(C.frame))
         self.play(FadeIn(C.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
         self.wait(0.8)
 
@@ -217,9 +227,9 @@ class WorkedExampleScene(WalkthroughScene):
         rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
                        SurroundingRectangle(row_C, color=theme.value, buff=0.03))
         formula = self._weighted_average(FOCUS)
-        self.play(caption_out(cap), caption_in(formula), Create(rings), FadeIn(veils), run_time=0.8)
+        self.play(caption_out(cap), caption_in(formula), Create(rings), fade_in(veils), run_time=0.8)
         self.wait(2.0)
-        self.play(FadeOut(veils), FadeOut(rings), run_time=0.5)
+        self.play(fade_out(veils), fade_out(rings), run_time=0.5)
         self.wait(0.5)
 
     def _weighted_average(self, j: int) -> VGroup:
