@@ -28,6 +28,7 @@ from manim import (
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
+    config,
 )
 
 from .base import WalkthroughScene
@@ -267,8 +268,6 @@ def _touch(a, b, gap: float = 0.05) -> bool:
 
 
 def _inside_frame(mob, margin: float = 0.1) -> bool:
-    return (mob.get_left()[0] > -7.1 + margin and mob.get_right()[0] < 7.1 - margin
-            and mob.get_bottom()[1] > -4.0 + margin and mob.get_top()[1] < 4.0 - margin)
-
-
-
+    half_w, half_h = config.frame_width / 2, config.frame_height / 2
+    return (mob.get_left()[0] > -half_w + margin and mob.get_right()[0] < half_w - margin
+            and mob.get_bottom()[1] > -half_h + margin and mob.get_top()[1] < half_h - margin)

@@ -35,6 +35,7 @@ __all__ = [
     "VectorColumn",
     "ValueMatrix",
     "TokenStrip",
+    "word_box",
     "CellBox",
     "HeatStrip",
     "caption",
@@ -277,6 +278,15 @@ class ValueMatrix(VGroup):
         return self.cell_by_index.get((i, j))
 
 
+def word_box(text: str, theme: Theme, colour: Any, font_size: float = 24) -> VGroup:
+    """One word in a rounded box: ``VGroup(box, word)``."""
+    word = Text(text, font=theme.font, font_size=font_size, color=theme.text)
+    box = RoundedRectangle(corner_radius=0.08, width=word.width + 0.25,
+                           height=max(word.height, 0.32) + 0.2, stroke_color=colour,
+                           stroke_width=2).move_to(word)
+    return VGroup(box, word)
+
+
 class TokenStrip(VGroup):
     """Words in boxes, left to right.
 
@@ -292,12 +302,9 @@ class TokenStrip(VGroup):
         self.words = VGroup()
         self.boxes = VGroup()
         for tok in tokens:
-            word = Text(tok, font=theme.font, font_size=font_size, color=theme.text)
-            box = RoundedRectangle(corner_radius=0.08, width=word.width + 0.25,
-                                   height=max(word.height, 0.32) + 0.2, stroke_color=colour,
-                                   stroke_width=2).move_to(word)
-            self.words.add(word)
-            self.boxes.add(VGroup(box, word))
+            boxed = word_box(tok, theme, colour, font_size)
+            self.words.add(boxed[1])
+            self.boxes.add(boxed)
         self.boxes.arrange(RIGHT, buff=buff)
         self.add(self.boxes)
         if self.width > max_width / min_scale and len(tokens) > 1:

@@ -47,6 +47,7 @@ from .components import (
     fit_within,
     math_label,
     subscript,
+    word_box,
 )
 from .picked_rows import untrained_note
 from .seq2seq_view import decoder_view
@@ -227,11 +228,7 @@ class DecoderScene(WalkthroughScene):
         names = ("written:", "reference:" if gru else "target:")
         rows = ComparedRows(view.chosen, view.reference, names, theme)
 
-        # Word by word, at the same position: a plain string comparison.
-        written = [w for w in view.chosen if w != "<END>"]
-        ref = list(view.reference)
-        differ = [i for i in range(max(len(written), len(ref)))
-                  if i >= len(written) or i >= len(ref) or written[i] != ref[i]]
+        differ = view.mismatches
         against = "the reference" if gru else "the target sentence"
         if not differ:
             lines, colour = [f"The words written equal {against}."], theme.positive
@@ -310,8 +307,6 @@ class DecoderScene(WalkthroughScene):
         return word, prob
 
 
-
-
 def _centred_lines(lines, theme, font_size: float, colour) -> VGroup:
     """Lines of text, each centred under the one before."""
     return VGroup(*[caption(line, theme, font_size, colour) for line in lines]).arrange(DOWN, buff=0.12)
@@ -320,6 +315,13 @@ def _centred_lines(lines, theme, font_size: float, colour) -> VGroup:
 def _place(col: VectorColumn, x: float) -> VectorColumn:
     """Centre the column's cells (not its label) on the working row."""
     return col.shift([x, WORK_Y, 0] - col.frame.get_center())
+
+
+# ComparedRows layout: gap between slots, written-to-reference row pitch,
+# extra gap between two wrapped pairs of rows.
+SLOT_GAP = 0.15
+ROW_PITCH = 0.8
+PAIR_GAP = 0.45
 
 
 class ComparedRows(VGroup):
@@ -346,11 +348,7 @@ class ComparedRows(VGroup):
                 if i >= len(words):
                     pair.append(None)
                     continue
-                word = caption(words[i], theme, font_size, theme.text)
-                box = RoundedRectangle(corner_radius=0.08, width=word.width + 0.25,
-                                       height=max(word.height, 0.32) + 0.2, stroke_color=colour,
-                                       stroke_width=2).move_to(word)
-                item = VGroup(box, word)
+                item = word_box(words[i], theme, colour, font_size)
                 store[i] = item
                 group.add(item)
                 pair.append(item)
@@ -358,9 +356,8 @@ class ComparedRows(VGroup):
         self.names = VGroup(*[caption(t, theme, 18, theme.muted) for t in names])
         name_w = max(m.width for m in self.names) + 0.3
         widths = [max(p.width for p in pair if p is not None) for pair in slots]
-        buff, row_gap, pair_gap = 0.15, 0.25, 0.45
         lines = [list(range(n))]
-        if sum(widths) + buff * (n - 1) > (max_width - name_w) / min_scale and n > 1:
+        if sum(widths) + SLOT_GAP * (n - 1) > (max_width - name_w) / min_scale and n > 1:
             half = (n + 1) // 2
             lines = [list(range(half)), list(range(half, n))]
         y = 0.0
@@ -369,11 +366,11 @@ class ComparedRows(VGroup):
             for i in line:
                 for r, item in enumerate(slots[i]):
                     if item is not None:
-                        item.move_to([x + widths[i] / 2, y - r * (0.55 + row_gap), 0])
-                x += widths[i] + buff
-            y -= 2 * (0.55 + row_gap) + pair_gap
+                        item.move_to([x + widths[i] / 2, y - r * ROW_PITCH, 0])
+                x += widths[i] + SLOT_GAP
+            y -= 2 * ROW_PITCH + PAIR_GAP
         for r, name in enumerate(self.names):
-            name.next_to([0, 0, 0], LEFT, buff=0.3).set_y(-r * (0.55 + row_gap))
+            name.next_to([0, 0, 0], LEFT, buff=0.3).set_y(-r * ROW_PITCH)
             self.add(name)
         self.add(self.written, self.reference)
         fit_within(self, max_width=max_width)

@@ -47,7 +47,7 @@ from .components import (
     fit_within,
     subscript,
 )
-from .seq2seq_view import decoder_view, encoder_view
+from .seq2seq_view import decoder_view, encoder_view, mismatches
 
 __all__ = ["Seq2SeqOverviewScene"]
 
@@ -73,14 +73,6 @@ WORD_SIZE = 20
 
 
 
-def _differs(words: tuple[str, ...], reference: tuple[str, ...] | None) -> list[bool]:
-    """For each written word, whether it differs from the reference word at
-    the same place (False everywhere when there is no reference)."""
-    if reference is None:
-        return [False] * len(words)
-    return [t >= len(reference) or w != reference[t] for t, w in enumerate(words)]
-
-
 def _rows_y(n: int) -> tuple[list[float], float]:
     """Centres of ``n`` rows around the diagram's middle, and the row pitch."""
     pitch = min(MAX_PITCH, (ROWS_TOP - ROWS_BOTTOM) / max(n, 1))
@@ -92,13 +84,6 @@ def _rows_y(n: int) -> tuple[list[float], float]:
 def _arrow(start: np.ndarray, end: np.ndarray, colour: Any, width: float = 2.5) -> Arrow:
     return Arrow(start, end, buff=0, color=colour, stroke_width=width, tip_length=0.14,
                  max_tip_length_to_length_ratio=0.4, max_stroke_width_to_length_ratio=10)
-
-
-def _written(dec) -> tuple[str, ...]:
-    """The words the decoder writes (its choices without the final <END>);
-    just <END> when it stops at once."""
-    words = dec.chosen[:-1] if dec.ended else dec.chosen
-    return words or (END,)
 
 
 def _network_line(enc) -> str:
@@ -120,7 +105,8 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         enc, dec = encoder_view(self.trace), decoder_view(self.trace)
         gru = enc.network == "gru"
         T = len(enc.tokens)
-        outputs = _written(dec)
+        # Just <END> when it stops at once: the diagram still shows what it chose.
+        outputs = dec.written or (END,)
         sub_T = subscript(T)
         # The context's name, on screen (LaTeX) and in captions (plain text).
         ctx_tex = f"[f_{{{T}}}\\,;\\,b_{{1}}]" if gru else f"h_{{{T}}}"
@@ -200,7 +186,8 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         s_arrows = VGroup(*(
             _arrow([dec_box.get_right()[0] + 0.04, y, 0], [map_box.get_left()[0] - 0.04, y, 0],
                    theme.decoder) for y in out_y))
-        differs = _differs(outputs, dec.reference)
+        wrong = set(mismatches(outputs, dec.reference))
+        differs = [t in wrong for t in range(len(outputs))]
         out_words, out_arrows = VGroup(), VGroup()
         for word_text, y in zip(outputs, out_y):
             word = caption(word_text, theme, WORD_SIZE,

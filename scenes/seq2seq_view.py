@@ -38,6 +38,7 @@ __all__ = [
     "decoder_view",
     "output_view",
     "uses_translator",
+    "mismatches",
 ]
 
 
@@ -117,8 +118,28 @@ class DecoderView:
         return len(self.chosen)
 
     @property
+    def written(self) -> tuple[str, ...]:
+        """The words written: the choices without the final <END>."""
+        return self.chosen[:-1] if self.ended else self.chosen
+
+    @property
+    def mismatches(self) -> tuple[int, ...]:
+        """Positions where the written words and the reference differ."""
+        return mismatches(self.written, self.reference)
+
+    @property
     def untrained(self) -> bool:
         return not self.trained
+
+
+def mismatches(written: tuple[str, ...], reference: tuple[str, ...] | None) -> tuple[int, ...]:
+    """Positions where ``written`` and ``reference`` hold different words,
+    a word missing on either side counting as different; none without a
+    reference. A plain string comparison, position by position."""
+    if reference is None:
+        return ()
+    return tuple(i for i in range(max(len(written), len(reference)))
+                 if i >= len(written) or i >= len(reference) or written[i] != reference[i])
 
 
 @dataclass(frozen=True)

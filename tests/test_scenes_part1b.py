@@ -11,7 +11,7 @@ from attention_core.translator.corpus import source_words
 from scenes import SCENES
 from scenes.components import _kept_indices
 from scenes.hidden_state_map import place_label_options, place_labels, shorten
-from scenes.seq2seq_overview import _differs, _written
+from scenes.seq2seq_view import mismatches
 from scenes.seq2seq_view import decoder_view, encoder_view
 
 from .helpers import build_scene, check_numbers, default_data, load_default_trace, shown_keys, trace_from
@@ -81,7 +81,8 @@ def _shows(scene, text: str) -> bool:
 
 def _check_overview_words(scene, trace) -> None:
     """The output column shows the words the decoder really wrote, in order."""
-    written = _written(decoder_view(trace))
+    # The choices without the final <END>; just <END> when it stops at once.
+    written = decoder_view(trace).written or ("<END>",)
     texts = _final_texts(scene)
     # Each word found after the one before (words may repeat: "la ... la").
     at = -1
@@ -139,11 +140,19 @@ def test_seq2seq_overview_varied(tables, network, trained):
         assert _shows(scene, "seeded, untrained weights")
 
 
+def _differs(words, reference):
+    """Per written word: does it differ from the reference word at its place."""
+    wrong = set(mismatches(words, reference))
+    return [t in wrong for t in range(len(words))]
+
+
 def test_overview_compares_with_the_reference_word_by_word():
     assert _differs(("le", "chat", "mange", "du", "fromage", "aujourd'hui"),
                     ("le", "chat", "mange", "du", "poisson")) == [False] * 4 + [True, True]
     assert _differs(("le", "chat"), ("le", "chat", "dort")) == [False, False]
     assert _differs(("le", "chat"), None) == [False, False]
+    # The decoder scene also marks the reference words nothing was written for.
+    assert mismatches(("le", "chat"), ("le", "chat", "dort")) == (2,)
 
 @pytest.mark.parametrize(
     "table",
