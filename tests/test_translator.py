@@ -107,7 +107,7 @@ def test_drafts_sentences_are_covered():
     assert growth.source == tokenize("Economic growth has slowed down in recent years")
     assert growth.target == tokenize("la croissance économique s'est ralentie ces dernières années")
     assert [growth.source[a] for a in growth.alignment] == [
-        "growth", "growth", "economic", "has", "slowed", "in", "recent", "years"]
+        "growth", "growth", "economic", "slowed", "slowed", "in", "recent", "years"]
     cat = next(p for p in DRAFT_PAIRS if p.source == ("the", "cat", "eats", "fish"))
     assert cat.target == ("le", "chat", "mange", "du", "poisson")
     # The grammar itself writes these sentences (not only the fixed list).
@@ -249,8 +249,8 @@ def test_padding_does_not_change_a_sentence():
 
 
 def test_short_training_reduces_the_loss_and_is_deterministic():
-    cfg = TrainConfig(seed=3, embedding=4, hidden=4, steps=100, batch_size=16, train_size=200,
-                      held_out_size=20)
+    cfg = TrainConfig(seed=3, embedding=4, hidden=4, steps=200, batch_size=16, train_size=200,
+                      held_out_size=20, learning_rate=0.03, guide=0.0)
     w = train(cfg)
     assert len(w.losses) == cfg.steps
     first, last = np.mean(w.losses[:10]), np.mean(w.losses[-10:])

@@ -119,10 +119,13 @@ _ANIMATE_INTRANSITIVE = [
     (("has", "slept"), ("a", "dormi"), (0, 1), "perfect"),
 ]
 # "has slowed down" -> "s'est ralenti(e)": the participle agrees with the
-# subject's gender; "down" has no French word of its own.
+# subject's gender; "down" has no French word of its own. "s'est" is aligned
+# to "slowed", not "has": it is the reflexive auxiliary of "se ralentir",
+# chosen by the verb ("has increased" is "a augmenté"), and the encoder reads
+# left to right, so h_has cannot know yet which auxiliary French needs.
 _ECONOMY_VERBS = [
     (("slows", "down"), lambda g: ("ralentit",), (0,), "present"),
-    (("has", "slowed", "down"), lambda g: ("s'est", "ralentie" if g == "f" else "ralenti"), (0, 1), "perfect"),
+    (("has", "slowed", "down"), lambda g: ("s'est", "ralentie" if g == "f" else "ralenti"), (1, 1), "perfect"),
     (("increases",), lambda g: ("augmente",), (0,), "present"),
     (("has", "increased"), lambda g: ("a", "augmenté"), (0, 1), "perfect"),
     (("falls",), lambda g: ("baisse",), (0,), "present"),
@@ -146,7 +149,7 @@ DRAFT_PAIRS: tuple[Pair, ...] = (
     Pair(
         tokenize("Economic growth has slowed down in recent years"),
         tokenize("la croissance économique s'est ralentie ces dernières années"),
-        (1, 1, 0, 2, 3, 5, 6, 7),
+        (1, 1, 0, 3, 3, 5, 6, 7),
     ),
     Pair(tokenize("The cat eats fish"), tokenize("le chat mange du poisson"), (0, 1, 2, 3, 3)),
     Pair(tokenize("The black cat eats fish"), tokenize("le chat noir mange du poisson"),
