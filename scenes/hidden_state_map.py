@@ -363,10 +363,12 @@ class HiddenStateMapScene(WalkthroughScene):
                 points, [_Lazy(sizes, t) for t in texts], bounds)
             score = (not clean, ambiguous)
             if best is None or score < best[0]:
-                best = (score, [label(t[k]) for t, k in zip(texts, picks)], placements)
+                best = (score, [t[k] for t, k in zip(texts, picks)], placements)
             if score == (False, 0):
                 break
-        return best[1], best[2]
+        # One mobject per sentence: two sentences cut to the same text share
+        # the measuring cache, but each needs its own label on screen.
+        return [caption(text, self.theme, LABEL_SIZE) for text in best[1]], best[2]
 
     def _point_positions(self) -> np.ndarray:
         """PC coordinates mapped into the plot, one scale for both axes."""

@@ -103,3 +103,26 @@ def test_seeded_model_reads_words_the_grammar_lacks():
     # A word's seeded embedding does not depend on which other words exist.
     assert hm.states[1] == pytest.approx(_summary("inflation rises", settings, trace.scenario.seed),
                                          abs=1e-12)
+
+
+def test_two_sentences_shortened_alike_each_keep_their_label():
+    # Issue 15 item 7: both sentences are cut to the same label text; the
+    # label cache once handed both the same mobject, so one point lost its label.
+    from manim import Text
+
+    from scenes.hidden_state_map import shorten
+
+    from .helpers import build_scene
+
+    long_a = "the big black goat has eaten the small red apple this year"
+    long_b = "the big black goat has eaten the small red apple last year"
+    sentences = [long_a, long_b, "the cat eats fish", "a dog runs"]
+    assert shorten(long_a, 40) == shorten(long_b, 40)
+    scene = build_scene("hidden_state_map", trace_from(varied(hidden_state_map={"sentences": sentences})))
+    assert scene.audit.faults == []
+    shown = [m for top in scene.mobjects for m in top.get_family()
+             if isinstance(m, Text) and m.text.replace(" ", "").startswith("thebigblackgoat")]
+    # Two distinct label mobjects on screen, at two different places.
+    assert len({id(m) for m in shown}) == 2
+    a, b = shown
+    assert not np.allclose(a.get_center(), b.get_center())
