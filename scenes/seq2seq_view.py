@@ -1,23 +1,25 @@
-"""One view of the plain encoder-decoder, from the trained translator or the seeded core.
+"""One view of the drafts' encoder-decoder, whichever network computed it.
 
-The Part 1 scenes (word_embeddings, encoder, hidden_state_map, decoder,
-output_mapping, bottleneck, seq2seq_overview) tell the draft's story of an
-encoder-decoder WITHOUT attention. The Trace keeps two networks that tell
-it:
+The Part 1 scenes (word_embeddings, encoder, bottleneck, decoder,
+output_mapping, seq2seq_overview) tell draft 000's story in its notation
+(``docs/notation.md``): an encoder RNN reads x_1 ... x_T from h_0 = 0 to
+h_T, the decoder starts at s_0 = 0 with op_0 = <START> and computes
+``s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T)``, and ``scores_w = s_t . e_w``
+over the French embeddings, then a softmax, picks op_t.
+
+Two networks tell it, with the same records:
 
 - ``plain_model`` (with ``plain_output_mapping``): the translator trained
-  without attention: a bidirectional GRU encoder (forward states f_t and
-  backward states b_t; the decoder gets ``c = [f_T ; b_1]``), a GRU decoder
-  and the output mapping ``o_t = W_o [s_t ; c] + b_o`` dotted with every
-  target embedding, plus a bias per word. This is the default.
+  without attention, a GRU encoder and a GRU decoder. The default.
 - ``encoder`` / ``decoder`` / ``output_mapping``: the small seeded tanh RNN
-  of ``[sizes]``, shown when the translator cannot read the sentence or the
-  numbers file sets that RNN's values by hand.
+  of ``[sizes]``, the fallback for sentences the grammar cannot read (and
+  for values set by hand). It is untrained, and the scenes say so.
 
-:func:`encoder_view`, :func:`decoder_view` and :func:`output_view` present
-either as the same records, each value paired with its NumberLabel key path
-into ``Trace.to_dict()``. They only select and name values; they compute
-nothing (like :mod:`scenes.process_view` for the attention scenes).
+A scene asks :func:`seq2seq_view` and gets one :class:`Seq2SeqView`; it
+draws it with ONE code path. Only the formulas' text and the note naming
+the network differ (:attr:`Seq2SeqView.encoder_formula` and friends). The
+view only selects and names values, each paired with its NumberLabel key
+path into ``Trace.to_dict()``; it computes nothing.
 
 Keys: a ``*_key`` naming a vector is a string (element i is ``(key, i)``);
 a ``*_keys`` tuple holds one such string per position.
@@ -34,11 +36,14 @@ __all__ = [
     "EncoderView",
     "DecoderView",
     "OutputView",
+    "Seq2SeqView",
+    "seq2seq_view",
     "encoder_view",
     "decoder_view",
     "output_view",
     "uses_translator",
     "mismatches",
+    "network_note",
 ]
 
 
@@ -47,17 +52,23 @@ def uses_translator(trace) -> bool:
     return getattr(trace, "plain_model", None) is not None
 
 
+# The formulas each network computes, in the drafts' notation (LaTeX).
+_ENCODER_TEX = {
+    "gru": r"h_t = \mathrm{GRU}(x_t,\ h_{t-1})",
+    "tanh": r"h_t = \tanh(W_x\,x_t + W_h\,h_{t-1} + b)",
+}
+_DECODER_TEX = {
+    "gru": r"s_t = \mathrm{GRU}(op_{t-1},\ s_{t-1},\ h_{T})",
+    "tanh": r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1} + W_c\,h_{T} + b)",
+}
+
+
 @dataclass(frozen=True)
 class EncoderView:
     """The encoder reading the source sentence.
 
-    ``network`` is "gru" (the translator's bidirectional GRU) or "tanh" (one
-    direction, ``h_t = tanh(W_x x_t + W_h h_{t-1} + b)``). For "gru",
-    ``forward`` holds f_1 ... f_T and ``backward`` b_1 ... b_T (each H/2
-    numbers), ``annotations`` h_j = [f_j ; b_j]. For "tanh", ``forward``
-    holds h_1 ... h_T, ``backward`` is None and ``annotations`` equal
-    ``forward``. The initial state (zeros) is not in the Trace for "gru":
-    scenes show it as a formula ("f_0 = 0"), not as numbers.
+    ``states`` holds h_0 ... h_T (h_0 the zero vector the RNN starts from),
+    one key per state; the plain decoder's context is h_T, the last one.
     """
 
     section: str  # "plain_model" or "encoder"
@@ -70,15 +81,34 @@ class EncoderView:
     embedding_matrix_key: str  # row r is f"{key}.{r}"
     inputs: np.ndarray  # T x E: x_1 ... x_T
     input_keys: tuple[str, ...]
-    forward: np.ndarray  # T x k
-    forward_keys: tuple[str, ...]
-    backward: np.ndarray | None  # T x k (gru only)
-    backward_keys: tuple[str, ...] | None
-    annotations: np.ndarray  # T x H
-    annotation_keys: tuple[str, ...]
-    context: np.ndarray  # H: what the plain decoder gets
-    context_key: str
-    context_tex: str  # "[f_T ; b_1]" or "h_T", as LaTeX
+    states: np.ndarray  # (T+1) x H: h_0 = 0, h_1 ... h_T
+    state_keys: tuple[str, ...]  # T+1 keys
+
+    @property
+    def T(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """h_1 ... h_T (T x H): one state per word."""
+        return self.states[1:]
+
+    @property
+    def hidden_keys(self) -> tuple[str, ...]:
+        return self.state_keys[1:]
+
+    @property
+    def context(self) -> np.ndarray:
+        """h_T: all the plain decoder is given of the sentence."""
+        return self.states[-1]
+
+    @property
+    def context_key(self) -> str:
+        return self.state_keys[-1]
+
+    @property
+    def formula(self) -> str:
+        return _ENCODER_TEX[self.network]
 
     @property
     def untrained(self) -> bool:
@@ -89,21 +119,20 @@ class EncoderView:
 class DecoderView:
     """The plain decoder writing the output, one word per step.
 
-    Step t (1-based) reads ``input_words[t-1]`` (<START>, then the word it
-    wrote before), the previous state and the fixed ``context`` and writes
-    ``states[t-1]`` (s_t) and ``chosen[t-1]``. For "gru" the first state is
-    ``s_0 = tanh(W_init c + b_init)``; for "tanh" it is zeros.
+    Step t (1-based) reads ``input_words[t-1]`` (op_{t-1}: <START>, then the
+    word written before), s_{t-1} and the fixed context h_T, and writes
+    ``states[t-1]`` (s_t) and ``chosen[t-1]`` (op_t). s_0 is zeros.
     """
 
     section: str  # "plain_model" or "decoder"
     network: str  # "gru" or "tanh"
     trained: bool
-    context: np.ndarray
+    context: np.ndarray  # h_T
     context_key: str
-    initial_state: np.ndarray  # s_0
+    initial_state: np.ndarray  # s_0 = 0
     initial_state_key: str
     input_words: tuple[str, ...]
-    input_embeddings: np.ndarray  # n x E
+    input_embeddings: np.ndarray  # n x H: op_0 ... op_{n-1}
     input_embedding_keys: tuple[str, ...]
     states: np.ndarray  # n x H: s_1 ... s_n
     state_keys: tuple[str, ...]
@@ -128,6 +157,10 @@ class DecoderView:
         return mismatches(self.written, self.reference)
 
     @property
+    def formula(self) -> str:
+        return _DECODER_TEX[self.network]
+
+    @property
     def untrained(self) -> bool:
         return not self.trained
 
@@ -144,16 +177,13 @@ def mismatches(written: tuple[str, ...], reference: tuple[str, ...] | None) -> t
 
 @dataclass(frozen=True)
 class OutputView:
-    """One decoder state mapped to an output word.
+    """One decoder state mapped to an output word: ``scores_w = s_t . e_w``.
 
     ``mapping`` is the core's record (``plain_output_mapping`` or
-    ``output_mapping``); both have ``step, state, vocabulary, embeddings,
-    products, scores, probabilities, ranked, chosen_id, chosen_word,
-    chosen_probability, chosen_percent``, under the key prefix ``section``.
-    For "gru" it also has ``context``, ``output`` (o_t, the vector compared
-    with the embeddings), ``dot_products`` and ``bias`` (score = dot product
-    + bias); for "tanh" the state itself is compared and the score is the
-    dot product.
+    ``output_mapping``), under the key prefix ``section``; both have ``step,
+    state, vocabulary, embeddings, products (s_t[i] * e_w[i]), scores,
+    probabilities, ranked, chosen_id, chosen_word, chosen_probability,
+    chosen_percent``.
     """
 
     section: str  # "plain_output_mapping" or "output_mapping"
@@ -161,60 +191,71 @@ class OutputView:
     trained: bool
     mapping: Any
 
-    @property
-    def compared(self) -> np.ndarray:
-        """The vector dotted with every target embedding."""
-        return self.mapping.output if self.network == "gru" else self.mapping.state
-
-    @property
-    def compared_key(self) -> str:
-        return f"{self.section}.{'output' if self.network == 'gru' else 'state'}"
+    def key(self, name: str) -> str:
+        return f"{self.section}.{name}"
 
     @property
     def untrained(self) -> bool:
         return not self.trained
 
 
+@dataclass(frozen=True)
+class Seq2SeqView:
+    """The whole plain encoder-decoder of one trace, as the Part 1 scenes show it."""
+
+    encoder: EncoderView
+    decoder: DecoderView
+    output: OutputView
+    note: str  # which network, and whether it is trained: shown on screen
+
+    @property
+    def network(self) -> str:
+        return self.encoder.network
+
+    @property
+    def trained(self) -> bool:
+        return self.encoder.trained
+
+
+def _plain_trained(trace) -> bool:
+    return trace.plain_model.weights == "trained"
+
+
 def encoder_view(trace) -> EncoderView:
-    """The translator's encoder when the Part 1 scenes show it, else the tanh RNN's."""
+    """The encoder of the network the Part 1 scenes show."""
     if uses_translator(trace):
         m = trace.plain_model
         T = len(m.source_tokens)
-        keys = lambda name: tuple(f"plain_model.{name}.{j}" for j in range(T))  # noqa: E731
         return EncoderView(
-            section="plain_model", network="gru", trained=m.weights == "trained",
+            section="plain_model", network="gru", trained=_plain_trained(trace),
             tokens=tuple(m.source_tokens), token_ids=tuple(m.source_ids),
             vocabulary=tuple(m.source_vocabulary), embedding_matrix=m.source_embedding_matrix,
             embedding_matrix_key="plain_model.source_embedding_matrix",
-            inputs=m.embeddings, input_keys=keys("embeddings"),
-            forward=m.forward_states, forward_keys=keys("encoder_forward"),
-            backward=m.backward_states, backward_keys=keys("encoder_backward"),
-            annotations=m.annotations, annotation_keys=keys("annotations"),
-            context=m.summary, context_key="plain_model.summary", context_tex=r"[f_T ; b_1]",
+            inputs=m.embeddings, input_keys=tuple(f"plain_model.embeddings.{t}" for t in range(T)),
+            states=m.encoder_states, state_keys=tuple(f"plain_model.encoder_states.{t}" for t in range(T + 1)),
         )
     enc, params = trace.encoder, trace.params
     T = len(enc.tokens)
-    hidden = tuple(f"encoder.hidden.{t}" for t in range(1, T + 1))
     return EncoderView(
         section="encoder", network="tanh", trained=False,
         tokens=tuple(enc.tokens), token_ids=tuple(enc.token_ids),
         vocabulary=tuple(params.source_vocab.words), embedding_matrix=params.source_embeddings,
         embedding_matrix_key="parameters.source_embeddings",
         inputs=enc.inputs, input_keys=tuple(f"encoder.inputs.{t}" for t in range(T)),
-        forward=enc.hidden[1:], forward_keys=hidden, backward=None, backward_keys=None,
-        annotations=enc.hidden[1:], annotation_keys=hidden,
-        context=enc.context, context_key="encoder.context", context_tex=r"h_T",
+        states=enc.hidden, state_keys=tuple(f"encoder.hidden.{t}" for t in range(T + 1)),
     )
 
 
 def decoder_view(trace) -> DecoderView:
-    """The translator's decoder when the Part 1 scenes show it, else the tanh RNN's."""
+    """The decoder of the network the Part 1 scenes show."""
     if uses_translator(trace):
         m = trace.plain_model
         n = len(m.chosen)
+        T = len(m.source_tokens)
         return DecoderView(
-            section="plain_model", network="gru", trained=m.weights == "trained",
-            context=m.summary, context_key="plain_model.summary",
+            section="plain_model", network="gru", trained=_plain_trained(trace),
+            # The decoder's context IS h_T: the same vector, keyed where the encoder keeps it.
+            context=m.encoder_states[T], context_key=f"plain_model.encoder_states.{T}",
             initial_state=m.initial_state, initial_state_key="plain_model.initial_state",
             input_words=tuple(m.inputs), input_embeddings=m.input_embeddings,
             input_embedding_keys=tuple(f"plain_model.steps.{t}.input_embedding" for t in range(n)),
@@ -241,10 +282,35 @@ def decoder_view(trace) -> DecoderView:
 
 
 def output_view(trace) -> OutputView:
-    """The translator's output mapping when the Part 1 scenes show it, else the tanh RNN's."""
+    """The output mapping of the network the Part 1 scenes show."""
     if uses_translator(trace):
-        return OutputView(section="plain_output_mapping", network="gru",
-                          trained=trace.plain_model.weights == "trained",
+        return OutputView(section="plain_output_mapping", network="gru", trained=_plain_trained(trace),
                           mapping=trace.plain_output_mapping)
-    return OutputView(section="output_mapping", network="tanh", trained=False,
-                      mapping=trace.output_mapping)
+    return OutputView(section="output_mapping", network="tanh", trained=False, mapping=trace.output_mapping)
+
+
+def network_note(trace) -> str:
+    """One line for the screen: which network this is, and whether it learned anything."""
+    if uses_translator(trace):
+        if _plain_trained(trace):
+            return "the translator trained without attention (GRU encoder and decoder)"
+        return "an untrained translator (seeded random weights): its words are not a translation"
+    unknown = _unknown_words(trace)
+    if unknown:
+        words = ", ".join(f"\u201c{w}\u201d" for w in unknown[:2]) + (" \u2026" if len(unknown) > 2 else "")
+        return (f"untrained: the grammar does not know {words}, so a small tanh RNN with "
+                "seeded random weights is shown; its words are not a translation")
+    return "untrained: a small tanh RNN with the numbers file's values; its words are not a translation"
+
+
+def _unknown_words(trace) -> tuple[str, ...]:
+    from attention_core.translator.corpus import source_words
+
+    known = set(source_words())
+    return tuple(dict.fromkeys(w for w in trace.source_tokens if w not in known))
+
+
+def seq2seq_view(trace) -> Seq2SeqView:
+    """Everything the Part 1 scenes show of the plain encoder-decoder."""
+    return Seq2SeqView(encoder=encoder_view(trace), decoder=decoder_view(trace),
+                       output=output_view(trace), note=network_note(trace))

@@ -5,8 +5,9 @@ word and one column per dimension; each word of the sentence is looked up
 and its row becomes that word's vector x_t, the input the encoder reads.
 
 The matrix is the one :func:`scenes.seq2seq_view.encoder_view` gives: by
-default the translator's (56 words x 8 dimensions, trained without
-attention), else the seeded tanh RNN's. Rows not looked up are elided.
+default the translator's (trained without attention; 4 dimensions, as the
+draft's "here we consider 4 for simplicity"), else the seeded tanh RNN's,
+said to be untrained. Rows not looked up are elided.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .components import (
     subscript,
 )
 from .picked_rows import PickedRowsMatrix, pick_rows
-from .seq2seq_view import encoder_view
+from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["WordEmbeddingsScene"]
 
@@ -101,10 +102,7 @@ class WordEmbeddingsScene(WalkthroughScene):
         fit_within(shape_note, max_width=6.4)
         shape_note.next_to(matrix.frame, UP, buff=0.12).align_to(matrix.frame, RIGHT)
         # Whose matrix, and what the elision left out, under it.
-        below = []
-        if view.network == "gru":
-            below.append("the translator trained without attention" if view.trained
-                         else "an untrained translator (seeded random values)")
+        below = [network_note(self.trace)]
         if only_looked_up:
             below.append("only the rows looked up are shown")
         if below:
