@@ -7,13 +7,12 @@ h_T, the decoder starts at s_0 = 0 with op_0 = <START> and computes
 ``s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T)``, and ``scores_w = s_t . e_w``
 over the French embeddings, then a softmax, picks op_t.
 
-Two networks tell it, with the same records:
-
-- ``plain_model`` (with ``plain_output_mapping``): the translator trained
-  without attention, a GRU encoder and a GRU decoder. The default.
-- ``encoder`` / ``decoder`` / ``output_mapping``: the small seeded tanh RNN
-  of ``[sizes]``, the fallback for sentences the grammar cannot read (and
-  for values set by hand). It is untrained, and the scenes say so.
+The Trace's ``plain_model`` section (with ``plain_output_mapping``) holds
+that network, whichever it is: the translator trained without attention
+(``network`` "gru", a GRU encoder and decoder; the default), or the small
+seeded tanh RNN of ``[sizes]`` (``network`` "tanh_rnn"), the fallback for
+sentences the grammar cannot read and for values set by hand. The fallback
+is untrained (``trained`` false), and the scenes say so.
 
 A scene asks :func:`seq2seq_view` and gets one :class:`Seq2SeqView`; it
 draws it with ONE code path. Only the formulas' text and the note naming
@@ -42,14 +41,16 @@ __all__ = [
     "decoder_view",
     "output_view",
     "uses_translator",
+    "section_dict",
     "mismatches",
     "network_note",
 ]
 
 
 def uses_translator(trace) -> bool:
-    """True when the Part 1 scenes show the translator (``plain_model``)."""
-    return getattr(trace, "plain_model", None) is not None
+    """True when the Part 1 scenes show the trained-grammar translator's GRU
+    (trained or seeded), False for the tanh RNN fallback."""
+    return section_dict(trace, "plain_model")["network"] != "tanh_rnn"
 
 
 # The formulas each network computes, in the drafts' notation (LaTeX).
@@ -71,7 +72,7 @@ class EncoderView:
     one key per state; the plain decoder's context is h_T, the last one.
     """
 
-    section: str  # "plain_model" or "encoder"
+    section: str  # "plain_model" (or "model")
     network: str  # "gru" or "tanh"
     trained: bool
     tokens: tuple[str, ...]
@@ -124,7 +125,7 @@ class DecoderView:
     ``states[t-1]`` (s_t) and ``chosen[t-1]`` (op_t). s_0 is zeros.
     """
 
-    section: str  # "plain_model" or "decoder"
+    section: str  # "plain_model"
     network: str  # "gru" or "tanh"
     trained: bool
     context: np.ndarray  # h_T
@@ -186,7 +187,7 @@ class OutputView:
     chosen_percent``.
     """
 
-    section: str  # "plain_output_mapping" or "output_mapping"
+    section: str  # "plain_output_mapping"
     network: str
     trained: bool
     mapping: Any
@@ -217,83 +218,94 @@ class Seq2SeqView:
         return self.encoder.trained
 
 
-def _plain_trained(trace) -> bool:
-    return trace.plain_model.weights == "trained"
+def section_dict(trace, name: str) -> dict[str, Any]:
+    """``Trace.to_dict()[name]`` for the model sections, computed once per trace.
+
+    The views read the JSON form on purpose: its keys are the NumberLabel
+    keys, so a value and the key shown with it cannot disagree.
+    """
+    cache = _SECTIONS.setdefault(id(trace), (trace, {}))[1]
+    if len(_SECTIONS) > 8:  # a few traces at a time: keep the newest
+        for k in list(_SECTIONS)[:-8]:
+            del _SECTIONS[k]
+    if name not in cache:
+        record = getattr(trace, name)
+        cache[name] = record.to_dict() if record is not None else None
+    return cache[name]
 
 
-def encoder_view(trace) -> EncoderView:
-    """The encoder of the network the Part 1 scenes show."""
-    if uses_translator(trace):
-        m = trace.plain_model
-        T = len(m.source_tokens)
-        return EncoderView(
-            section="plain_model", network="gru", trained=_plain_trained(trace),
-            tokens=tuple(m.source_tokens), token_ids=tuple(m.source_ids),
-            vocabulary=tuple(m.source_vocabulary), embedding_matrix=m.source_embedding_matrix,
-            embedding_matrix_key="plain_model.source_embedding_matrix",
-            inputs=m.embeddings, input_keys=tuple(f"plain_model.embeddings.{t}" for t in range(T)),
-            states=m.encoder_states, state_keys=tuple(f"plain_model.encoder_states.{t}" for t in range(T + 1)),
-        )
-    enc, params = trace.encoder, trace.params
-    T = len(enc.tokens)
+_SECTIONS: dict[int, tuple[Any, dict]] = {}
+
+
+def _arr(value) -> np.ndarray:
+    out = np.array(value, dtype=float)
+    out.flags.writeable = False
+    return out
+
+
+def _network(m: dict) -> str:
+    return "tanh" if m["network"] == "tanh_rnn" else "gru"
+
+
+def encoder_view(trace, section: str = "plain_model") -> EncoderView:
+    """The encoder of the network the Part 1 scenes show (``model`` for the attention scenes)."""
+    m = section_dict(trace, section)
+    T = len(m["tokens"])
     return EncoderView(
-        section="encoder", network="tanh", trained=False,
-        tokens=tuple(enc.tokens), token_ids=tuple(enc.token_ids),
-        vocabulary=tuple(params.source_vocab.words), embedding_matrix=params.source_embeddings,
-        embedding_matrix_key="parameters.source_embeddings",
-        inputs=enc.inputs, input_keys=tuple(f"encoder.inputs.{t}" for t in range(T)),
-        states=enc.hidden, state_keys=tuple(f"encoder.hidden.{t}" for t in range(T + 1)),
+        section=section, network=_network(m), trained=bool(m["trained"]),
+        tokens=tuple(m["tokens"]), token_ids=tuple(m["token_ids"]),
+        vocabulary=tuple(m["source_vocabulary"]), embedding_matrix=_arr(m["source_embedding_matrix"]),
+        embedding_matrix_key=f"{section}.source_embedding_matrix",
+        inputs=_arr(m["embeddings"]), input_keys=tuple(f"{section}.embeddings.{t}" for t in range(T)),
+        states=_arr(m["encoder_states"]),
+        state_keys=tuple(f"{section}.encoder_states.{t}" for t in range(T + 1)),
     )
 
 
 def decoder_view(trace) -> DecoderView:
-    """The decoder of the network the Part 1 scenes show."""
-    if uses_translator(trace):
-        m = trace.plain_model
-        n = len(m.chosen)
-        T = len(m.source_tokens)
-        return DecoderView(
-            section="plain_model", network="gru", trained=_plain_trained(trace),
-            # The decoder's context IS h_T: the same vector, keyed where the encoder keeps it.
-            context=m.encoder_states[T], context_key=f"plain_model.encoder_states.{T}",
-            initial_state=m.initial_state, initial_state_key="plain_model.initial_state",
-            input_words=tuple(m.inputs), input_embeddings=m.input_embeddings,
-            input_embedding_keys=tuple(f"plain_model.steps.{t}.input_embedding" for t in range(n)),
-            states=m.states, state_keys=tuple(f"plain_model.steps.{t}.state" for t in range(n)),
-            chosen=tuple(m.chosen),
-            chosen_probabilities=np.array([m.probabilities[t, m.chosen_ids[t]] for t in range(n)]),
-            chosen_probability_keys=tuple((f"plain_model.steps.{t}.chosen_probability",) for t in range(n)),
-            ended=bool(n and m.chosen[-1] == "<END>"),
-            reference=tuple(m.reference) if m.reference is not None else None,
-        )
-    d = trace.decoder
-    n = d.steps
+    """The plain decoder of the network the Part 1 scenes show."""
+    m = section_dict(trace, "plain_model")
+    steps = m["steps"]
+    n = len(steps)
+    T = len(m["tokens"])
+    network = _network(m)
+    reference = m["reference"]
+    if reference is None and network == "tanh":
+        # The fallback's sentence is not the grammar's: compare with the file's target.
+        reference = list(trace.target_tokens)
+    chosen = tuple(s["chosen"] for s in steps)
     return DecoderView(
-        section="decoder", network="tanh", trained=False,
-        context=d.context, context_key="decoder.context",
-        initial_state=d.states[0], initial_state_key="decoder.states.0",
-        input_words=tuple(d.input_words), input_embeddings=d.input_embeddings,
-        input_embedding_keys=tuple(f"decoder.input_embeddings.{t}" for t in range(n)),
-        states=d.states[1:], state_keys=tuple(f"decoder.states.{t}" for t in range(1, n + 1)),
-        chosen=tuple(d.chosen_words), chosen_probabilities=d.chosen_probabilities,
-        chosen_probability_keys=tuple(("decoder.chosen_probabilities", t) for t in range(n)),
-        ended=bool(d.ended), reference=tuple(trace.target_tokens),
+        section="plain_model", network=network, trained=bool(m["trained"]),
+        # Without attention the context c_t is h_T at every step: keyed where the encoder keeps it.
+        context=_arr(m["encoder_states"][T]), context_key=f"plain_model.encoder_states.{T}",
+        initial_state=_arr(m["initial_state"]), initial_state_key="plain_model.initial_state",
+        input_words=tuple(s["input"] for s in steps),
+        input_embeddings=_arr([s["input_embedding"] for s in steps]),
+        input_embedding_keys=tuple(f"plain_model.steps.{t}.input_embedding" for t in range(n)),
+        states=_arr([s["state"] for s in steps]),
+        state_keys=tuple(f"plain_model.steps.{t}.state" for t in range(n)),
+        chosen=chosen,
+        chosen_probabilities=_arr([s["chosen_probability"] for s in steps]),
+        chosen_probability_keys=tuple((f"plain_model.steps.{t}.chosen_probability",) for t in range(n)),
+        ended=bool(n and chosen[-1] == "<END>"),
+        reference=tuple(reference) if reference is not None else None,
     )
 
 
 def output_view(trace) -> OutputView:
     """The output mapping of the network the Part 1 scenes show."""
-    if uses_translator(trace):
-        return OutputView(section="plain_output_mapping", network="gru", trained=_plain_trained(trace),
-                          mapping=trace.plain_output_mapping)
-    return OutputView(section="output_mapping", network="tanh", trained=False, mapping=trace.output_mapping)
+    m = section_dict(trace, "plain_model")
+    return OutputView(section="plain_output_mapping", network=_network(m), trained=bool(m["trained"]),
+                      mapping=trace.plain_output_mapping)
 
 
-def network_note(trace) -> str:
+def network_note(trace, section: str = "plain_model") -> str:
     """One line for the screen: which network this is, and whether it learned anything."""
-    if uses_translator(trace):
-        if _plain_trained(trace):
-            return "the translator trained without attention (GRU encoder and decoder)"
+    m = section_dict(trace, section)
+    plain = "without" if section == "plain_model" else "with"
+    if _network(m) == "gru":
+        if m["trained"]:
+            return f"the translator trained {plain} attention (GRU encoder and decoder)"
         return "an untrained translator (seeded random weights): its words are not a translation"
     unknown = _unknown_words(trace)
     if unknown:
