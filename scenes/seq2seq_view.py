@@ -312,7 +312,8 @@ def network_note(trace, section: str = "plain_model") -> str:
         words = ", ".join(f"\u201c{w}\u201d" for w in unknown[:2]) + (" \u2026" if len(unknown) > 2 else "")
         return (f"untrained: the grammar does not know {words}, so a small tanh RNN with "
                 "seeded random weights is shown; its words are not a translation")
-    return "untrained: a small tanh RNN with the numbers file's values; its words are not a translation"
+    # The reader set the small RNN's values by hand: their numbers, not trained ones.
+    return "a small tanh RNN with the numbers file's values (not trained on the grammar)"
 
 
 def _unknown_words(trace) -> tuple[str, ...]:
