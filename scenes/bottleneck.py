@@ -58,14 +58,15 @@ TOKENS_Y = 2.5
 STATES_Y = 0.7
 FOOT_Y = -3.55
 LENGTHS = "length_experiment"
+EXAMPLE = "bottleneck_example"
 
 
 class BottleneckScene(WalkthroughScene):
     scene_id = "bottleneck"
-    trace_sections = ("source", "sizes", "encoder.tokens", "encoder.hidden", "plain_model.weights",
-                      "plain_model.tokens", "plain_model.annotations", "plain_model.summary", LENGTHS)
-    description = ("Only one fixed-size vector reaches the plain decoder ([f_T ; b_1], or h_T): "
-                   "every other state is discarded.")
+    trace_sections = ("source", "sizes", "plain_model.network", "plain_model.weights", "plain_model.trained",
+                      "plain_model.tokens", "plain_model.encoder_states", LENGTHS, EXAMPLE)
+    description = ("Only h_T reaches the plain decoder: h_1 ... h_{T-1} are discarded. Ends on a long "
+                   "sentence the plain network gets wrong, beside what attention writes.")
 
     def construct(self) -> None:
         view = encoder_view(self.trace)

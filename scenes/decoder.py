@@ -244,10 +244,13 @@ class DecoderScene(WalkthroughScene):
     # -- builders -------------------------------------------------------------
 
     def _network_note(self):
-        theme = self.theme
-        return caption(network_note(self.trace) + (": its only view of the sentence is h_T" if self.view.trained
-                                                   else ""), theme, 18,
-                       theme.highlight if self.view.untrained else theme.muted)
+        theme, view = self.theme, self.view
+        text = network_note(self.trace)
+        if view.trained:
+            text += f": its only view of the sentence is h{subscript(len(self.trace.source_tokens))}"
+        elif "untrained" in text:
+            text += "; its words are not a translation"
+        return caption(text, theme, 18, theme.highlight if view.untrained else theme.muted)
 
     def _state_column(self, values, key: str, t: int, x: float) -> VectorColumn:
         return self._column(values, key, f"s{subscript(t)}", self.theme.decoder, x)

@@ -72,8 +72,8 @@ class _Direction:
 
 class EncoderScene(WalkthroughScene):
     scene_id = "encoder"
-    trace_sections = ("source", "sizes", "encoder", "plain_model.weights", "plain_model.tokens",
-                      "plain_model.embeddings", "plain_model.encoder_states")
+    trace_sections = ("source", "sizes", "plain_model.network", "plain_model.weights", "plain_model.trained",
+                      "plain_model.tokens", "plain_model.embeddings", "plain_model.encoder_states")
     description = ("The encoder reads the sentence one word at a time from h_0 = 0: "
                    "h_t = RNN(x_t, h_{t-1}); the last state h_T is the context vector.")
 

@@ -87,7 +87,10 @@ class OutputMappingScene(WalkthroughScene):
             math_label(r"p_w = \mathrm{softmax}_w(s_t \cdot e_w)", theme, 30),
         ).arrange(RIGHT, buff=0.45)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
-        note = caption(network_note(self.trace) + f", decode step {t}", theme, 18,
+        said = network_note(self.trace) + f", decode step {t}"
+        if "untrained" in said:
+            said += ": not a translation"
+        note = caption(said, theme, 18,
                        theme.highlight if view.untrained else theme.muted)
         fit_within(note, max_width=13.4).move_to([0, NOTE_Y, 0])
         self.play(fade_in(title), fade_in(note))

@@ -306,12 +306,11 @@ def network_note(trace, section: str = "plain_model") -> str:
     if _network(m) == "gru":
         if m["trained"]:
             return f"the translator trained {plain} attention (GRU encoder and decoder)"
-        return "an untrained translator (seeded random weights): its words are not a translation"
+        return "an untrained translator (seeded random weights)"
     unknown = _unknown_words(trace)
     if unknown:
         words = ", ".join(f"\u201c{w}\u201d" for w in unknown[:2]) + (" \u2026" if len(unknown) > 2 else "")
-        return (f"untrained: the grammar does not know {words}, so a small tanh RNN with "
-                "seeded random weights is shown; its words are not a translation")
+        return f"untrained: a small tanh RNN with random weights (the grammar lacks {words})"
     # The reader set the small RNN's values by hand: their numbers, not trained ones.
     return "a small tanh RNN with the numbers file's values (not trained on the grammar)"
 
