@@ -124,19 +124,16 @@ class OutputMappingScene(WalkthroughScene):
         ]).arrange(RIGHT, buff=0).move_to([grid_left + H * cell_w / 2, STATE_Y, 0])
         state_frame = SurroundingRectangle(state, color=theme.decoder, buff=0.04, stroke_width=3)
         state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
-        e_name = math_label(r"e_w", theme, 26, theme.embedding).next_to(matrix.frame, UP, buff=0.08)
-        e_name.align_to(matrix.frame, RIGHT)
-        self.play(fade_in(matrix), fade_in(e_name),
-                  fade_in(VGroup(state, state_frame, state_name), shift=DOWN * 0.2))
+        self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name), shift=DOWN * 0.2))
 
         score_x = matrix.frame.get_right()[0] + 0.55 + score_w / 2
         prob_x = score_x + score_w / 2 + softmax_gap + prob_w / 2
         bar_x = prob_x + prob_w / 2 + 0.15
         head_y = STATE_Y
-        score_head = math_label(rf"s_{{{t}}} \cdot e_w", theme, 24, theme.muted).move_to([score_x, head_y, 0])
+        score_head = math_label(rf"s_{{{t}}} \cdot e_w", theme, 32, theme.text).move_to([score_x, head_y, 0])
         prob_head = caption("probability", theme, 16, theme.muted).move_to([prob_x, head_y, 0])
-        for h in (score_head, prob_head):
-            fit_within(h, max_width=1.3, max_height=0.62)
+        fit_within(score_head, max_width=score_w + 0.5)
+        fit_within(prob_head, max_width=1.3, max_height=0.62)
 
         scores, probs, bars, equals = {}, {}, {}, {}
         score_scale = max(float(abs(m.scores).max()), 1e-9)
@@ -182,10 +179,11 @@ class OutputMappingScene(WalkthroughScene):
         self.play(LaggedStart(*[fade_in(probs[i]) for i in order], lag_ratio=0.1),
                   LaggedStart(*[GrowFromEdge(bars[i], LEFT) for i in order], lag_ratio=0.1), run_time=1.5)
         if V > len(kept):
-            count = caption(f"{V} French words, most probable first; the dots stand for the other ones",
+            count = caption(f"rows: the embeddings e_w of the {V} French words, most probable first; "
+                            "the dots stand for the other ones",
                             theme, 16, theme.muted)
         else:
-            count = caption(f"all {V} French words", theme, 16, theme.muted)
+            count = caption(f"rows: the embeddings e_w of all {V} French words", theme, 16, theme.muted)
         fit_within(count, max_width=13.0).next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.labels, LEFT)
         self.play(fade_in(count))
 

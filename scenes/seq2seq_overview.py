@@ -164,8 +164,8 @@ class Seq2SeqOverviewScene(WalkthroughScene):
                         np.array([dec_box.get_left()[0] - 0.05, context.frame.get_y(), 0]),
                         theme.encoder, 3)
         note = self._step(4, "decoder", X_DECODER,
-                          f"4. The decoder starts from s\u2080 = 0 and op\u2080 = <START>; reading {ctx_text} "
-                          "at every step, it makes one state s\u209c per output word", note)
+                          f"4. The decoder, from s\u2080 = 0, reads {ctx_text} at every step: "
+                          "one state s\u209c per output word", note)
         self.play(Create(dec_box), GrowArrow(to_dec))
 
         # 5. each decoder state is mapped to a word ---------------------------------
@@ -185,7 +185,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
             out_words.add(word)
             out_arrows.add(_arrow([map_box.get_right()[0] + 0.04, y, 0],
                                   [X_OUT_LEFT - 0.1, y, 0], theme.decoder))
-        step5 = "5. Each state s\u209c is mapped to the most similar French word (s\u209c \u00b7 e_w, softmax): op\u209c"
+        step5 = "5. Each s\u209c is mapped to the French word op\u209c whose embedding is most similar"
         note = self._step(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2, step5, note)
         self.play(Create(map_box))
         for k in range(len(outputs)):
