@@ -106,14 +106,16 @@ class Trace:
     source_tokens: tuple[str, ...]
     target_tokens: tuple[str, ...]
     encoder: EncoderTrace
-    # The trained translator on the source sentence (None when the sentence
-    # has words the grammar lacks and the file has no [model] table).
+    # The network with attention on the source sentence: the trained GRU
+    # translator, or the seeded tanh RNN fallback (network = "tanh_rnn")
+    # when the grammar cannot read the sentence or the file sets that RNN's
+    # values by hand (see _plain_settings). Same keys either way.
     model: Any = None
     # Measured accuracy by sentence length, with and without attention.
     length_experiment: Any = None
-    # The same translator trained without attention, on the same sentence:
-    # the plain encoder-decoder the Part 1 scenes show (None when they show
-    # the small seeded tanh RNN instead, see _plain_settings).
+    # The same network without attention, on the same sentence: the plain
+    # encoder-decoder the Part 1 scenes show (the tanh RNN fallback exactly
+    # when ``model`` is).
     plain_model: Any = None
     # Its output mapping at the [output_mapping] step.
     plain_output_mapping: Any = None
@@ -212,9 +214,19 @@ def compute_trace(scenario: Scenario) -> Trace:
     inputs = params.source_embeddings[list(ids)]
     hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
     encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
-    plain, plain_mapping = _plain_sections(scenario)
+    fallback = _plain_settings(scenario) is None
     # The [output_mapping] step is checked against the decoder the scenes show.
-    decoded, mapping = _decode(scenario, params, encoder, strict=plain is None)
+    decoded, mapping = _decode(scenario, params, encoder, strict=fallback)
+    attention = _attention(scenario, params, encoder)
+    if fallback:
+        from .translator.section import model_output_mapping
+
+        plain = _fallback_plain(scenario, params, encoder, decoded)
+        plain_mapping = model_output_mapping(plain, mapping.step)
+        model = _fallback_model(scenario, params, encoder, attention)
+    else:
+        plain, plain_mapping = _plain_sections(scenario)
+        model = _model_section(scenario)
     dot = scenario.dot_attention or dot_attn.parse_dot_attention({}, scenario.seed)
     return Trace(
         scenario=scenario,
@@ -222,7 +234,7 @@ def compute_trace(scenario: Scenario) -> Trace:
         source_tokens=tokens,
         target_tokens=scenario.target_tokens,
         encoder=encoder,
-        model=_model_section(scenario),
+        model=model,
         length_experiment=_length_section(),
         plain_model=plain,
         plain_output_mapping=plain_mapping,
@@ -231,10 +243,113 @@ def compute_trace(scenario: Scenario) -> Trace:
         cnn=_cnn_trace(scenario),
         decoder=decoded,
         output_mapping=mapping,
-        attention=_attention(scenario, params, encoder),
+        attention=attention,
         dot_product_attention=dot_attn.single_query_attention(dot.inputs, dot.query),
         multi_query_attention=dot_attn.multi_query_attention(dot.mq_inputs, dot.mq_queries),
         worked_example=dot_attn.worked_example(dot.we_inputs, dot.we_queries),
+    )
+
+
+def _fallback_weights_kind(s: Scenario) -> str:
+    """"given" when the numbers file sets every value of the tanh RNN the
+    scenes use, else "seeded" (some value drawn from the seed)."""
+    enc_given = all(getattr(s.encoder, n) is not None for n in ("W_x", "W_h", "b"))
+    dec_given = all(getattr(s.decoder, n) is not None for n in ("W_o", "W_s", "W_c", "b"))
+    return "given" if enc_given and dec_given else "seeded"
+
+
+def _tanh_common(s: Scenario, params: Parameters, encoder: EncoderTrace) -> dict[str, Any]:
+    """The fields both fallback networks share: the tanh encoder's values."""
+    return dict(
+        network="tanh_rnn",
+        config=None,
+        key="seeded",
+        source_tokens=encoder.tokens,
+        source_ids=tuple(encoder.token_ids),
+        target_vocabulary=tuple(params.target_vocab.words),
+        source_vocabulary=tuple(params.source_vocab.words),
+        source_embedding_matrix=params.source_embeddings,
+        target_embedding_matrix=params.target_embeddings,
+        embeddings=encoder.inputs,
+        encoder_states=encoder.hidden,
+        gates=None,
+        reference=s.target_tokens,
+        reference_alignment=None,
+        held_out=None,
+    )
+
+
+def _tanh_parameters(params: Parameters) -> dict[str, np.ndarray]:
+    return {"src_emb": params.source_embeddings, "tgt_emb": params.target_embeddings,
+            "enc_W_x": params.encoder_W_x, "enc_W_h": params.encoder_W_h, "enc_b": params.encoder_b}
+
+
+def _fallback_plain(s: Scenario, params: Parameters, encoder: EncoderTrace, decoded: DecoderTrace):
+    """The seeded tanh RNN without attention, in the translator's record:
+    ``s_t = tanh(W_o op_{t-1} + W_s s_{t-1} + W_c h_T + b)``."""
+    from .translator.section import ModelTrace
+
+    n = decoded.steps
+    return ModelTrace(
+        **_tanh_common(s, params, encoder),
+        weights=_fallback_weights_kind(s),
+        has_attention=False,
+        inputs=tuple(decoded.input_words),
+        input_embeddings=decoded.input_embeddings,
+        attention_scores=None,
+        attention=None,
+        contexts=frozen(np.tile(encoder.context, (n, 1))),
+        states=frozen(decoded.states[1:]),
+        chosen_ids=tuple(decoded.chosen_ids),
+        parameters={**_tanh_parameters(params),
+                    **{f"dec_{k}": frozen(v) for k, v in decoded.weights.items()}},
+    )
+
+
+def _fallback_model(s: Scenario, params: Parameters, encoder: EncoderTrace, att: AttentionDecode):
+    """The seeded tanh RNN with attention over the same h_1 ... h_T:
+    ``s_t = tanh(W_o op_{t-1} + W_s s_{t-1} + W_c c_t + b)``, decoded greedily
+    over the whole French vocabulary like every other network here (the
+    legacy ``attention`` section leaves <START> out of its choices)."""
+    from .attention import attention_decoder_step, attention_scores, attention_weights
+    from .translator.section import ModelTrace
+
+    p = att.params
+    keys = encoder.hidden[1:]
+    words = params.target_vocab.words
+    table = params.target_embeddings
+    s_prev = np.zeros(table.shape[1])
+    word = START
+    inputs, ops, scores, weights, contexts, states, chosen = [], [], [], [], [], [], []
+    for _ in range(len(s.target_tokens) + 1):
+        op = table[words.index(word)]
+        e = attention_scores(p.score, s_prev, keys, p)
+        a = attention_weights(e)
+        c = a @ keys
+        s_prev = attention_decoder_step(op, s_prev, c, p.W_o, p.W_s, p.W_c, p.b)
+        k = int(np.argmax(table @ s_prev))
+        for rows, value in ((inputs, word), (ops, op), (scores, e), (weights, a), (contexts, c),
+                            (states, s_prev), (chosen, k)):
+            rows.append(value)
+        word = words[k]
+        if word == END:
+            break
+    dec = {f"dec_{k}": frozen(getattr(p, k)) for k in ("W_o", "W_s", "W_c", "b")}
+    if p.W_a is not None:
+        dec.update(att_W_a=frozen(p.W_a), att_U_a=frozen(p.U_a), att_v_a=frozen(p.v_a))
+    kind = "seeded" if p.seeded else _fallback_weights_kind(s)
+    return ModelTrace(
+        **_tanh_common(s, params, encoder),
+        weights=kind,
+        has_attention=True,
+        inputs=tuple(inputs),
+        input_embeddings=frozen(ops),
+        attention_scores=frozen(scores),
+        attention=frozen(weights),
+        contexts=frozen(contexts),
+        states=frozen(states),
+        chosen_ids=tuple(chosen),
+        parameters={**_tanh_parameters(params), **dec},
     )
 
 
@@ -272,11 +387,16 @@ def _model_section(scenario: Scenario):
 
 def sets_small_rnn_by_hand(s: Scenario) -> bool:
     """True when the numbers file gives the small tanh RNN's values itself
-    ([embeddings.*], [encoder] or [decoder] tables)."""
+    ([embeddings.*], [encoder], [decoder] or [attention] tables)."""
+    att = s.attention
     return bool(
         s.source_embeddings or s.target_embeddings
         or any(getattr(s.encoder, n) is not None for n in ("W_x", "W_h", "b"))
         or any(getattr(s.decoder, n) is not None for n in ("W_o", "W_s", "W_c", "b"))
+        # The trained network has its own attention: a score or weight given
+        # for the tanh RNN's attention is the reader's own network too.
+        or att.score != "additive"
+        or any(getattr(att, n) is not None for n in ("size", "W_a", "U_a", "v_a", "W_o", "W_s", "W_c", "b"))
     )
 
 

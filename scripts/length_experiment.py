@@ -1,5 +1,5 @@
 """The long-sentence experiment: the same translator trained twice, once
-with attention and once without (the decoder sees only [f_T ; b_1]), and
+with attention and once without (the decoder sees only h_T), and
 tested on sentences of every source length.
 
     python scripts/length_experiment.py [--per-length 60] [--out FILE]

@@ -1,34 +1,35 @@
-"""A GRU encoder-decoder with additive (Bahdanau) attention, in numpy,
-with hand-written backpropagation through time.
+"""The drafts' translator in numpy: a GRU encoder, a GRU decoder, optional
+additive attention, and the output mapping by dot product with the French
+embeddings; hand-written backpropagation through time.
 
-Shapes (B sentences in a batch, source length T, target steps T'):
+Notation (draft 000, ``docs/notation.md``); B sentences in a batch, source
+length T, H the state size (= the French embedding size, so that the dot
+product ``s_t . e_w`` is defined), E the English embedding size:
 
-- source embeddings ``x_j`` (E), target embeddings ``y`` (E);
-- a bidirectional GRU encoder: a forward and a backward GRU of H/2 units
-  each; the annotation of word j is ``h_j = [f_j ; b_j]`` (H numbers);
-- the decoder's first state ``s_0 = tanh(W_init [f_T ; b_1] + b_init)``:
-  the two directions' last states, the plain model's "context vector";
-- at step t: scores ``e_tj = v . tanh(W_a s_{t-1} + U_a h_j)``, weights
-  ``alpha_t = softmax(e_t)`` over the source words, context
-  ``c_t = sum_j alpha_tj h_j``; the decoder GRU reads ``[y_{t-1} ; c_t]``
-  and ``s_{t-1}`` and gives ``s_t``;
-- the output mapping: a linear layer ``o_t = W_o [s_t ; c_t] + b_o`` (E
-  numbers), then the dot product of ``o_t`` with every target embedding
-  plus a per-word bias gives the logits, and softmax the probabilities.
+- ``x_t`` (E): the English word's embedding, a row of ``src_emb``;
+- encoder: ``h_0 = 0``, ``h_t = GRU_enc(x_t, h_{t-1})`` for t = 1..T
+  (unidirectional); ``h_T`` is the plain network's context;
+- decoder: ``s_0 = 0``, ``op_0`` = the embedding of ``<START>``, then
+  ``s_t = GRU_dec([op_{t-1} ; c_t], s_{t-1})`` where the context is
+  ``c_t = h_T`` without attention and, with it,
+  ``e_tj = v . tanh(W_a s_{t-1} + U_a h_j)``, ``a_tj = softmax_j(e_tj)``,
+  ``c_t = sum_j a_tj h_j``;
+- output mapping: ``scores_w = s_t . e_w`` for every French word w (``e_w``
+  a row of ``tgt_emb``, H numbers), nothing added; softmax gives the
+  probabilities, and ``op_t`` is the most probable word's embedding.
 
-Without attention (``attention=False``) the context is the fixed
-``[f_T ; b_1]`` at every step: the decoder sees only the encoder's final
-states, as in the plain encoder-decoder.
+The GRU (both networks, encoder and decoder), input x, state h, weights
+stacked ``[z ; r ; n]``::
+
+    z  = sigmoid(W_z x + U_z h + b_z)          update gate
+    r  = sigmoid(W_r x + U_r h + b_r)          reset gate
+    n  = tanh(W_n x + U_n (r * h) + b_n)       candidate: U (r * h)
+    h' = (1 - z) * h + z * n
 
 Training may add a guided-alignment term (``guide`` > 0): the
-cross-entropy of the attention weights against the grammar's alignment,
-so the weights are pulled towards the word being translated (Chen et al.
-2016, "Guided Alignment Training for Topic-Aware Neural Machine
-Translation"). The attention is still the model's own: the context the
-decoder uses is the one the weights give.
-
-The same :func:`forward` serves training (teacher forcing, batched) and
-:func:`greedy_decode` serves evaluation and the scenes.
+cross-entropy of the attention weights against the grammar's alignment
+(Chen et al. 2016). The context the decoder uses is still the one the
+model's own weights give.
 """
 
 from __future__ import annotations
@@ -39,8 +40,14 @@ import numpy as np
 
 __all__ = [
     "PARAM_NAMES",
+    "ATTENTION_PARAM_NAMES",
     "init_params",
     "param_shapes",
+    "param_count",
+    "gru_step",
+    "encode",
+    "attend",
+    "decoder_step",
     "forward",
     "backward",
     "loss_and_grads",
@@ -49,31 +56,38 @@ __all__ = [
     "make_batch",
 ]
 
+# Names the architecture in the weights' hash: change it when the maths changes.
+ARCHITECTURE = "gru-uni/s0=0/scores=s.e_w/v2"
 NEG = -1e9  # score of padding positions: softmax gives them weight 0
+ATTENTION_PARAM_NAMES = ("att_W", "att_U", "att_v")
 
 
-def param_shapes(n_src: int, n_tgt: int, E: int, H: int) -> dict[str, tuple[int, ...]]:
-    """Every parameter's shape for vocabularies of the given sizes."""
-    h = H // 2
-    return {
-        "src_emb": (n_src, E),
-        "tgt_emb": (n_tgt, E),
-        "enc_f_W": (3 * h, E), "enc_f_U": (3 * h, h), "enc_f_b": (3 * h,),
-        "enc_b_W": (3 * h, E), "enc_b_U": (3 * h, h), "enc_b_b": (3 * h,),
-        "init_W": (H, H), "init_b": (H,),
-        "att_W": (H, H), "att_U": (H, H), "att_v": (H,),
-        "dec_W": (3 * H, E + H), "dec_U": (3 * H, H), "dec_b": (3 * H,),
-        "out_W": (E, 2 * H), "out_b": (E,), "out_bias": (n_tgt,),
+def param_shapes(n_src: int, n_tgt: int, E: int, H: int, attention: bool = True) -> dict[str, tuple[int, ...]]:
+    """Every parameter's shape; the plain network has no ``att_*``."""
+    shapes: dict[str, tuple[int, ...]] = {
+        "src_emb": (n_src, E),  # x_t rows
+        "tgt_emb": (n_tgt, H),  # e_w rows (op_t is one of them)
+        "enc_W": (3 * H, E), "enc_U": (3 * H, H), "enc_b": (3 * H,),
+        "dec_W": (3 * H, 2 * H), "dec_U": (3 * H, H), "dec_b": (3 * H,),  # dec_W reads [op ; c]
     }
+    if attention:
+        shapes.update({"att_W": (H, H), "att_U": (H, H), "att_v": (H,)})
+    return shapes
 
 
 PARAM_NAMES = tuple(param_shapes(1, 1, 2, 2))
 
 
-def init_params(rng: np.random.Generator, n_src: int, n_tgt: int, E: int, H: int) -> dict[str, np.ndarray]:
+def param_count(n_src: int, n_tgt: int, E: int, H: int, attention: bool = True) -> int:
+    """How many numbers the network has."""
+    return int(sum(np.prod(s) for s in param_shapes(n_src, n_tgt, E, H, attention).values()))
+
+
+def init_params(rng: np.random.Generator, n_src: int, n_tgt: int, E: int, H: int,
+                attention: bool = True) -> dict[str, np.ndarray]:
     """Normal weights of scale 1/sqrt(fan-in), zero biases, embeddings 0.5."""
     out = {}
-    for name, shape in param_shapes(n_src, n_tgt, E, H).items():
+    for name, shape in param_shapes(n_src, n_tgt, E, H, attention).items():
         if name.endswith("_emb"):
             out[name] = rng.normal(0, 0.5, shape)
         elif len(shape) == 1:
@@ -99,7 +113,7 @@ def _softmax(a: np.ndarray) -> np.ndarray:
 
 def gru_step(x, h, W, U, b):
     """z = sig(Wz x + Uz h + bz), r = sig(Wr x + Ur h + br),
-    n = tanh(Wn x + Un (r*h) + bn), h' = (1-z) h + z n."""
+    n = tanh(Wn x + Un (r*h) + bn), h' = (1-z) h + z n (rows of a batch)."""
     k = h.shape[1]
     gx = x @ W.T + b
     gh = h @ U[: 2 * k].T
@@ -131,8 +145,6 @@ def gru_step_back(dh_new, cache, W, U, gW, gU, gb):
     gU[: 2 * k] += dzr.T @ h
     dh += dzr @ U[: 2 * k]
     return dg @ W, dh
-
-
 # --------------------------------------------------------------------------
 # Batches
 # --------------------------------------------------------------------------
@@ -189,28 +201,24 @@ def make_batch(src_ids: list[list[int]], tgt_ids: list[list[int]] | None, start:
 
 
 def encode(p: dict[str, np.ndarray], src: np.ndarray, mask: np.ndarray):
-    """Both GRU directions over the source; padding keeps the state."""
+    """The GRU over the source from h_0 = 0; padding keeps the state, so the
+    last column is every sentence's h_T.
+
+    Returns ``(x, states, h_T, caches)``: embeddings B x T x E, encoder
+    states h_1..h_T as B x T x H, h_T as B x H.
+    """
     B, T = src.shape
-    k = p["enc_f_U"].shape[1]
-    x = p["src_emb"][src]  # B x T x E
-    f = np.zeros((B, T, k))
-    bw = np.zeros((B, T, k))
-    fc, bc = [None] * T, [None] * T
-    h = np.zeros((B, k))
+    H = p["enc_U"].shape[1]
+    x = p["src_emb"][src]
+    states = np.zeros((B, T, H))
+    caches = [None] * T
+    h = np.zeros((B, H))
     for t in range(T):
-        new, fc[t] = gru_step(x[:, t], h, p["enc_f_W"], p["enc_f_U"], p["enc_f_b"])
+        new, caches[t] = gru_step(x[:, t], h, p["enc_W"], p["enc_U"], p["enc_b"])
         m = mask[:, t: t + 1]
         h = m * new + (1 - m) * h
-        f[:, t] = h
-    h = np.zeros((B, k))
-    for t in range(T - 1, -1, -1):
-        new, bc[t] = gru_step(x[:, t], h, p["enc_b_W"], p["enc_b_U"], p["enc_b_b"])
-        m = mask[:, t: t + 1]
-        h = m * new + (1 - m) * h
-        bw[:, t] = h
-    ann = np.concatenate([f, bw], axis=2)  # B x T x H
-    summary = np.concatenate([f[:, -1], bw[:, 0]], axis=1)  # [f_T ; b_1]
-    return x, f, bw, ann, summary, (fc, bc)
+        states[:, t] = h
+    return x, states, h.copy(), caches
 
 
 # --------------------------------------------------------------------------
@@ -218,32 +226,30 @@ def encode(p: dict[str, np.ndarray], src: np.ndarray, mask: np.ndarray):
 # --------------------------------------------------------------------------
 
 
-def attend(p, s, ann, UH, mask):
-    """Additive scores, weights and context for decoder state ``s``."""
+def attend(p, s, states, UH, mask):
+    """Additive scores e_tj, weights a_tj and context c_t for ``s`` = s_{t-1}."""
     pre = np.tanh((s @ p["att_W"].T)[:, None, :] + UH)  # B x T x H
     e = pre @ p["att_v"]
     e = np.where(mask > 0, e, NEG)
     alpha = _softmax(e)
-    c = np.einsum("bt,bth->bh", alpha, ann)
+    c = np.einsum("bt,bth->bh", alpha, states)
     return pre, e, alpha, c
 
 
-def decoder_step(p, y_prev, s, ann, UH, mask, summary, attention: bool):
-    """One decoder step; returns the values and the cache for backprop."""
+def decoder_step(p, y_prev, s, states, UH, mask, h_T, attention: bool):
+    """One decoder step from word ids ``y_prev`` (op_{t-1}) and s_{t-1}."""
     if attention:
-        pre, e, alpha, c = attend(p, s, ann, UH, mask)
+        pre, e, alpha, c = attend(p, s, states, UH, mask)
     else:
         pre = e = alpha = None
-        c = summary
-    y = p["tgt_emb"][y_prev]
-    inp = np.concatenate([y, c], axis=1)
+        c = h_T
+    op = p["tgt_emb"][y_prev]
+    inp = np.concatenate([op, c], axis=1)
     s_new, gcache = gru_step(inp, s, p["dec_W"], p["dec_U"], p["dec_b"])
-    sc = np.concatenate([s_new, c], axis=1)
-    o = sc @ p["out_W"].T + p["out_b"]
-    logits = o @ p["tgt_emb"].T + p["out_bias"]
-    probs = _softmax(logits)
-    return dict(s_prev=s, pre=pre, scores=e, alpha=alpha, context=c, y=y, gcache=gcache,
-                state=s_new, sc=sc, o=o, logits=logits, probs=probs, y_prev=y_prev)
+    scores = s_new @ p["tgt_emb"].T  # s_t . e_w, nothing added
+    probs = _softmax(scores)
+    return dict(s_prev=s, pre=pre, att_scores=e, alpha=alpha, context=c, op=op, gcache=gcache,
+                state=s_new, scores=scores, probs=probs, y_prev=y_prev)
 
 
 # --------------------------------------------------------------------------
@@ -255,19 +261,19 @@ def forward(p: dict[str, np.ndarray], batch: Batch, attention: bool = True, guid
     """Mean cross-entropy per target token, and the caches for backprop.
 
     ``guide`` > 0 adds ``guide`` times the cross-entropy of the attention
-    weights against the grammar's alignment (guided alignment training);
-    it needs a batch made with alignments.
+    weights against the grammar's alignment (needs a batch with alignments).
     """
-    x, f, bw, ann, summary, enc_cache = encode(p, batch.src, batch.src_mask)
-    a0 = summary @ p["init_W"].T + p["init_b"]
-    s = np.tanh(a0)
-    UH = ann @ p["att_U"].T
+    x, states, h_T, enc_cache = encode(p, batch.src, batch.src_mask)
+    B = batch.src.shape[0]
+    H = states.shape[2]
+    s = np.zeros((B, H))  # s_0 = 0
+    UH = states @ p["att_U"].T if attention else None
     steps = []
     loss = 0.0
     n_tok = batch.tgt_mask.sum()
-    rows = np.arange(batch.src.shape[0])
+    rows = np.arange(B)
     for t in range(batch.tgt_in.shape[1]):
-        st = decoder_step(p, batch.tgt_in[:, t], s, ann, UH, batch.src_mask, summary, attention)
+        st = decoder_step(p, batch.tgt_in[:, t], s, states, UH, batch.src_mask, h_T, attention)
         pr = st["probs"][rows, batch.tgt_out[:, t]]
         loss -= float((np.log(pr + 1e-300) * batch.tgt_mask[:, t]).sum())
         if guide and attention:
@@ -275,8 +281,8 @@ def forward(p: dict[str, np.ndarray], batch: Batch, attention: bool = True, guid
             loss -= guide * float((np.log(pa + 1e-300) * batch.align_mask[:, t]).sum())
         steps.append(st)
         s = st["state"]
-    cache = dict(x=x, f=f, bw=bw, ann=ann, summary=summary, enc=enc_cache, s0=np.tanh(a0),
-                 UH=UH, steps=steps, n_tok=n_tok, attention=attention, guide=guide)
+    cache = dict(x=x, states=states, h_T=h_T, enc=enc_cache, UH=UH, steps=steps, n_tok=n_tok,
+                 attention=attention, guide=guide)
     return loss / n_tok, cache
 
 
@@ -284,37 +290,29 @@ def backward(p: dict[str, np.ndarray], batch: Batch, cache) -> dict[str, np.ndar
     """Gradients of the mean loss by backpropagation through time."""
     g = {k: np.zeros_like(v) for k, v in p.items()}
     B, T = batch.src.shape
-    H = p["init_W"].shape[0]
-    k = H // 2
-    ann, summary, steps = cache["ann"], cache["summary"], cache["steps"]
+    states, steps = cache["states"], cache["steps"]
+    H = states.shape[2]
     attention = cache["attention"]
     rows = np.arange(B)
-    d_ann = np.zeros_like(ann)
-    d_UH = np.zeros_like(cache["UH"])
-    d_summary = np.zeros_like(summary)
+    d_states = np.zeros_like(states)
+    d_UH = np.zeros_like(states) if attention else None
+    d_hT = np.zeros((B, H))
     ds = np.zeros((B, H))
     for t in range(len(steps) - 1, -1, -1):
         st = steps[t]
         dl = st["probs"].copy()
         dl[rows, batch.tgt_out[:, t]] -= 1.0
         dl *= (batch.tgt_mask[:, t] / cache["n_tok"])[:, None]
-        # logits = o . tgt_emb + bias
-        g["tgt_emb"] += dl.T @ st["o"]
-        g["out_bias"] += dl.sum(axis=0)
-        do = dl @ p["tgt_emb"]
-        g["out_W"] += do.T @ st["sc"]
-        g["out_b"] += do.sum(axis=0)
-        dsc = do @ p["out_W"]
-        ds = ds + dsc[:, :H]
-        dc = dsc[:, H:].copy()
+        # scores = s_t . e_w
+        g["tgt_emb"] += dl.T @ st["state"]
+        ds = ds + dl @ p["tgt_emb"]
         dinp, ds = gru_step_back(ds, st["gcache"], p["dec_W"], p["dec_U"], g["dec_W"], g["dec_U"], g["dec_b"])
-        E = st["y"].shape[1]
-        np.add.at(g["tgt_emb"], st["y_prev"], dinp[:, :E])
-        dc += dinp[:, E:]
+        np.add.at(g["tgt_emb"], st["y_prev"], dinp[:, :H])
+        dc = dinp[:, H:]
         if attention:
             alpha, pre = st["alpha"], st["pre"]
-            d_ann += alpha[:, :, None] * dc[:, None, :]
-            dalpha = np.einsum("bh,bth->bt", dc, ann)
+            d_states += alpha[:, :, None] * dc[:, None, :]
+            dalpha = np.einsum("bh,bth->bt", dc, states)
             de = alpha * (dalpha - (alpha * dalpha).sum(axis=1, keepdims=True))
             if cache["guide"]:
                 # d(-log alpha_a)/de = alpha - onehot(a), masked and scaled
@@ -328,35 +326,19 @@ def backward(p: dict[str, np.ndarray], batch: Batch, cache) -> dict[str, np.ndar
             g["att_W"] += dWs.T @ st["s_prev"]
             ds = ds + dWs @ p["att_W"]
         else:
-            d_summary += dc
-    # s_0 = tanh(W_init summary + b_init)
-    da0 = ds * (1 - cache["s0"] ** 2)
-    g["init_W"] += da0.T @ summary
-    g["init_b"] += da0.sum(axis=0)
-    d_summary += da0 @ p["init_W"]
+            d_hT += dc
+    # s_0 = 0 is no parameter: ds left over here goes nowhere.
     if attention:
-        g["att_U"] += np.einsum("bth,btk->hk", d_UH, ann)
-        d_ann += d_UH @ p["att_U"]
-    df = d_ann[:, :, :k].copy()
-    dbw = d_ann[:, :, k:].copy()
-    df[:, -1] += d_summary[:, :k]
-    dbw[:, 0] += d_summary[:, k:]
-    fc, bc = cache["enc"]
+        g["att_U"] += np.einsum("bth,btk->hk", d_UH, states)
+        d_states += d_UH @ p["att_U"]
+    enc_caches = cache["enc"]
     dx = np.zeros_like(cache["x"])
-    carry = np.zeros((B, k))
+    carry = d_hT  # h_T is the state after the last real word, carried through padding
     for t in range(T - 1, -1, -1):
-        total = df[:, t] + carry
+        total = d_states[:, t] + carry
         m = batch.src_mask[:, t: t + 1]
-        dxt, dh = gru_step_back(m * total, fc[t], p["enc_f_W"], p["enc_f_U"],
-                                g["enc_f_W"], g["enc_f_U"], g["enc_f_b"])
-        dx[:, t] += dxt
-        carry = (1 - m) * total + dh
-    carry = np.zeros((B, k))
-    for t in range(T):
-        total = dbw[:, t] + carry
-        m = batch.src_mask[:, t: t + 1]
-        dxt, dh = gru_step_back(m * total, bc[t], p["enc_b_W"], p["enc_b_U"],
-                                g["enc_b_W"], g["enc_b_U"], g["enc_b_b"])
+        dxt, dh = gru_step_back(m * total, enc_caches[t], p["enc_W"], p["enc_U"],
+                                g["enc_W"], g["enc_U"], g["enc_b"])
         dx[:, t] += dxt
         carry = (1 - m) * total + dh
     np.add.at(g["src_emb"], batch.src, dx)
@@ -378,20 +360,21 @@ def greedy_decode(p, batch: Batch, start: int, end: int, max_len: int, attention
     """Translate a batch word by word, feeding back the most probable word.
 
     Returns (ids, alphas, encoded, steps): ``ids`` B x max_len chosen words
-    (stopping is up to the caller: everything after <END> is ignored),
-    ``alphas`` B x max_len x T attention weights (``None`` without
-    attention), the encoder's values, and each step's values if asked.
+    (everything after <END> is the caller's to ignore), ``alphas``
+    B x max_len x T attention weights (``None`` without attention), the
+    encoder's values (``x``, ``states`` h_1..h_T, ``h_T``), and each step's
+    values if asked.
     """
-    x, f, bw, ann, summary, _ = encode(p, batch.src, batch.src_mask)
-    s = np.tanh(summary @ p["init_W"].T + p["init_b"])
-    UH = ann @ p["att_U"].T
+    x, states, h_T, _ = encode(p, batch.src, batch.src_mask)
     B, T = batch.src.shape
+    s = np.zeros((B, states.shape[2]))
+    UH = states @ p["att_U"].T if attention else None
     prev = np.full(B, start, dtype=np.int64)
     ids = np.zeros((B, max_len), dtype=np.int64)
     alphas = np.zeros((B, max_len, T)) if attention else None
     steps = []
     for t in range(max_len):
-        st = decoder_step(p, prev, s, ann, UH, batch.src_mask, summary, attention)
+        st = decoder_step(p, prev, s, states, UH, batch.src_mask, h_T, attention)
         prev = st["probs"].argmax(axis=1)
         ids[:, t] = prev
         if attention:
@@ -399,5 +382,4 @@ def greedy_decode(p, batch: Batch, start: int, end: int, max_len: int, attention
         if keep_steps:
             steps.append(st)
         s = st["state"]
-    encoded = dict(x=x, f=f, bw=bw, ann=ann, summary=summary, s0=np.tanh(summary @ p["init_W"].T + p["init_b"]))
-    return ids, alphas, encoded, steps
+    return ids, alphas, dict(x=x, states=states, h_T=h_T), steps

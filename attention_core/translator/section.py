@@ -1,8 +1,11 @@
-"""The Trace sections of the translator: ``model`` (one sentence through
-the trained network) and ``length_experiment`` (the measured curves).
+"""The Trace sections of the translator: ``model`` / ``plain_model`` (one
+sentence through the network with / without attention) and
+``length_experiment`` (the measured curves).
 
 ``model_trace`` runs the same forward code as training (one sentence, a
-batch of one) and keeps every value a scene shows.
+batch of one) and keeps every value a scene shows. The seeded tanh RNN
+fallback (attention_core.trace) fills the same :class:`ModelTrace`, so the
+scenes read one set of keys whichever network they show.
 """
 
 from __future__ import annotations
@@ -49,94 +52,151 @@ def _l(a) -> Any:
 
 @dataclass(frozen=True)
 class ModelTrace:
-    """One source sentence through the translator, every value kept.
+    """One source sentence through a translator network, every value kept.
 
-    Step t (0-based) writes output word t: it reads ``inputs[t]`` (``<START>``
-    or the word it wrote before) and ``previous_states[t]`` (s_{t-1}),
-    scores every source word, weighs the annotations into ``contexts[t]``,
-    and gives ``states[t]`` (s_t), the output vector, logits and
-    probabilities over ``target_vocabulary``, and the chosen word.
+    The same record serves the trained GRU (``network = "gru"``) and the
+    seeded tanh RNN fallback (``network = "tanh_rnn"``), with or without
+    attention, so scenes read one set of keys (``docs/notation.md``).
+
+    Decoder step t (1-based; row t-1 here) reads ``inputs[t-1]`` (op_{t-1},
+    ``<START>`` first) and ``previous_states[t-1]`` (s_{t-1}), uses the
+    context ``contexts[t-1]`` (c_t; h_T without attention), gives
+    ``states[t-1]`` (s_t), the scores ``E_fr @ s_t`` over
+    ``target_vocabulary``, their softmax, and the chosen word op_t.
     """
 
+    network: str  # "gru" or "tanh_rnn"
     weights: str  # "trained" or "seeded"
-    config: TrainConfig
+    has_attention: bool
+    config: TrainConfig | None  # None for the tanh RNN
     key: str
     source_tokens: tuple[str, ...]
     source_ids: tuple[int, ...]
     target_vocabulary: tuple[str, ...]
     source_vocabulary: tuple[str, ...]
     source_embedding_matrix: np.ndarray  # |source vocabulary| x E
-    target_embedding_matrix: np.ndarray  # |target vocabulary| x E
-    output_bias: np.ndarray  # |target vocabulary|: added to each word's dot product
-    embeddings: np.ndarray  # T x E
-    forward_states: np.ndarray  # T x H/2: f_1 ... f_T
-    backward_states: np.ndarray  # T x H/2: b_1 ... b_T
-    annotations: np.ndarray  # T x H: h_j = [f_j ; b_j]
-    summary: np.ndarray  # H: [f_T ; b_1]
-    initial_state: np.ndarray  # H: s_0
-    inputs: tuple[str, ...]  # T' words fed in: <START>, then the chosen words
-    input_embeddings: np.ndarray  # T' x E
-    previous_states: np.ndarray  # T' x H
-    scores: np.ndarray | None  # T' x T (None without attention)
-    attention: np.ndarray | None  # T' x T weights
-    contexts: np.ndarray  # T' x H
-    states: np.ndarray  # T' x H
-    outputs: np.ndarray  # T' x E: o_t = W_o [s_t ; c_t] + b_o
-    logits: np.ndarray  # T' x V
-    probabilities: np.ndarray  # T' x V
+    target_embedding_matrix: np.ndarray  # V x H: e_w rows
+    embeddings: np.ndarray  # T x E: x_1 ... x_T
+    encoder_states: np.ndarray  # (T+1) x H: h_0 = 0, h_1 ... h_T
+    inputs: tuple[str, ...]  # n words fed in: <START>, then the chosen words
+    input_embeddings: np.ndarray  # n x H: op_0 ... op_{n-1}
+    attention_scores: np.ndarray | None  # n x T: e_tj (None without attention)
+    attention: np.ndarray | None  # n x T: a_tj
+    contexts: np.ndarray  # n x H: c_t (h_T at every step without attention)
+    states: np.ndarray  # n x H: s_1 ... s_n
+    gates: dict[str, np.ndarray] | None  # GRU decoder's update/reset/candidate, n x H each
     chosen_ids: tuple[int, ...]
-    chosen: tuple[str, ...]  # the words written, <END> last if it was reached
     reference: tuple[str, ...] | None  # the grammar's translation, if the sentence is a known pair
     reference_alignment: tuple[int, ...] | None
     held_out: dict[str, float] | None  # accuracy of the trained weights
+    parameters: dict[str, np.ndarray]  # every weight of the network
+
+    # Derived values: computed here, once, so every reader agrees.
+    @property
+    def trained(self) -> bool:
+        return self.weights == "trained"
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        """(E, H): English embedding size, state (= French embedding) size."""
+        return self.source_embedding_matrix.shape[1], self.target_embedding_matrix.shape[1]
+
+    @property
+    def initial_state(self) -> np.ndarray:
+        """s_0: zeros."""
+        return _ro(np.zeros(self.target_embedding_matrix.shape[1]))
+
+    @property
+    def last_encoder_state(self) -> np.ndarray:
+        """h_T: the plain network's context."""
+        return self.encoder_states[-1]
+
+    @property
+    def decoder_states(self) -> np.ndarray:
+        """(n+1) x H: s_0 = 0, s_1 ... s_n."""
+        return _ro(np.vstack([self.initial_state[None, :], self.states]))
+
+    @property
+    def previous_states(self) -> np.ndarray:
+        """n x H: s_0 ... s_{n-1}."""
+        return self.decoder_states[:-1]
+
+    @property
+    def scores(self) -> np.ndarray:
+        """n x V: row t-1 is ``target_embedding_matrix @ s_t``, nothing added."""
+        return _ro([self.target_embedding_matrix @ s for s in self.states])
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        return _ro([_softmax(z) for z in self.scores])
+
+    @property
+    def chosen(self) -> tuple[str, ...]:
+        """op_1 ... op_n as words, <END> last if it was reached."""
+        return tuple(self.target_vocabulary[j] for j in self.chosen_ids)
 
     @property
     def translation(self) -> tuple[str, ...]:
         return tuple(w for w in self.chosen if w != END)
 
+    @property
+    def parameter_count(self) -> int:
+        return int(sum(v.size for v in self.parameters.values()))
+
     def to_dict(self) -> dict[str, Any]:
         att = self.attention is not None
+        scores, probs = self.scores, self.probabilities
         steps = []
-        for t in range(len(self.chosen)):
+        for t in range(len(self.chosen_ids)):
             steps.append({
                 "input": self.inputs[t],
                 "input_embedding": _l(self.input_embeddings[t]),
                 "previous_state": _l(self.previous_states[t]),
-                "scores": _l(self.scores[t]) if att else None,
-                "weights": _l(self.attention[t]) if att else None,
+                "attention_scores": _l(self.attention_scores[t]) if att else None,
+                "attention_weights": _l(self.attention[t]) if att else None,
                 "context": _l(self.contexts[t]),
+                "gates": ({k: _l(v[t]) for k, v in self.gates.items()} if self.gates is not None else None),
                 "state": _l(self.states[t]),
-                "output": _l(self.outputs[t]),
-                "logits": _l(self.logits[t]),
-                "probabilities": _l(self.probabilities[t]),
+                "scores": _l(scores[t]),
+                "probabilities": _l(probs[t]),
                 "chosen": self.chosen[t],
                 "chosen_id": self.chosen_ids[t],
-                "chosen_probability": float(self.probabilities[t, self.chosen_ids[t]]),
+                "chosen_probability": float(probs[t, self.chosen_ids[t]]),
             })
+        E, H = self.sizes
         return {
+            "network": self.network,
             "weights": self.weights,
-            "config": self.config.to_dict(),
+            "trained": self.trained,
+            "has_attention": self.has_attention,
+            "config": self.config.to_dict() if self.config is not None else None,
             "key": self.key,
+            "sizes": {"embedding": E, "hidden": H},
             "tokens": list(self.source_tokens),
             "token_ids": list(self.source_ids),
             "target_vocabulary": list(self.target_vocabulary),
             "source_vocabulary": list(self.source_vocabulary),
             "source_embedding_matrix": _l(self.source_embedding_matrix),
             "target_embedding_matrix": _l(self.target_embedding_matrix),
-            "output_bias": _l(self.output_bias),
             "embeddings": _l(self.embeddings),
-            "encoder_forward": _l(self.forward_states),
-            "encoder_backward": _l(self.backward_states),
-            "annotations": _l(self.annotations),
-            "summary": _l(self.summary),
+            "encoder_states": _l(self.encoder_states),
+            "last_encoder_state": _l(self.last_encoder_state),
             "initial_state": _l(self.initial_state),
-            "steps": steps,
+            "decoder_states": _l(self.decoder_states),
             "attention": _l(self.attention) if att else None,
+            "steps": steps,
             "translation": list(self.translation),
             "reference": list(self.reference) if self.reference is not None else None,
             "reference_alignment": list(self.reference_alignment) if self.reference_alignment is not None else None,
             "held_out": self.held_out,
+            "parameters": {k: _l(v) for k, v in self.parameters.items()},
+            "parameter_count": self.parameter_count,
         }
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())
+    return e / e.sum()
 
 
 def seeded_weights(seed: int, config: TrainConfig, extra_source_words: tuple[str, ...] = ()) -> Weights:
@@ -146,11 +206,11 @@ def seeded_weights(seed: int, config: TrainConfig, extra_source_words: tuple[str
     tv = target_vocabulary()
     E, H = config.embedding, config.hidden
     params = {}
-    for name, shape in model.param_shapes(len(sv), len(tv), E, H).items():
+    for name, shape in model.param_shapes(len(sv), len(tv), E, H, config.attention).items():
         if name == "src_emb":
             params[name] = seeded_embeddings(seed, "model.src_emb", sv, E)
         elif name == "tgt_emb":
-            params[name] = seeded_embeddings(seed, "model.tgt_emb", tv, E)
+            params[name] = seeded_embeddings(seed, "model.tgt_emb", tv, H)
         elif len(shape) == 1:
             params[name] = seeded_normal(seed, f"model.{name}", shape, 0.1 if name != "att_v" else 0.5)
         else:
@@ -184,21 +244,21 @@ def _weights_for(settings: ModelSettings, seed: int, extra_words: tuple[str, ...
 
 def encoder_summaries(sentences: tuple[tuple[str, ...], ...], settings: ModelSettings,
                       seed: int) -> np.ndarray:
-    """``[f_T ; b_1]`` of each sentence: the vector the translator's decoder
-    starts from (the only one it sees without attention). N x H."""
+    """``h_T`` of each sentence: the plain network's context (the only
+    vector its decoder sees of the sentence). N x H."""
     words = tuple(dict.fromkeys(w for toks in sentences for w in toks))
     w = _weights_for(settings, seed, words)
     sv = {word: i for i, word in enumerate(w.source_vocab)}
     out = []
     for toks in sentences:
         ids = np.array([[sv[t] for t in toks]])
-        *_, summary, _ = model.encode(w.params, ids, np.ones(ids.shape))
-        out.append(summary[0])
+        _, _, h_T, _ = model.encode(w.params, ids, np.ones(ids.shape))
+        out.append(h_T[0])
     return _ro(out)
 
 
 def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: int) -> ModelTrace:
-    """Translate one sentence and keep every value on the way."""
+    """Translate one sentence with the GRU translator and keep every value."""
     cfg = settings.config
     w = _weights_for(settings, seed, source_tokens)
     sv = {word: i for i, word in enumerate(w.source_vocab)}
@@ -217,8 +277,14 @@ def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: i
     chosen_ids = tuple(int(j) for j in out_ids[0, :n])
     ref = _reference_pairs(cfg).get(tuple(source_tokens))
     att = cfg.attention
+    H = enc["states"].shape[2]
+    # gru_step's cache: (x, h, z, r, r*h, n)
+    gates = {name: _ro([st["gcache"][i][0] for st in steps])
+             for name, i in (("update", 2), ("reset", 3), ("candidate", 5))}
     return ModelTrace(
+        network="gru",
         weights=settings.weights,
+        has_attention=att,
         config=cfg,
         key=w.key,
         source_tokens=tuple(source_tokens),
@@ -227,48 +293,36 @@ def model_trace(source_tokens: tuple[str, ...], settings: ModelSettings, seed: i
         source_vocabulary=tuple(w.source_vocab),
         source_embedding_matrix=_ro(w.params["src_emb"]),
         target_embedding_matrix=_ro(w.params["tgt_emb"]),
-        output_bias=_ro(w.params["out_bias"]),
         embeddings=_ro(enc["x"][0]),
-        forward_states=_ro(enc["f"][0]),
-        backward_states=_ro(enc["bw"][0]),
-        annotations=_ro(enc["ann"][0]),
-        summary=_ro(enc["summary"][0]),
-        initial_state=_ro(enc["s0"][0]),
+        encoder_states=_ro(np.vstack([np.zeros((1, H)), enc["states"][0]])),
         inputs=tuple([START, *[tv[j] for j in chosen_ids[:-1]]]),
-        input_embeddings=_ro([st["y"][0] for st in steps]),
-        previous_states=_ro([st["s_prev"][0] for st in steps]),
-        scores=_ro([st["scores"][0] for st in steps]) if att else None,
+        input_embeddings=_ro([st["op"][0] for st in steps]),
+        attention_scores=_ro([st["att_scores"][0] for st in steps]) if att else None,
         attention=_ro([st["alpha"][0] for st in steps]) if att else None,
         contexts=_ro([st["context"][0] for st in steps]),
         states=_ro([st["state"][0] for st in steps]),
-        outputs=_ro([st["o"][0] for st in steps]),
-        logits=_ro([st["logits"][0] for st in steps]),
-        probabilities=_ro([st["probs"][0] for st in steps]),
+        gates=gates,
         chosen_ids=chosen_ids,
-        chosen=tuple(tv[j] for j in chosen_ids),
         reference=ref.target if ref else None,
         reference_alignment=ref.alignment if ref else None,
         held_out=_json_safe(w.evaluation) if settings.weights == "trained" else None,
+        parameters={k: _ro(v) for k, v in w.params.items()},
     )
 
 
 @dataclass(frozen=True)
 class ModelOutputMapping:
-    """Step ``step`` (1-based) of a translator's decode, the output mapping
-    spelled out: ``o_t = W_o [s_t ; c_t] + b_o``, then for every target word
-    ``o_t . e_w`` (the terms in ``products``) plus the word's bias gives the
-    logit, and softmax the probability."""
+    """Step ``step`` (1-based) of a network's decode, the output mapping
+    spelled out: for every French word ``s_t . e_w`` (the terms in
+    ``products``) is the score, and softmax gives the probability."""
 
     step: int
     state: np.ndarray  # s_t, H
     context: np.ndarray  # c_t, H
-    output: np.ndarray  # o_t, E
     vocabulary: tuple[str, ...]
-    embeddings: np.ndarray  # V x E
-    products: np.ndarray  # V x E: o_t[i] * e_w[i]
-    dot_products: np.ndarray  # V: o_t . e_w
-    bias: np.ndarray  # V
-    scores: np.ndarray  # V: dot product + bias, the logits
+    embeddings: np.ndarray  # V x H
+    products: np.ndarray  # V x H: s_t[i] * e_w[i]
+    scores: np.ndarray  # V: s_t . e_w
     probabilities: np.ndarray  # V
     ranked: tuple[int, ...]  # word indices, most probable first
     chosen_id: int
@@ -283,23 +337,18 @@ class ModelOutputMapping:
 def model_output_mapping(m: ModelTrace, step: int) -> ModelOutputMapping:
     """The output mapping of decode step ``step`` (1-based) of ``m``."""
     t = step - 1
-    o = m.outputs[t]
+    s = m.states[t]
     emb = m.target_embedding_matrix
-    products = emb * o[None, :]
-    dots = products.sum(axis=1)
     probs = m.probabilities[t]
     chosen = m.chosen_ids[t]
     return ModelOutputMapping(
         step=step,
-        state=m.states[t],
+        state=s,
         context=m.contexts[t],
-        output=o,
         vocabulary=m.target_vocabulary,
         embeddings=emb,
-        products=_ro(products),
-        dot_products=_ro(dots),
-        bias=m.output_bias,
-        scores=m.logits[t],
+        products=_ro(emb * s[None, :]),
+        scores=m.scores[t],
         probabilities=probs,
         # Stable sort so equal probabilities keep vocabulary order.
         ranked=tuple(int(i) for i in np.argsort(-probs, kind="stable")),

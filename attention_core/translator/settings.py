@@ -29,6 +29,7 @@ from .train import DEFAULT_CONFIG, TrainConfig, plain_config
 __all__ = ["ModelSettings", "parse_model_table", "WEIGHT_KINDS"]
 
 WEIGHT_KINDS = ("trained", "seeded")
+MAX_SIZE = 16  # largest embedding / hidden size a [model] table may ask for
 _KEYS = {"weights", "seed", "embedding", "hidden", "steps", "batch_size", "learning_rate",
          "attention", "guide"}
 
@@ -82,16 +83,13 @@ def parse_model_table(value: Any, source_tokens: tuple[str, ...]) -> ModelSettin
     if weights not in WEIGHT_KINDS:
         raise NumbersError(f"model.weights: expected \"trained\" or \"seeded\", got {weights!r}")
     d = DEFAULT_CONFIG
-    hidden = as_int(table.get("hidden", d.hidden), "model.hidden", 2, 8)
-    if hidden % 2:
-        raise NumbersError(f"model.hidden: expected an even number (two encoder directions of "
-                           f"hidden/2 units), got {hidden}")
+    hidden = as_int(table.get("hidden", d.hidden), "model.hidden", 2, MAX_SIZE)
     lr = _float(table.get("learning_rate", d.learning_rate), "model.learning_rate", 0.0, 1.0, lo_open=True)
     guide = _float(table.get("guide", d.guide), "model.guide", 0.0, 10.0)
     config = replace(
         d,
         seed=as_int(table.get("seed", d.seed), "model.seed", 0, 2**32 - 1),
-        embedding=as_int(table.get("embedding", d.embedding), "model.embedding", 2, 8),
+        embedding=as_int(table.get("embedding", d.embedding), "model.embedding", 2, MAX_SIZE),
         hidden=hidden,
         steps=as_int(table.get("steps", d.steps), "model.steps", 1, 100_000),
         batch_size=as_int(table.get("batch_size", d.batch_size), "model.batch_size", 1, 1024),
