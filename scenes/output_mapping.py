@@ -48,7 +48,7 @@ from .components import (
     math_label,
     subscript,
 )
-from .picked_rows import PickedRowsMatrix, pick_rows
+from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import network_note, output_view
 
 __all__ = ["OutputMappingScene"]
@@ -59,6 +59,7 @@ STATE_Y = 1.95  # s_t as a row above the embedding matrix
 TOP_ROW_Y = 1.25  # the first word's row
 FOOT_Y = -3.1
 MAX_ROWS = 12
+MAX_COLS = 6  # wider states show their first 4 numbers, dots and the last
 BAR_W = 1.5
 # The translator: the top-ranked words, then dots for the rest.
 TOP_WORDS = 7
@@ -79,7 +80,9 @@ class OutputMappingScene(WalkthroughScene):
         key = view.key
         t = m.step
         V, H = m.embeddings.shape
-        cell_w, font = (0.8, 18) if H <= 5 else (0.6, 15)
+        # Wide states: the first numbers, dots, the last, in s_t and in every e_w alike.
+        self.cols = cols = pick_cols(H, MAX_COLS)
+        slots = len(cols)
 
         title = VGroup(
             caption("Output mapping", theme, 30),
@@ -102,15 +105,16 @@ class OutputMappingScene(WalkthroughScene):
             rows = [*m.ranked[:TOP_WORDS], None]
         cell_h = min(0.4, (TOP_ROW_Y - FOOT_Y - 0.5) / len(rows))
         kept = [i for i in rows if i is not None]
-        cell_w, font, score_w = self._widths([*m.state, *m.embeddings[kept].ravel()], m.scores[kept], H)
+        cell_w, font, score_w = self._widths([*m.state, *m.embeddings[kept].ravel()], m.scores[kept], slots)
         prob_w = 0.8
         softmax_gap = 2.0
         # Word labels get the width the rest leaves (long words stay readable
         # when the embeddings are short).
-        rest = 0.25 + H * cell_w + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
+        rest = 0.25 + slots * cell_w + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
         label_w = min(max(13.5 - rest, 1.5), 2.8)
         matrix = PickedRowsMatrix(m.embeddings, theme, key("embeddings"), rows, m.vocabulary,
-                                  theme.embedding, cell_w, cell_h, font, label_size=20, label_width=label_w)
+                                  theme.embedding, cell_w, cell_h, font, label_size=20, label_width=label_w,
+                                  cols=cols)
         # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
         total = matrix.width + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
         left = -total / 2
@@ -119,9 +123,10 @@ class OutputMappingScene(WalkthroughScene):
         grid_left = matrix.frame.get_left()[0] + 0.05
 
         state = VGroup(*[
-            ValueCell(m.state[j], theme, (key("state"), j), cell_w, 0.4, 1.0, True, font)
-            for j in range(H)
-        ]).arrange(RIGHT, buff=0).move_to([grid_left + H * cell_w / 2, STATE_Y, 0])
+            ValueCell(m.state[j], theme, (key("state"), j), cell_w, 0.4, 1.0, True, font) if j is not None
+            else elided_cell(theme, cell_w, 0.4, font)
+            for j in cols
+        ]).arrange(RIGHT, buff=0).move_to([grid_left + slots * cell_w / 2, STATE_Y, 0])
         state_frame = SurroundingRectangle(state, color=theme.decoder, buff=0.04, stroke_width=3)
         state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
         self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name), shift=DOWN * 0.2))
@@ -209,7 +214,7 @@ class OutputMappingScene(WalkthroughScene):
         fmt = self.theme.fmt
         widest = max(in_cells, key=lambda v: len(fmt(v)))
         widest_col = max(in_column, key=lambda v: len(fmt(v)))
-        for font in ((18, 15, 14) if H <= 5 else (15, 14)):
+        for font in (18, 17, 15, 14):
             cell_w = max(NumberLabel(widest, self.theme, None, font_size=font).width / 0.9 + 0.02,
                          0.8 if font == 18 else 0.62)
             col_w = max(NumberLabel(widest_col, self.theme, None, font_size=font).width / 0.9 + 0.02, 0.8)
@@ -218,13 +223,19 @@ class OutputMappingScene(WalkthroughScene):
         return cell_w, font, col_w
 
     def _dot_terms(self, i: int, font: float):
-        """``s_t . e_w = p_1 + ... + p_H = score`` for word ``i``, or None if it does not fit."""
+        """``s_t . e_w = p_1 + ... + p_H = score`` for word ``i``, or None if it does not fit.
+
+        The terms follow the shown columns: for a wide state the elided ones
+        are one "\u2026", so the line never claims to add up what it hides."""
         theme, view = self.theme, self.view
         m = view.mapping
         parts = [caption(f"s{subscript(m.step)} \u00b7 e({m.vocabulary[i]}) =", theme, 18, theme.text)]
-        for j in range(m.products.shape[1]):
-            if j:
+        for slot, j in enumerate(self.cols):
+            if slot:
                 parts.append(caption("+", theme, 18, theme.muted))
+            if j is None:
+                parts.append(caption("\u2026", theme, 18, theme.muted))
+                continue
             parts.append(NumberLabel(m.products[i, j], theme, (f"{view.key('products')}.{i}", j),
                                      font_size=font + 1))
         parts.append(caption("=", theme, 18, theme.muted))

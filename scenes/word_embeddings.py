@@ -36,7 +36,7 @@ from .components import (
     fit_within,
     subscript,
 )
-from .picked_rows import PickedRowsMatrix, pick_rows
+from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["WordEmbeddingsScene"]
@@ -46,6 +46,7 @@ TOKENS_Y = 2.85
 TOP_ROW_Y = 1.75  # centre of the first matrix row
 FOOT_Y = -3.6
 MAX_ROWS = 14
+MAX_COLS = 6  # wider embeddings show their first 4 numbers, dots and the last
 
 
 class WordEmbeddingsScene(WalkthroughScene):
@@ -71,7 +72,10 @@ class WordEmbeddingsScene(WalkthroughScene):
         T = len(view.tokens)
         # 6-8 dimensions: narrower cells (numbers stay >= 15 pt) so the
         # matrix and the looked-up vectors both fit side by side.
-        cell_w, font = (0.88, 18) if E <= 5 else (0.62, 15)
+        # Wide embeddings: the first columns, dots, the last, in the matrix and in every x_t alike.
+        cols = pick_cols(E, MAX_COLS)
+        slots = len(cols)
+        cell_w, font = (0.88, 18) if slots <= 5 else (0.78, 17)
 
         title = VGroup(
             caption("Word embeddings", theme, 30),
@@ -84,12 +88,12 @@ class WordEmbeddingsScene(WalkthroughScene):
         # Rows as tall as the space allows (short vocabularies breathe).
         cell_h = min(0.44, (TOP_ROW_Y - FOOT_Y - 0.35) / len(rows))
         gap = 1.1
-        right_w = 0.65 + E * cell_w
+        right_w = 0.65 + slots * cell_w
         # Word labels get the width the rest leaves (up to a point).
-        label_w = min(max(13.5 - (0.25 + E * cell_w + gap + right_w), 1.5), 2.8)
+        label_w = min(max(13.5 - (0.25 + slots * cell_w + gap + right_w), 1.5), 2.8)
         matrix = PickedRowsMatrix(table, theme, view.embedding_matrix_key, rows,
                                   vocab, theme.embedding, cell_w, cell_h, font, label_size=20,
-                                  label_width=label_w)
+                                  label_width=label_w, cols=cols)
         # Left block: labels + matrix; right block: x_t labels + vectors.
         left_w = matrix.width
         x0 = -(left_w + gap + right_w) / 2
@@ -122,9 +126,10 @@ class WordEmbeddingsScene(WalkthroughScene):
             y = TOP_ROW_Y - t * pitch
             cells = VGroup(*[
                 ValueCell(view.inputs[t][j], theme, (view.input_keys[t], j), cell_w,
-                          min(cell_h, pitch - 0.04), _scale(table), True, font)
-                for j in range(E)
-            ]).arrange(RIGHT, buff=0).move_to([vec_x + E * cell_w / 2, y, 0])
+                          min(cell_h, pitch - 0.04), _scale(table), True, font) if j is not None
+                else elided_cell(theme, cell_w, min(cell_h, pitch - 0.04), font)
+                for j in cols
+            ]).arrange(RIGHT, buff=0).move_to([vec_x + slots * cell_w / 2, y, 0])
             # Pango with Unicode subscripts: a LaTeX run per word would be slow.
             name = caption(f"x{subscript(t + 1)}", theme, 26, theme.embedding)
             fit_within(name, max_height=min(cell_h, pitch) * 0.85)

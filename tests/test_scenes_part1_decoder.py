@@ -18,6 +18,7 @@ from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.base import WalkthroughScene
 from scenes.components import NumberLabel
+from scenes.picked_rows import pick_cols
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
 
@@ -169,11 +170,13 @@ def mapping_keys(trace, top: int = 3) -> set[tuple]:
     m = trace.to_dict()["plain_output_mapping"]
     s = "plain_output_mapping"
     H = len(m["state"])
+    # Wide states show their first numbers, dots, and the last one.
+    cols = [j for j in pick_cols(H, 6) if j is not None]
     words = [int(i) for i in m["ranked"][:top]]
-    keys = {(f"{s}.state", j) for j in range(H)}
-    keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in range(H)}
+    keys = {(f"{s}.state", j) for j in cols}
+    keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in cols}
     keys |= {(f"{s}.{name}", i) for name in ("scores", "probabilities") for i in words}
-    keys |= {(f"{s}.products.{m['chosen_id']}", j) for j in range(H)}
+    keys |= {(f"{s}.products.{m['chosen_id']}", j) for j in cols}
     keys.add((f"{s}.chosen_percent",))
     return keys
 

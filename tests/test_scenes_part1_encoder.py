@@ -10,6 +10,7 @@ from manim import Text
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.components import TokenStrip
+from scenes.picked_rows import pick_cols
 from scenes.seq2seq_view import encoder_view
 
 from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
@@ -41,8 +42,10 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
     H = view.states.shape[1]
     inputs = {(view.input_keys[t], j) for t in range(T) for j in range(E)}
     if scene_id == "word_embeddings":
-        rows = {(f"{view.embedding_matrix_key}.{i}", j) for i in set(view.token_ids) for j in range(E)}
-        return inputs | rows
+        # Wide embeddings show their first columns, dots, and the last one.
+        cols = [j for j in pick_cols(E, 6) if j is not None]
+        rows = {(f"{view.embedding_matrix_key}.{i}", j) for i in set(view.token_ids) for j in cols}
+        return {(view.input_keys[t], j) for t in range(T) for j in cols} | rows
     if scene_id == "encoder":
         # x_1 .. x_T and h_0 (zeros) .. h_T, whichever network.
         return inputs | {(f"plain_model.encoder_states.{t}", i) for t in range(T + 1) for i in range(H)}
