@@ -312,6 +312,8 @@ def network_note(trace, section: str = "plain_model") -> str:
         words = ", ".join(f"\u201c{w}\u201d" for w in unknown[:2]) + (" \u2026" if len(unknown) > 2 else "")
         return f"untrained: a small tanh RNN with random weights (the grammar lacks {words})"
     # The reader set the small RNN's values by hand: their numbers, not trained ones.
+    if getattr(trace.decoder, "seeded", ()):
+        return "untrained: a small tanh RNN with the numbers file's values, the rest random"
     return "a small tanh RNN with the numbers file's values (not trained on the grammar)"
 
 
