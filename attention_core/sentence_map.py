@@ -2,7 +2,7 @@
 
 Each sentence of ``[hidden_state_map] sentences`` is read by the SAME
 encoder as the encoder scene: the translator trained without attention
-(its point is ``[f_T ; b_1]``, the vector its decoder gets), or the small
+(its point is ``h_T``, the vector its decoder gets), or the small
 seeded tanh RNN (its point is ``h_T``) when the scenes show that one or a
 map sentence has a word the translator does not know. PCA
 (:mod:`attention_core.pca`) draws the points in 2-D. For the tanh RNN the

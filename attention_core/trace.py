@@ -119,6 +119,9 @@ class Trace:
     plain_model: Any = None
     # Its output mapping at the [output_mapping] step.
     plain_output_mapping: Any = None
+    # A long held-out sentence the plain network gets wrong and the one with
+    # attention gets right (None for the tanh RNN fallback or seeded weights).
+    bottleneck_example: Any = None
     dot_product: DotProductTrace | None = None
     hidden_state_map: HiddenStateMapTrace | None = None
     cnn: Any = None  # attention_core.cnn.CnnTrace
@@ -159,6 +162,8 @@ class Trace:
             "plain_model": self.plain_model.to_dict() if self.plain_model is not None else None,
             "plain_output_mapping": (self.plain_output_mapping.to_dict()
                                      if self.plain_output_mapping is not None else None),
+            "bottleneck_example": (self.bottleneck_example.to_dict()
+                                   if self.bottleneck_example is not None else None),
             "length_experiment": (self.length_experiment.to_dict()
                                   if self.length_experiment is not None else None),
             **({"dot_product": self.dot_product.to_dict()} if self.dot_product else {}),
@@ -238,6 +243,7 @@ def compute_trace(scenario: Scenario) -> Trace:
         length_experiment=_length_section(),
         plain_model=plain,
         plain_output_mapping=plain_mapping,
+        bottleneck_example=None if fallback else _bottleneck_example(scenario),
         dot_product=compute_dot_product(scenario.dot_product or DEFAULT_DOT_PRODUCT),
         hidden_state_map=_hidden_state_map(scenario, params),
         cnn=_cnn_trace(scenario),
@@ -428,6 +434,15 @@ def _plain_sections(scenario: Scenario):
             f"(the translator chose <END> after {steps} steps), got {step}"
         )
     return plain, model_output_mapping(plain, step)
+
+
+def _bottleneck_example(scenario: Scenario):
+    from .translator.section import bottleneck_example
+
+    settings = _model_settings(scenario)
+    if settings is None or settings.weights != "trained" or not settings.config.attention:
+        return None
+    return bottleneck_example(settings.config)
 
 
 def _hidden_state_map(scenario: Scenario, params: Parameters) -> HiddenStateMapTrace:

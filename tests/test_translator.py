@@ -99,8 +99,10 @@ def test_generator_is_deterministic_and_seed_dependent():
 
 def test_drafts_sentences_are_covered():
     # Worked by hand from the grammar: article "la" goes with "growth" (English
-    # has none), "s'est" translates "has", "ralentie" (feminine: la croissance)
-    # translates "slowed", "down" gets no word, "ces" translates "in".
+    # has none), "s'est ralentie" (feminine: la croissance) translates
+    # "slowed" (the reflexive auxiliary belongs to the verb se ralentir;
+    # "has increased" is "a augmenté"), "has" and "down" get no word of
+    # their own, "ces" translates "in".
     growth = next(p for p in DRAFT_PAIRS if p.source[0] == "economic")
     assert growth.source == tokenize("Economic growth has slowed down in recent years")
     assert growth.target == tokenize("la croissance économique s'est ralentie ces dernières années")
@@ -366,6 +368,26 @@ def test_default_trace_exports_both_networks_in_the_drafts_notation():
     assert data["plain_output_mapping"]["chosen_word"] == data["plain_model"]["steps"][1]["chosen"]
     assert data["plain_output_mapping"]["scores"] == data["plain_model"]["steps"][1]["scores"]
     assert data["encoder"] == json.loads(json.dumps(trace.encoder.to_dict()))  # untouched
+
+
+def test_bottleneck_example_is_decoded_by_both_networks():
+    from attention_core.translator.settings import ModelSettings
+    from attention_core.translator.section import model_trace
+
+    trace = load_default_trace()
+    ex = trace.bottleneck_example
+    assert ex is not None and len(ex.source) >= 8
+    # Decoded again through the Trace's own path, one sentence at a time.
+    settings = ModelSettings()
+    with_att = model_trace(ex.source, settings, 0)
+    plain = model_trace(ex.source, settings.plain, 0)
+    assert with_att.translation == ex.attention_translation == ex.reference
+    assert plain.translation == ex.plain_translation != ex.reference
+    data = trace.to_dict()["bottleneck_example"]
+    assert data["plain_exact"] is False and data["attention_exact"] is True
+    assert trace.to_dict()["plain_output_mapping"]["probability_sum"] == pytest.approx(1.0)
+    # No example for the untrained fallback.
+    assert trace_from(_fallback_numbers("zebra")).bottleneck_example is None
 
 
 def test_default_trace_has_the_model_section():

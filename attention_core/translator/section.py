@@ -34,7 +34,8 @@ from .train import (
     target_vocabulary,
 )
 
-__all__ = ["ModelTrace", "ModelOutputMapping", "LengthCurves", "model_trace", "model_output_mapping",
+__all__ = ["ModelTrace", "ModelOutputMapping", "LengthCurves", "BottleneckExample", "bottleneck_example",
+           "model_trace", "model_output_mapping",
            "seeded_weights", "load_length_curves", "LENGTH_CURVES", "encoder_summaries"]
 
 LENGTH_CURVES = "length_curves.json"
@@ -329,6 +330,7 @@ class ModelOutputMapping:
     chosen_word: str
     chosen_probability: float
     chosen_percent: float
+    probability_sum: float  # softmax: 1 up to rounding
 
     def to_dict(self) -> dict[str, Any]:
         return record_to_dict(self)
@@ -356,7 +358,45 @@ def model_output_mapping(m: ModelTrace, step: int) -> ModelOutputMapping:
         chosen_word=m.chosen[t],
         chosen_probability=float(probs[chosen]),
         chosen_percent=float(100.0 * probs[chosen]),
+        probability_sum=float(np.sum(probs)),
     )
+
+
+@dataclass(frozen=True)
+class BottleneckExample:
+    """A held-out sentence the network without attention gets wrong and the
+    one with attention gets right: the longest such (first in corpus order
+    among equals), both decoded here."""
+
+    source: tuple[str, ...]
+    plain_translation: tuple[str, ...]
+    attention_translation: tuple[str, ...]
+    reference: tuple[str, ...]
+    plain_exact: bool
+    attention_exact: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return record_to_dict(self)
+
+
+@lru_cache(maxsize=4)
+def bottleneck_example(config: TrainConfig) -> BottleneckExample | None:
+    """The example for the trained networks of ``config`` (with attention)
+    and its plain twin; None when no held-out sentence fits."""
+    from .train import plain_config, translate_ids
+
+    pairs = corpus_for(config).held_out
+    with_att, _ = translate_ids(_trained(config), pairs)
+    plain, _ = translate_ids(_trained(plain_config(config)), pairs)
+    best = None
+    for p, a, b in zip(pairs, with_att, plain):
+        if a == p.target and b != p.target and (best is None or len(p.source) > len(best[0].source)):
+            best = (p, a, b)
+    if best is None:
+        return None
+    p, a, b = best
+    return BottleneckExample(source=p.source, plain_translation=tuple(b), attention_translation=tuple(a),
+                             reference=p.target, plain_exact=False, attention_exact=True)
 
 
 @dataclass(frozen=True)

@@ -5,13 +5,13 @@
     [model]
     weights = "trained"     # or "seeded": untrained values from the seed
     seed = 0                # training seed (corpus and initial values)
-    embedding = 8           # 2 to 8
-    hidden = 8              # 2 to 8, even (two encoder directions of hidden/2)
-    steps = 1500            # training steps
+    embedding = 12          # x_t, 2 to 16
+    hidden = 12             # h_t, s_t and the French embeddings e_w, 2 to 16
+    steps = 3000            # training steps
     batch_size = 64
     learning_rate = 0.01
-    attention = true        # false: the decoder sees only [f_T ; b_1]
-    guide = 0.1             # weight of guided-alignment training, 0 to 10
+    attention = true        # false: the decoder sees only h_T
+    guide = 1.0             # weight of guided-alignment training, 0 to 10
 
 Settings equal to the defaults use the weights shipped with the package;
 other settings train once (see ``render.py train``) and are cached.
