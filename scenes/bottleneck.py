@@ -48,7 +48,7 @@ from .components import (
     subscript,
     word_box,
 )
-from .seq2seq_view import encoder_view, network_note
+from .seq2seq_view import encoder_view, mismatches, network_note
 
 __all__ = ["BottleneckScene"]
 
@@ -136,23 +136,35 @@ class BottleneckScene(WalkthroughScene):
                                    *([crosses, gone] if gone is not None else []), *([cost] if cost else [])))
 
     def _long_sentence(self, shown) -> None:
-        """A long sentence the plain network gets wrong, beside what the attention network writes."""
-        ex = getattr(self.trace, "bottleneck_example", None)
+        """A long sentence the plain network gets wrong, beside what the attention network writes.
+
+        Both translations come from the core (``bottleneck_example``: the
+        longest held-out sentence the network without attention gets wrong
+        and the one with attention gets right); the scene only sets them
+        against the reference, word by word.
+        """
+        ex = getattr(self.trace, EXAMPLE, None)
         if ex is None:
             self.wait(1.5)
             return
         theme = self.theme
-        head = caption(f"A longer sentence ({len(ex.source)} words):", theme, 22, theme.text)
+        T = len(ex.source)
+        head = caption(f"A longer sentence ({T} words), held out from training:", theme, 22, theme.text)
         source = TokenStrip(ex.source, theme, colour=theme.embedding, font_size=20, max_width=13.0)
-        rows = _word_rows((("without attention:", ex.plain), ("with attention:", ex.attention),
+        rows = _word_rows(((f"without attention (only h{subscript(T)}):", ex.plain_translation),
+                           ("with attention (every h\u2c7c):", ex.attention_translation),
                            ("reference:", ex.reference)), ex.reference, theme)
-        block = VGroup(head, source, rows).arrange(DOWN, buff=0.35).move_to([0, 0.2, 0])
+        block = VGroup(head, source, rows).arrange(DOWN, buff=0.4).move_to([0, 0.3, 0])
         fit_within(block, max_width=13.3, max_height=6.0)
-        verdict = self._foot(ex.verdict, FOOT_Y)
+        wrong = len(mismatches(tuple(ex.plain_translation), tuple(ex.reference)))
+        verdict = self._foot(f"without attention {wrong} word{'s' if wrong != 1 else ''} differ (framed); "
+                             "with attention it is the reference", FOOT_Y)
         self.play(fade_out(shown))
         self.play(fade_in(head), FadeIn(source, lag_ratio=0.05))
-        self.play(fade_in(rows), fade_in(verdict))
-        self.wait(2.0)
+        self.play(fade_in(rows[0]), fade_in(rows[2]))
+        self.wait(1.0)
+        self.play(fade_in(rows[1]), fade_in(verdict))
+        self.wait(2.5)
 
     def _measured_cost(self):
         """Exact match without attention at the shortest and longest test lengths, keyed."""
@@ -211,7 +223,6 @@ def _word_rows(rows, reference, theme, font_size: float = 20) -> VGroup:
               for w in words] for name, words in rows]
     widths = [max(b[i].width for b in boxes if i < len(b)) for i in range(n)]
     names = VGroup(*[caption(name, theme, 18, theme.muted) for name, _ in rows])
-    name_w = max(m.width for m in names) + 0.3
     out = VGroup()
     for r, ((name, words), row) in enumerate(zip(rows, boxes)):
         y = -0.75 * r

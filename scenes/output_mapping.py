@@ -189,8 +189,14 @@ class OutputMappingScene(WalkthroughScene):
                             theme, 16, theme.muted)
         else:
             count = caption(f"rows: the embeddings e_w of all {V} French words", theme, 16, theme.muted)
-        fit_within(count, max_width=13.0).next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.labels, LEFT)
-        self.play(fade_in(count))
+        fit_within(count, max_width=bar_x - 2.4 - matrix.labels.get_left()[0])
+        count.next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.labels, LEFT)
+        # The softmax's promise, checked by the core: all V probabilities sum to 1.
+        total = VGroup(caption(f"all {V} sum to", theme, 16, theme.muted),
+                       NumberLabel(m.probability_sum, theme, (key("probability_sum"),), font_size=18)
+                       ).arrange(RIGHT, buff=0.12)
+        total.next_to(matrix.frame, DOWN, buff=0.12).align_to([bar_x + BAR_W, 0, 0], RIGHT)
+        self.play(fade_in(count), fade_in(total))
 
         # The chosen word: the highest probability.
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), scores[c], probs[c], bars[c]),

@@ -177,7 +177,7 @@ def mapping_keys(trace, top: int = 3) -> set[tuple]:
     keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in cols}
     keys |= {(f"{s}.{name}", i) for name in ("scores", "probabilities") for i in words}
     keys |= {(f"{s}.products.{m['chosen_id']}", j) for j in cols}
-    keys.add((f"{s}.chosen_percent",))
+    keys |= {(f"{s}.chosen_percent",), (f"{s}.probability_sum",)}
     return keys
 
 

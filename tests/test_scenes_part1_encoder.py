@@ -97,6 +97,17 @@ def test_default_numbers_every_frame(scene_id):
     _check(scene_id, scene, load_default_trace())
     # The scene says which network this is.
     assert any(t.startswith(TRAINED_NOTE) for t in _texts(scene))
+    if scene_id == "bottleneck":
+        # It ends on a long sentence the plain network really gets wrong (both decoded by
+        # the core), beside what the attention network writes: the reference.
+        ex = trace.bottleneck_example
+        assert ex is not None and len(ex.source) >= 8
+        assert tuple(ex.plain_translation) != tuple(ex.reference)
+        assert tuple(ex.attention_translation) == tuple(ex.reference)
+        texts = _texts(scene)
+        for word in (*ex.plain_translation, *ex.attention_translation, *ex.source):
+            assert word in texts
+        assert any(t.startswith("without attention") for t in texts)
 
 
 @pytest.mark.parametrize("case", list(CASES))

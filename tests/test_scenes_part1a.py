@@ -75,7 +75,7 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
         keys |= {(f"plain_output_mapping.embeddings.{i}", j) for i in top3 for j in cols}
         keys |= {("plain_output_mapping.scores", i) for i in top3}
         keys |= {("plain_output_mapping.probabilities", i) for i in top3}
-        keys |= {("plain_output_mapping.chosen_percent",)}
+        keys |= {("plain_output_mapping.chosen_percent",), ("plain_output_mapping.probability_sum",)}
         return keys
     if scene_id == "bottleneck":
         return {(f"plain_model.encoder_states.{t}", j) for t in range(1, T + 1) for j in range(H)}
