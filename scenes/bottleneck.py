@@ -151,11 +151,16 @@ class BottleneckScene(WalkthroughScene):
         T = len(ex.source)
         head = caption(f"A longer sentence ({T} words), held out from training:", theme, 22, theme.text)
         source = TokenStrip(ex.source, theme, colour=theme.embedding, font_size=20, max_width=13.0)
-        rows = _word_rows(((f"without attention (only h{subscript(T)}):", ex.plain_translation),
-                           ("with attention (every h\u2c7c):", ex.attention_translation),
-                           ("reference:", ex.reference)), ex.reference, theme)
-        block = VGroup(head, source, rows).arrange(DOWN, buff=0.4).move_to([0, 0.3, 0])
+        rows = _word_rows((("without attention:", ex.plain_translation),
+                           ("with attention:", ex.attention_translation),
+                           ("reference:", ex.reference)), ex.reference, theme, font_size=24)
+        fit_within(rows, max_width=13.3)
+        source = fit_within(source, max_width=13.3)
+        block = VGroup(head, source, rows).arrange(DOWN, buff=0.5).move_to([0, 0.4, 0])
         fit_within(block, max_width=13.3, max_height=6.0)
+        why = caption(f"without attention the decoder saw only h{subscript(T)}; with attention, "
+                      "every h\u2c7c at every step", theme, 20, theme.muted)
+        fit_within(why, max_width=13.3).next_to(block, DOWN, buff=0.4)
         wrong = len(mismatches(tuple(ex.plain_translation), tuple(ex.reference)))
         verdict = self._foot(f"without attention {wrong} word{'s' if wrong != 1 else ''} differ (framed); "
                              "with attention it is the reference", FOOT_Y)
@@ -163,7 +168,7 @@ class BottleneckScene(WalkthroughScene):
         self.play(fade_in(head), FadeIn(source, lag_ratio=0.05))
         self.play(fade_in(rows[0]), fade_in(rows[2]))
         self.wait(1.0)
-        self.play(fade_in(rows[1]), fade_in(verdict))
+        self.play(fade_in(rows[1]), fade_in(verdict), fade_in(why))
         self.wait(2.5)
 
     def _measured_cost(self):
@@ -222,10 +227,10 @@ def _word_rows(rows, reference, theme, font_size: float = 20) -> VGroup:
     boxes = [[word_box(w, theme, theme.muted if name == "reference:" else theme.decoder, font_size)
               for w in words] for name, words in rows]
     widths = [max(b[i].width for b in boxes if i < len(b)) for i in range(n)]
-    names = VGroup(*[caption(name, theme, 18, theme.muted) for name, _ in rows])
+    names = VGroup(*[caption(name, theme, 20, theme.muted) for name, _ in rows])
     out = VGroup()
     for r, ((name, words), row) in enumerate(zip(rows, boxes)):
-        y = -0.75 * r
+        y = -0.75 * r * font_size / 20
         names[r].move_to([0, y, 0]).align_to([-0.3, 0, 0], RIGHT)
         x = 0.0
         marks = VGroup()

@@ -95,17 +95,21 @@ class EncoderScene(WalkthroughScene):
                           else "an RNN cell: the same weights at every step")
         self.play(fade_in(title), fade_in(note), FadeIn(tokens, lag_ratio=0.1), fade_in(foot))
 
+        # A long sentence wraps onto two rows: the working row moves down to stay clear of it.
+        H, E = view.states.shape[1], view.inputs.shape[1]
+        col_h = max(min(H, 8) * (0.40 if H <= 6 else 0.34), min(E, 8) * (0.40 if E <= 6 else 0.30))
+        work_y = min(WORK_Y, tokens.get_bottom()[1] - 0.6 - col_h / 2)
         cell = CellBox("encoder RNN" if view.network == "tanh" else "encoder GRU", theme, theme.encoder,
-                       width=2.4, height=1.4).move_to([CELL_X, WORK_Y, 0])
+                       width=2.4, height=1.4).move_to([CELL_X, work_y, 0])
         # h_0 = 0, shown as its numbers: the draft's "initial hidden state is all 0s".
         h0 = VectorColumn(view.states[0], theme, key=view.state_keys[0], colour=theme.encoder,
                           cell_height=0.40 if len(view.states[0]) <= 6 else 0.34, label=r"h_{0} = \mathbf{0}")
-        prev = _centred_on_cells(h0, WORK_Y, PREV_X)
+        prev = _centred_on_cells(h0, work_y, PREV_X)
         self.play(Create(cell), fade_in(prev))
 
         history = self._chips(view.hidden, "h", HISTORY_Y)
         direction = _Direction("h", tuple(range(T)), view.hidden, view.hidden_keys)
-        new = self._read(view, direction, tokens, cell, prev, history, WORK_Y, slow=3)
+        new = self._read(view, direction, tokens, cell, prev, history, work_y, slow=3)
 
         # The last state is all the decoder will get: the context vector.
         ring = SurroundingRectangle(history[T - 1], color=theme.highlight, buff=0.08)

@@ -184,8 +184,8 @@ class OutputMappingScene(WalkthroughScene):
         self.play(LaggedStart(*[fade_in(probs[i]) for i in order], lag_ratio=0.1),
                   LaggedStart(*[GrowFromEdge(bars[i], LEFT) for i in order], lag_ratio=0.1), run_time=1.5)
         if V > len(kept):
-            count = caption(f"rows: the embeddings e_w of the {V} French words, most probable first; "
-                            "the dots stand for the other ones",
+            count = caption(f"rows: the embeddings e_w, most probable word first\n"
+                            f"(the dots: the other ones of the {V} French words)",
                             theme, 16, theme.muted)
         else:
             count = caption(f"rows: the embeddings e_w of all {V} French words", theme, 16, theme.muted)

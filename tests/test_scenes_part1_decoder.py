@@ -17,7 +17,7 @@ from manim import Text
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.base import WalkthroughScene
-from scenes.components import NumberLabel
+from scenes.components import NumberLabel, _kept_indices
 from scenes.picked_rows import pick_cols
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
@@ -88,12 +88,13 @@ def decoder_keys(trace) -> set[tuple]:
     """Every vector of every step, s_0 and h_T, from the trace's JSON."""
     m = _plain(trace)
     T = len(m["tokens"])
-    H = len(m["initial_state"])
+    # Columns of more than 8 numbers show their first ones, dots, and the last.
+    rows = [j for j in _kept_indices(len(m["initial_state"]), 8) if j is not None]
     keys = {(name, j) for name in (f"plain_model.encoder_states.{T}", "plain_model.initial_state")
-            for j in range(H)}
+            for j in rows}
     for t, step in enumerate(m["steps"]):
-        keys |= {(f"plain_model.steps.{t}.state", j) for j in range(H)}
-        keys |= {(f"plain_model.steps.{t}.input_embedding", j) for j in range(len(step["input_embedding"]))}
+        keys |= {(f"plain_model.steps.{t}.state", j) for j in rows}
+        keys |= {(f"plain_model.steps.{t}.input_embedding", j) for j in rows}
         keys.add((f"plain_model.steps.{t}.chosen_probability",))
     return keys
 
@@ -124,7 +125,8 @@ def test_decoder_default_is_the_translator_every_frame(number_fonts):
     shown = scene.audit.by_key()
     H = len(m["initial_state"])
     assert m["initial_state"] == [0.0] * H
-    assert all(shown[("plain_model.initial_state", j)].shown == "0.00" for j in range(H))
+    assert all(shown[("plain_model.initial_state", j)].shown == "0.00"
+               for j in _kept_indices(H, 8) if j is not None)
 
 
 def test_decoder_tanh_fallback(number_fonts):

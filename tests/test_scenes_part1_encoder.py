@@ -9,7 +9,7 @@ from manim import Text
 
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
-from scenes.components import TokenStrip
+from scenes.components import TokenStrip, _kept_indices
 from scenes.picked_rows import pick_cols
 from scenes.seq2seq_view import encoder_view
 
@@ -46,11 +46,14 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
         cols = [j for j in pick_cols(E, 6) if j is not None]
         rows = {(f"{view.embedding_matrix_key}.{i}", j) for i in set(view.token_ids) for j in cols}
         return {(view.input_keys[t], j) for t in range(T) for j in cols} | rows
+    # Columns of more than 8 numbers show their first ones, dots, and the last.
+    rows = [i for i in _kept_indices(H, 8) if i is not None]
     if scene_id == "encoder":
         # x_1 .. x_T and h_0 (zeros) .. h_T, whichever network.
-        return inputs | {(f"plain_model.encoder_states.{t}", i) for t in range(T + 1) for i in range(H)}
+        inputs = {(view.input_keys[t], j) for t in range(T) for j in _kept_indices(E, 8) if j is not None}
+        return inputs | {(f"plain_model.encoder_states.{t}", i) for t in range(T + 1) for i in rows}
     if scene_id == "bottleneck":
-        keys = {(f"plain_model.encoder_states.{t}", i) for t in range(1, T + 1) for i in range(H)}
+        keys = {(f"plain_model.encoder_states.{t}", i) for t in range(1, T + 1) for i in rows}
         n = len(trace.to_dict()["length_experiment"]["lengths"])
         return keys | {(LENGTHS_KEY, 0), (LENGTHS_KEY, n - 1)}
     raise KeyError(scene_id)
@@ -70,7 +73,8 @@ def _check(scene_id, scene, independent):
         # h_0 is zeros in the core and on screen.
         shown = scene.audit.by_key()
         assert not view.states[0].any()
-        assert all(shown[(view.state_keys[0], i)].shown == "0.00" for i in range(view.states.shape[1]))
+        assert all(shown[(view.state_keys[0], i)].shown == "0.00"
+                   for i in _kept_indices(view.states.shape[1], 8) if i is not None)
     texts = _texts(scene)
     # Which network it is, and the untrained note when it learned nothing.
     assert any(t.startswith(TRAINED_NOTE) for t in texts) == view.trained
