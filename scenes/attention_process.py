@@ -2,17 +2,19 @@
 
 Draft 000, Part 1, "Building towards Attention" (the full attention-process
 video): the encoder states h_1 ... h_T stay on screen under the source
-words. At every decoder step f_att scores each h_i against s_{t-1}, a
-softmax turns the scores into weights (a heat strip over the words), the
-weighted average of the h_i is the context c_t, and the decoder turns
-c_t, s_{t-1} and op_{t-1} into s_t and the next word. The clip ends on the
+words. At every decoder step f_att scores each h_j against s_{t-1}
+(e_tj), a softmax turns the scores into weights a_tj (a heat strip over the
+words), the weighted sum of the h_j is the context c_t (each h_j's copy
+scaled and faded by a_tj on its way), and the decoder turns op_{t-1},
+s_{t-1} and c_t into s_t and the next word op_t. The clip ends on the
 alignment matrix: one row of weights per output word.
 
-The values are the trained translator's (Trace section ``model``: a
-bidirectional GRU encoder, additive scores, a GRU decoder) whenever the
-sentence is in its grammar, else the seeded Bahdanau decoder's (section
-``attention``, said to be untrained on screen); ``process_view`` gives both
-the same shape, so one code path draws either.
+The values are the Trace section ``model``: the network WITH attention,
+the same encoder and decoder as the Part 1 scenes' network plus attention
+(so the h_j here are the kind of vectors the bottleneck scene discards).
+By default it is the trained translator; for a sentence its grammar cannot
+read, the untrained tanh RNN fallback, said so on screen. ``process_view``
+gives both the same shape, so one code path draws either.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from manim import (
 
 from .base import WalkthroughScene
 from .process_view import ProcessView, process_view
+from .seq2seq_view import network_note
 from .components import (
     CELL_W,
     CellBox,
@@ -66,21 +69,23 @@ PANEL_TOP = -0.78  # top of the decoder panel (its labels)
 NOTE_Y = -3.78
 WORD_FONT = 20
 MIN_WORD_FONT = 15
+MIN_FLYING_WEIGHT = 0.02  # lighter copies of h_j do not fly into c_t (issue 13)
 
 _SCORE_TEX = {
-    "additive": r"e_{t,i} = v_a^{\top}\tanh(W_a\,s_{t-1} + U_a\,h_i)",
-    "dot": r"e_{t,i} = s_{t-1}^{\top}\,h_i",
-    "scaled_dot": r"e_{t,i} = s_{t-1}^{\top}\,h_i \,/\, \sqrt{d}",
+    "additive": r"e_{tj} = f_{att}(s_{t-1}, h_j) = v^{\top}\tanh(W_a\,s_{t-1} + U_a\,h_j)",
+    "dot": r"e_{tj} = f_{att}(s_{t-1}, h_j) = s_{t-1}^{\top}\,h_j",
+    "scaled_dot": r"e_{tj} = f_{att}(s_{t-1}, h_j) = s_{t-1}^{\top}\,h_j \,/\, \sqrt{d}",
 }
 _SCORE_NAME = {"additive": "additive (Bahdanau)", "dot": "dot product", "scaled_dot": "scaled dot product"}
 
-# The decoder and output equations: the seeded core's plain tanh decoder, or
-# the trained translator's GRU and output layer (attention_core/translator/model.py).
+# The decoder and output equations (the drafts' notation): the decoder is
+# the one of the network without attention, reading c_t instead of h_T;
+# the output is the dot product with every French embedding e_w.
 _DECODER_TEX = {
     "tanh": ([r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1}", r"+\,W_c\,c_t + b)"],
-             [r"op_t = \arg\max_w\ s_t \cdot y_w"]),
-    "gru": ([r"s_t = \mathrm{GRU}([op_{t-1};\,c_t],\ s_{t-1})"],
-            [r"o_t = W_o\,[s_t;\,c_t] + b_o", r"op_t = \arg\max_w\ (o_t \cdot y_w + b_w)"]),
+             [r"op_t = \arg\max_w\ s_t \cdot e_w"]),
+    "gru": ([r"s_t = \mathrm{GRU}(op_{t-1},\ s_{t-1},\ c_t)"],
+            [r"op_t = \arg\max_w\ s_t \cdot e_w"]),
 }
 
 
@@ -109,7 +114,7 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
 
 class AttentionProcessScene(WalkthroughScene):
     scene_id = "attention_process"
-    trace_sections = ("source", "sizes", "encoder", "attention", "model")
+    trace_sections = ("source", "sizes", "attention.parameters", "model")
     description = ("Attention at every decoder step (the trained translator, or seeded weights outside "
                    "its grammar): scores, softmax weights, context c_t, the decoder's s_t and word; "
                    "ends on the alignment matrix.")
@@ -196,8 +201,8 @@ class AttentionProcessScene(WalkthroughScene):
         decoder_tex, output_tex = _DECODER_TEX[view.decoder]
         lines = VGroup(
             math_label(_SCORE_TEX[view.score], theme, 24),
-            math_label(r"a_{t,i} = \mathrm{softmax}_i\,(e_{t,i})", theme, 24),
-            math_label(r"c_t = \textstyle\sum_i a_{t,i}\,h_i", theme, 24),
+            math_label(r"a_{tj} = \mathrm{softmax}_j\,(e_{tj})", theme, 24),
+            math_label(r"c_t = \textstyle\sum_j a_{tj}\,h_j", theme, 24),
             *[math_label(tex, theme, 24) for tex in decoder_tex + output_tex],
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         decoder = VGroup(*lines[3:3 + len(decoder_tex)])
@@ -226,20 +231,19 @@ class AttentionProcessScene(WalkthroughScene):
         self.play(fade_in(title), fade_in(kind), fade_in(words))
         self.play(LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08), run_time=1.2)
 
-        note = None
         if view.untrained:
-            note = caption("Seeded, untrained weights: the words chosen are not a translation "
-                           "and the weights show no real alignment yet.", theme, 17, theme.muted)
-        elif view.section == "model":
-            # Where h_i and s_0 come from, said once for the whole clip.
-            note = caption("h\u1d62 = [f\u1d62 ; b\u1d62]: the forward and backward states of a trained bidirectional "
-                           "GRU encoder.   s\u2080 = tanh(W_init [f_T ; b\u2081] + b_init).", theme, 17, theme.muted)
-        if note is not None:
-            fit_within(note, max_width=13.6).move_to([0, NOTE_Y, 0])
-            self.play(fade_in(note))
+            note = caption(network_note(self.trace, "model") + "; the weights show no real alignment yet",
+                           theme, 17, theme.highlight)
+        else:
+            # Where h_j and s_0 come from, said once for the whole clip.
+            note = caption("h\u2c7c: the encoder's states, h\u2081 \u2026 h" + subscript(self.T)
+                           + " (the plain network keeps only the last);  s\u2080 = 0,  op\u2080 = <START>",
+                           theme, 17, theme.muted)
+        fit_within(note, max_width=13.6).move_to([0, NOTE_Y, 0])
+        self.play(fade_in(note))
 
-        e_name = self._row_name("score", r"e_{t,i}", theme.text, self.scores_y)
-        a_name = self._row_name("weight", r"a_{t,i}", theme.heat_high, self.weights_y)
+        e_name = self._row_name("score", r"e_{tj}", theme.text, self.scores_y)
+        a_name = self._row_name("weight", r"a_{tj}", theme.heat_high, self.weights_y)
         equations, eq_decoder, eq_output = self._equations()
         self.play(fade_in(equations), run_time=0.6)
 
@@ -251,10 +255,8 @@ class AttentionProcessScene(WalkthroughScene):
         op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{subscript(0)}",
                                     theme.embedding, x_op)
         op_word = self._op_word(first.input_word, op_col)
-        # The seeded core starts from zero (the translator's s_0 is in the note).
-        zero_note = VGroup()
-        if view.decoder == "tanh":
-            zero_note.add(caption("s\u2080 = 0", theme, 18, theme.muted).next_to(s_prev.frame, DOWN, buff=0.12))
+        # Both networks start from zeros, as the draft says.
+        zero_note = VGroup(caption("s\u2080 = 0", theme, 18, theme.muted).next_to(s_prev.frame, DOWN, buff=0.12))
         box = CellBox("decoder" if view.decoder == "tanh" else "GRU decoder", theme, theme.decoder,
                       width=1.6, height=1.1)
         box.move_to([x_box, s_prev.frame.get_center()[1], 0])
@@ -270,7 +272,7 @@ class AttentionProcessScene(WalkthroughScene):
                 self.play(ReplacementTransform(self._step_label, step), run_time=0.3)
             self._step_label = step
 
-            # 1. f_att scores every h_i against s_{t-1}.
+            # 1. f_att scores every h_j against s_{t-1}.
             focus = SurroundingRectangle(s_prev.frame, color=theme.highlight, buff=0.06)
             eq_focus = SurroundingRectangle(equations[0], color=theme.highlight, buff=0.06)
             scores = self._score_row(t)
@@ -296,7 +298,7 @@ class AttentionProcessScene(WalkthroughScene):
             self.remove(w_boxes, w_numbers)
             self.add(weights)
 
-            # 3. c_t forms from the h_i, each scaled by its weight.
+            # 3. c_t forms from the h_j, each scaled and faded by its weight.
             step_t = view.steps[t]
             c_col = self._panel_column(step_t.context, step_t.context_key, f"c{subscript(t + 1)}",
                                        theme.encoder, x_c)
@@ -375,20 +377,26 @@ class AttentionProcessScene(WalkthroughScene):
         return group
 
     def _weighted_ghosts(self, states: VGroup, t: int, c_col: VectorColumn) -> tuple[VGroup, VGroup]:
-        """The h_i cell boxes, and copies of them faded by weight where c_t goes.
+        """The h_j cell boxes, and the copies that fly into c_t: the weighted sum drawn honestly.
 
-        Brightness proportional to a_{t,i} (layout only): the brightest
-        copies are the states that contribute most to c_t. Boxes only, no
-        numbers: stacked numbers would be unreadable (and copying text is slow).
+        Each copy lands on c_t's cells scaled by a_tj (its boxes a_tj as
+        wide) and faded by a_tj (its opacity a_tj): the states that make up
+        most of c_t arrive large and bright, the others small and faint.
+        Copies with a_tj < MIN_FLYING_WEIGHT do not fly at all. Layout only,
+        no arithmetic on values; boxes only, no numbers (stacked numbers
+        would be unreadable, and copying text is slow).
         """
         a = self.view.steps[t].weights
-        top = max(float(np.max(a)), 1e-9)
         sources, ghosts = VGroup(), VGroup()
-        for i in range(self.T):
-            boxes = VGroup(*[c.box for c in states[i][0].cells if isinstance(c, ValueCell)])
-            targets = VGroup(*[c.box for c in c_col.cells if isinstance(c, ValueCell)])
-            g = VGroup(*[b.copy().match_width(tb, stretch=True).move_to(tb) for b, tb in zip(boxes, targets)])
-            g.set_opacity(0.1 + 0.9 * float(a[i]) / top)
+        targets = VGroup(*[c.box for c in c_col.cells if isinstance(c, ValueCell)])
+        for j in range(self.T):
+            weight = float(a[j])
+            if weight < MIN_FLYING_WEIGHT:
+                continue
+            boxes = VGroup(*[c.box for c in states[j][0].cells if isinstance(c, ValueCell)])
+            g = VGroup(*[b.copy().match_width(tb, stretch=True).match_height(tb, stretch=True)
+                         .stretch(max(weight, 0.05), 0).move_to(tb) for b, tb in zip(boxes, targets)])
+            g.set_opacity(weight)
             sources.add(boxes)
             ghosts.add(g)
         return sources, ghosts

@@ -1,18 +1,17 @@
 """``decoder``: the plain decoder writing the output one word at a time.
 
-Draft 000, "4. Decoder stack of NNs": the decoder starts from a state s_0
-and the embedding of <START>; at each step it reads the previous output
-word, its previous state and the encoder's summary of the sentence, gives
-s_t, maps s_t to an output word, and that word is the next step's input.
-Each input is labelled with what it tells the decoder.
+Draft 000, "4. Decoder stack of NNs": s_0 is a vector of zeros and op_0 the
+embedding of <START>; at each step the decoder reads the previous output
+word's embedding op_{t-1}, its previous state s_{t-1} and the encoder's
+h_T (the draft's h_8), ``s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T)``; s_t
+is mapped to the output word op_t, whose embedding is the next step's
+input. Each input is labelled with what it tells the decoder.
 
-By default this is the translator trained without attention
-(:func:`scenes.seq2seq_view.decoder_view`): a GRU decoder,
-``s_t = GRU([y_{t-1} ; c], s_{t-1})`` with the fixed ``c = [f_T ; b_1]`` and
-``s_0 = tanh(W_init c + b_init)``. When the view gives the small seeded tanh
-RNN instead, the same story is told with its formula, ``h_T`` and s_0 = 0.
-At the end the words written are set against the reference translation,
-when there is one, and the words that differ are marked.
+One code path for whichever network :func:`scenes.seq2seq_view.decoder_view`
+gives: the translator trained without attention (a GRU) by default, else
+the small seeded tanh RNN, said on screen to be untrained. At the end the
+words written are set against the reference translation, when there is
+one, and the words that differ are marked.
 """
 
 from __future__ import annotations
@@ -49,8 +48,7 @@ from .components import (
     subscript,
     word_box,
 )
-from .picked_rows import untrained_note
-from .seq2seq_view import decoder_view
+from .seq2seq_view import decoder_view, network_note
 
 __all__ = ["DecoderScene"]
 
@@ -72,29 +70,25 @@ MIDDLE_Y = -0.3
 
 class DecoderScene(WalkthroughScene):
     scene_id = "decoder"
-    trace_sections = ("target", "sizes", "encoder.tokens", "decoder", "plain_model")
-    description = ("The plain decoder (the translator trained without attention): s_t = GRU([y_{t-1} ; c], "
-                   "s_{t-1}), each s_t mapped to a word that feeds the next step.")
+    trace_sections = ("target", "sizes", "plain_model")
+    description = ("The plain decoder: s_0 = 0, op_0 = <START>, then s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T), "
+                   "each s_t mapped to the word op_t that feeds the next step.")
 
     def construct(self) -> None:
         theme = self.theme
         view = self.view = decoder_view(self.trace)
-        gru = view.network == "gru"
         n = view.steps
         size = max(view.states.shape[1], view.input_embeddings.shape[1])
-        # 8 numbers a column (the translator) need smaller cells to leave
-        # room for the labels under the working row.
+        # 8 numbers a column need smaller cells to leave room for the labels
+        # under the working row.
         self.cell_h = 0.4 if size <= 6 else 0.3
         self.cell_w = 0.74
-        # Names of the inputs: the translator's (y, c) or the draft's (op, h_T).
-        self.word_name = "y" if gru else "op"
-        T = len(self.trace.encoder.tokens)
-        context_name = "c" if gru else f"h{subscript(T)}"
+        # The draft's names: op_{t-1} in, h_T the context (its h_8).
+        self.word_name = "op"
+        T = len(self.trace.source_tokens)
+        context_name = f"h{subscript(T)}"
+        formula = view.formula.replace("h_{T}", "h_{" + str(T) + "}")
 
-        if gru:
-            formula = r"s_t = \mathrm{GRU}\big([\,y_{t-1}\,;\,c\,],\; s_{t-1}\big)"
-        else:
-            formula = r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1} + W_c\,h_{" + str(T) + r"} + b)"
         title = VGroup(caption("Decoder", theme, 30), math_label(formula, theme, 30)).arrange(RIGHT, buff=0.5)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         note = self._network_note().move_to([0, NOTE_Y, 0])
@@ -116,25 +110,17 @@ class DecoderScene(WalkthroughScene):
         for m in meanings:
             fit_within(m, max_width=1.45)
             m.set_y(low - 0.45 - m.height / 2)
-        if gru:
-            # What c is: the encoder's last forward and first backward state.
-            c_def = math_label(r"c = [f_T\,;\,b_1]", theme, 22, theme.muted)
-            fit_within(c_def, max_width=1.5).next_to(meanings[2], DOWN, buff=0.12)
-            meanings.add(c_def)
         top = max(c.get_top()[1] for c in (op_col, s_col, h_col))
         inputs_box = RoundedRectangle(corner_radius=0.15, stroke_color=theme.muted, stroke_width=2,
                                       width=INPUT_X[2] - INPUT_X[0] + 1.5, height=top - low + 0.3)
         inputs_box.move_to([sum(INPUT_X[::2]) / 2, (top + low) / 2, 0])
-        if gru:
-            start = math_label(r"s_0 = \tanh(W_{\mathrm{init}}\,c + b_{\mathrm{init}})", theme, 24, theme.muted)
-            start.next_to(inputs_box, UP, buff=0.12).set_x(inputs_box.get_x())
-            fit_within(start, max_width=inputs_box.width)
-        else:
-            start = caption("s\u2080 starts as zeros", theme, 15, theme.muted)
-            start.next_to(inputs_box, UP, buff=0.12).set_x(INPUT_X[1])
-            fit_within(start, max_width=1.9)
+        # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
+        start = caption("s\u2080 = 0,  op\u2080 = <START>", theme, 15, theme.muted)
+        start.next_to(inputs_box, UP, buff=0.12).set_x(inputs_box.get_x())
+        fit_within(start, max_width=inputs_box.width)
 
-        cell = CellBox("GRU" if gru else "decoder RNN", theme, theme.decoder, width=1.9, height=1.3)
+        cell = CellBox("decoder GRU" if view.network == "gru" else "decoder RNN", theme, theme.decoder,
+                       width=1.9, height=1.3)
         cell.move_to([CELL_X, WORK_Y, 0])
         mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.5, height=1.0, font_size=20)
         mapper.move_to([MAP_X, WORK_Y, 0])
@@ -179,7 +165,7 @@ class DecoderScene(WalkthroughScene):
             op_word_next = self._op_word(t)
             gone = [s_col, op_col, op_word, out, to_map, to_word, word, prob]
             if slow:
-                # A cross-fade, not a slide: sliding left, s_t would cross c.
+                # A cross-fade, not a slide: sliding left, s_t would cross h_T.
                 anims = [fade_out(s_new, shift=LEFT * 0.4), fade_in(s_moved, shift=LEFT * 0.4),
                          *[fade_out(m) for m in gone], FadeIn(op_next, target_position=word, scale=0.5),
                          fade_in(op_word_next)]
@@ -193,10 +179,8 @@ class DecoderScene(WalkthroughScene):
 
         if view.ended:
             end_text = "<END> chosen: decoding stops"
-        elif gru:
-            end_text = "stopped at the step limit without choosing <END>"
         else:
-            end_text = f"stopped after {n} steps (target length + 1) without <END>"
+            end_text = f"stopped after {n} steps without choosing <END>"
         end = caption(end_text, theme, 18, theme.decoder)
         fit_within(end, max_width=6).next_to(history, UP, buff=0.2)
         last = SurroundingRectangle(history.boxes[n - 1], color=theme.highlight, buff=0.05)
@@ -214,7 +198,6 @@ class DecoderScene(WalkthroughScene):
 
     def _compare(self, work: VGroup, end, history: TokenStrip) -> None:
         view, theme = self.view, self.theme
-        gru = view.network == "gru"
         if view.reference is None:
             self.play(fade_out(work), VGroup(end, history).animate.shift(UP * (WRITTEN_Y - history.get_y())))
             verdict = _centred_lines(("This sentence has no reference translation in the corpus,",
@@ -225,11 +208,11 @@ class DecoderScene(WalkthroughScene):
             self.play(fade_in(verdict), fade_in(name))
             self.wait(1.5)
             return
-        names = ("written:", "reference:" if gru else "target:")
+        names = ("written:", "reference:" if view.network == "gru" else "target:")
         rows = ComparedRows(view.chosen, view.reference, names, theme)
 
         differ = view.mismatches
-        against = "the reference" if gru else "the target sentence"
+        against = "the reference" if view.network == "gru" else "the target sentence"
         if not differ:
             lines, colour = [f"The words written equal {against}."], theme.positive
         else:
@@ -261,14 +244,13 @@ class DecoderScene(WalkthroughScene):
     # -- builders -------------------------------------------------------------
 
     def _network_note(self):
-        view, theme = self.view, self.theme
-        if view.network != "gru":
-            return untrained_note(self.trace.decoder.seeded, theme, 18)
-        if view.untrained:
-            return caption("Untrained (seeded random) translator weights: the chosen words are not a translation.",
-                           theme, 18, theme.muted)
-        return caption("The translator trained without attention: its only view of the sentence is the "
-                       "fixed vector c.", theme, 18, theme.muted)
+        theme, view = self.theme, self.view
+        text = network_note(self.trace)
+        if view.trained:
+            text += f": its only view of the sentence is h{subscript(len(self.trace.source_tokens))}"
+        elif "untrained" in text:
+            text += "; its words are not a translation"
+        return caption(text, theme, 18, theme.highlight if view.untrained else theme.muted)
 
     def _state_column(self, values, key: str, t: int, x: float) -> VectorColumn:
         return self._column(values, key, f"s{subscript(t)}", self.theme.decoder, x)

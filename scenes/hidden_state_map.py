@@ -4,10 +4,10 @@ Draft 000, "3. Hidden state", borrows figure 2 of Sutskever et al. (2014):
 the final states of an encoder for many sentences, drawn in 2-D by PCA,
 where sentences of similar meaning cluster. Here the sentences of
 ``[hidden_state_map]`` are read by the encoder the Part 1 scenes show: by
-default the translator trained without attention (each point is its
-``[f_T ; b_1]``, the only vector its decoder gets), or the small seeded tanh
-RNN (``h_T``) when the translator does not know a word of the map, which the
-scene then names. The core projects the vectors on their first two principal
+default the translator trained without attention (each point is its last
+encoder state h_T, the only vector its decoder gets), or the small seeded
+tanh RNN (also h_T, untrained) when the translator does not know a word of
+the map, which the scene then names. The core projects the vectors on their first two principal
 components. The scene says which encoder it is and whether it was trained,
 and only asks whether like sentences lie close: it claims no clusters, since
 the sentences are the reader's to change.
@@ -71,7 +71,7 @@ def shorten(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
 
 def _state_tex(hm) -> str:
     """The name of each sentence's vector: what the decoder would start from."""
-    return r"[f_T\,;\,b_1]" if hm.network == "translator" else r"h_T"
+    return r"h_T"
 
 
 def _reader(hm) -> str:
@@ -262,7 +262,7 @@ class _Lazy:
 class HiddenStateMapScene(WalkthroughScene):
     scene_id = "hidden_state_map"
     trace_sections = ("hidden_state_map",)
-    description = ("Sentences as points: the vector the encoder hands the decoder ([f_T ; b_1] of the "
+    description = ("Sentences as points: the vector the encoder hands the decoder (h_T of the "
                    "translator trained without attention), projected to 2-D by PCA "
                    "(after Sutskever et al. 2014).")
 
@@ -363,10 +363,12 @@ class HiddenStateMapScene(WalkthroughScene):
                 points, [_Lazy(sizes, t) for t in texts], bounds)
             score = (not clean, ambiguous)
             if best is None or score < best[0]:
-                best = (score, [label(t[k]) for t, k in zip(texts, picks)], placements)
+                best = (score, [t[k] for t, k in zip(texts, picks)], placements)
             if score == (False, 0):
                 break
-        return best[1], best[2]
+        # One mobject per sentence: two sentences cut to the same text share
+        # the measuring cache, but each needs its own label on screen.
+        return [caption(text, self.theme, LABEL_SIZE) for text in best[1]], best[2]
 
     def _point_positions(self) -> np.ndarray:
         """PC coordinates mapped into the plot, one scale for both axes."""

@@ -4,8 +4,8 @@ attention, as measured on the numpy translator.
 Draft 000, "Limitations of this architecture": the real version of the
 "drop in performance with sentence length" figure. The same GRU
 encoder-decoder is trained twice (``scripts/length_experiment.py``): once
-with attention, once with a decoder that sees only the encoder's final
-states; each point is the share of unseen test sentences of that source
+with attention (the context c_t = sum_j a_tj h_j), once with a decoder that
+sees only the encoder's last state h_T; each point is the share of unseen test sentences of that source
 length translated exactly.
 """
 
@@ -29,6 +29,7 @@ from .components import (
     caption,
     fade_in,
     fit_within,
+    math_label,
 )
 
 __all__ = ["LengthCurveScene"]
@@ -42,7 +43,8 @@ SECTION = "length_experiment"
 class LengthCurveScene(WalkthroughScene):
     scene_id = "length_curve"
     trace_sections = (SECTION,)
-    description = "Measured: exact-match accuracy by sentence length, with attention and with only the final encoder states [f_T ; b_1]."
+    description = ("Measured: exact-match accuracy by sentence length, with attention and with only "
+                   "the last encoder state h_T.")
 
     def construct(self) -> None:
         theme, data = self.theme, self.trace.to_dict()[SECTION]
@@ -52,8 +54,8 @@ class LengthCurveScene(WalkthroughScene):
             return
         lengths = data["lengths"]
         curves = (
-            ("without_attention", "without attention:\nthe decoder sees only the\nencoder's final states", theme.encoder),
-            ("with_attention", "with attention", theme.heat_high),
+            ("without_attention", "without attention: the\ndecoder sees only", r"h_T", theme.encoder),
+            ("with_attention", "with attention:", r"c_t = \sum_j a_{tj}\, h_j", theme.heat_high),
         )
 
         title = caption("Longer sentences, with and without attention", theme, 32).move_to([0, TITLE_Y, 0])
@@ -65,12 +67,12 @@ class LengthCurveScene(WalkthroughScene):
         self.play(Create(axes), fade_in(labels))
 
         # The legend is laid out first so each entry can appear with its curve.
-        entries = [self._legend_entry(name, text, colour, len(lengths) - 1, lengths[-1])
-                   for name, text, colour in curves]
+        entries = [self._legend_entry(name, text, tex, colour, len(lengths) - 1, lengths[-1])
+                   for name, text, tex, colour in curves]
         legend = VGroup(*entries).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
         fit_within(legend, max_width=RIGHT_EDGE - (axes.get_right()[0] + 0.5))
         legend.next_to(axes, RIGHT, buff=0.5).align_to(axes, UP)
-        for (name, _, colour), entry in zip(curves, entries):
+        for (name, _, _, colour), entry in zip(curves, entries):
             graph = axes.plot_line_graph(lengths, data[name]["exact_match"], line_color=colour,
                                          stroke_width=5, vertex_dot_radius=0.07,
                                          vertex_dot_style={"color": colour})
@@ -100,11 +102,13 @@ class LengthCurveScene(WalkthroughScene):
                    .next_to(axes.c2p(lengths[0] - 0.5, 1.0), UP, buff=0.3).align_to(axes, LEFT))
         return axes, labels
 
-    def _legend_entry(self, name: str, text: str, colour, last: int, longest: int) -> VGroup:
-        """Line sample, name, and the measured value at the longest length."""
+    def _legend_entry(self, name: str, text: str, tex: str, colour, last: int, longest: int) -> VGroup:
+        """Line sample, name (with the context the decoder reads, in the drafts' symbols), and
+        the measured value at the longest length."""
         theme = self.theme
         sample = VGroup(Line(LEFT * 0.3, RIGHT * 0.3, color=colour, stroke_width=5), Dot(radius=0.07, color=colour))
-        words = caption(text, theme, 20)
+        words = VGroup(caption(text, theme, 20), math_label(tex, theme, 26, colour)).arrange(
+            DOWN, buff=0.1, aligned_edge=LEFT)
         head = VGroup(sample, words).arrange(RIGHT, buff=0.2, aligned_edge=UP)
         value = NumberLabel(self.trace.to_dict()[SECTION][name]["exact_match"][last], theme,
                             key=(f"{SECTION}.{name}.exact_match", last), font_size=20, colour=colour)

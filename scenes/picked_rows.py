@@ -18,7 +18,7 @@ from manim import LEFT, UP, MathTex, Rectangle, Text, VGroup
 from .components import ValueCell, caption, fit_within
 from .theme import Theme
 
-__all__ = ["pick_rows", "PickedRowsMatrix", "untrained_note"]
+__all__ = ["pick_rows", "pick_cols", "PickedRowsMatrix", "untrained_note"]
 
 
 def _layout(kept: Iterable[int], n: int) -> list[int | None]:
@@ -50,20 +50,31 @@ def pick_rows(n: int, must: Sequence[int], max_rows: int) -> list[int | None]:
     return _layout(kept, n)
 
 
+def pick_cols(n: int, max_cols: int) -> list[int | None]:
+    """Columns to show (``None`` = a column of dots): all of them when they
+    fit, else the first ones, dots, and the last, ``max_cols`` slots in all."""
+    if n <= max_cols:
+        return list(range(n))
+    return [*range(max_cols - 2), None, n - 1]
+
+
 class PickedRowsMatrix(VGroup):
     """A matrix of value cells showing only ``rows`` (``None`` = dots).
 
     Cell ``(i, j)`` gets the key ``(f"{key}.{i}", j)``; ``row(i)`` gives the
-    cells of row ``i`` and ``label(i)`` its word.
+    cells of row ``i`` (one per slot of ``cols``, a dots mark for ``None``)
+    and ``label(i)`` its word. ``cols`` (default: every column) elides wide
+    vectors the same way ``rows`` elides long vocabularies.
     """
 
     def __init__(self, values: np.ndarray, theme: Theme, key: str, rows: Sequence[int | None],
                  row_labels: Sequence[str], colour: Any, cell_width: float, cell_height: float,
                  font_size: float, label_size: float = 20, label_width: float = 1.6,
-                 col_labels: Sequence[str] | None = None) -> None:
+                 col_labels: Sequence[str] | None = None, cols: Sequence[int | None] | None = None) -> None:
         super().__init__()
         values = np.atleast_2d(np.asarray(values, dtype=float))
-        n_cols = values.shape[1]
+        self.cols_shown = list(cols) if cols is not None else list(range(values.shape[1]))
+        n_cols = len(self.cols_shown)
         scale = max(float(np.max(np.abs(values))), 1e-9)
         self.rows_shown = list(rows)
         self._rows: dict[int, VGroup] = {}
@@ -80,10 +91,13 @@ class PickedRowsMatrix(VGroup):
                     self.grid.add(dots.move_to([j * cell_width, y, 0]))
                 continue
             row = VGroup()
-            for j in range(n_cols):
-                cell = ValueCell(values[i, j], theme, (f"{key}.{i}", j), cell_width, cell_height,
-                                 scale, True, font_size)
-                cell.move_to([j * cell_width, y, 0])
+            for slot, j in enumerate(self.cols_shown):
+                if j is None:
+                    cell = elided_cell(theme, cell_width, cell_height, font_size)
+                else:
+                    cell = ValueCell(values[i, j], theme, (f"{key}.{i}", j), cell_width, cell_height,
+                                     scale, True, font_size)
+                cell.move_to([slot * cell_width, y, 0])
                 row.add(cell)
             self._rows[i] = row
             self.grid.add(row)
@@ -124,6 +138,13 @@ class PickedRowsMatrix(VGroup):
 
     def has_row(self, i: int) -> bool:
         return i in self._rows
+
+
+def elided_cell(theme: Theme, width: float, height: float, font_size: float) -> VGroup:
+    """A cell standing for the columns left out: dots in an empty box."""
+    dots = MathTex(r"\cdots", font_size=font_size * 1.6, color=theme.muted)
+    fit_within(dots, max_width=width * 0.8)
+    return VGroup(Rectangle(width=width, height=height, stroke_width=0), dots)
 
 
 def untrained_note(seeded: Sequence[str], theme: Theme, font_size: float = 18) -> Text:

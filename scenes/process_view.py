@@ -1,14 +1,15 @@
-"""One view of an attention decode, from the trained translator or the seeded core.
+"""One view of an attention decode: the network WITH attention (``model``).
 
-The ``attention_process`` scene shows the same story whichever section
-it reads: encoder states, then per decoder step the scores, weights,
-context, previous and new state, input word and chosen word. The Trace
-keeps that story in two layouts: ``model`` (the trained GRU translator,
-one record per step under ``model.steps.<t>``) and ``attention`` (the
-seeded Bahdanau decoder, one array per quantity). :func:`process_view`
-presents either as the same sequence of :class:`StepView` records, each
-value paired with its NumberLabel key path into ``Trace.to_dict()``.
-It only selects and names values; it computes nothing.
+The ``attention_process`` and ``trained_attention`` scenes show the same
+story whichever network the Trace's ``model`` section holds (the trained
+GRU translator, or the untrained tanh RNN fallback, same keys): the
+encoder states h_1 ... h_T (the SAME kind of vectors the bottleneck scene
+shows for the network without attention), then per decoder step the
+attention scores e_tj, the weights a_tj, the context c_t, s_{t-1} and s_t,
+op_{t-1} and the chosen word. :func:`process_view` presents them as
+:class:`StepView` records, each value paired with its NumberLabel key path
+into ``Trace.to_dict()``. It only selects and names values; it computes
+nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .seq2seq_view import section_dict
+
 __all__ = ["StepView", "ProcessView", "process_view"]
+
+SECTION = "model"
 
 
 @dataclass(frozen=True)
@@ -30,17 +35,17 @@ class StepView:
     """
 
     input_word: str
-    input_embedding: np.ndarray
+    input_embedding: np.ndarray  # op_{t-1}
     input_embedding_key: str
-    previous_state: np.ndarray
+    previous_state: np.ndarray  # s_{t-1}
     previous_state_key: str
-    scores: np.ndarray
+    scores: np.ndarray  # e_tj over the source words
     scores_key: str
-    weights: np.ndarray
+    weights: np.ndarray  # a_tj
     weights_key: str
-    context: np.ndarray
+    context: np.ndarray  # c_t
     context_key: str
-    state: np.ndarray
+    state: np.ndarray  # s_t
     state_key: str
     chosen: str
     probability: float
@@ -49,13 +54,12 @@ class StepView:
 
 @dataclass(frozen=True)
 class ProcessView:
-    """Everything the attention_process scene shows, from one Trace section.
+    """Everything the attention scenes show of the network with attention.
 
     ``trained`` is True for the trained translator; ``untrained`` says the
-    weights are seeded (either section), so the scene must say the words
-    are not a translation. ``score`` names the scoring function
-    ("additive", "dot", "scaled_dot"); ``decoder`` is "gru" for the
-    translator, "tanh" for the seeded core's plain tanh decoder.
+    weights are seeded, so the scene must say the words are not a
+    translation. ``score`` names the scoring function ("additive", "dot",
+    "scaled_dot"); ``decoder`` is "gru" or "tanh".
     """
 
     section: str
@@ -64,71 +68,58 @@ class ProcessView:
     score: str
     decoder: str
     source_tokens: tuple[str, ...]
-    encoder_states: np.ndarray  # T x H
-    encoder_keys: tuple[str, ...]  # one key per h_i
+    encoder_states: np.ndarray  # T x H: h_1 ... h_T
+    encoder_keys: tuple[str, ...]  # one key per h_j
+    initial_state: np.ndarray  # s_0
+    initial_state_key: str
     steps: tuple[StepView, ...]
     alignment: np.ndarray  # steps x T
     alignment_key: str
+    reference: tuple[str, ...] | None
+    reference_alignment: tuple[int, ...] | None
 
     @property
     def chosen(self) -> tuple[str, ...]:
         return tuple(s.chosen for s in self.steps)
 
 
+def _arr(value) -> np.ndarray:
+    out = np.array(value, dtype=float)
+    out.flags.writeable = False
+    return out
+
+
 def process_view(trace) -> ProcessView:
-    """The trained model's decode when the Trace has one with attention,
-    else the seeded ``attention`` section's."""
-    m = getattr(trace, "model", None)
-    if m is not None and m.attention is not None:
-        return _from_model(m)
-    return _from_attention(trace.attention)
-
-
-def _from_model(m) -> ProcessView:
+    """The decode of the network with attention on the trace's sentence."""
+    m = section_dict(trace, SECTION)
     steps = []
-    for t in range(len(m.chosen)):
-        k = f"model.steps.{t}"
+    for t, st in enumerate(m["steps"]):
+        k = f"{SECTION}.steps.{t}"
         steps.append(StepView(
-            input_word=m.inputs[t],
-            input_embedding=m.input_embeddings[t], input_embedding_key=f"{k}.input_embedding",
-            previous_state=m.previous_states[t], previous_state_key=f"{k}.previous_state",
-            scores=m.scores[t], scores_key=f"{k}.scores",
-            weights=m.attention[t], weights_key=f"{k}.weights",
-            context=m.contexts[t], context_key=f"{k}.context",
-            state=m.states[t], state_key=f"{k}.state",
-            chosen=m.chosen[t],
-            probability=float(m.probabilities[t, m.chosen_ids[t]]),
+            input_word=st["input"],
+            input_embedding=_arr(st["input_embedding"]), input_embedding_key=f"{k}.input_embedding",
+            previous_state=_arr(st["previous_state"]), previous_state_key=f"{k}.previous_state",
+            scores=_arr(st["attention_scores"]), scores_key=f"{k}.attention_scores",
+            weights=_arr(st["attention_weights"]), weights_key=f"{k}.attention_weights",
+            context=_arr(st["context"]), context_key=f"{k}.context",
+            state=_arr(st["state"]), state_key=f"{k}.state",
+            chosen=st["chosen"],
+            probability=float(st["chosen_probability"]),
             probability_key=(f"{k}.chosen_probability",),
         ))
-    T = len(m.source_tokens)
+    T = len(m["tokens"])
+    tanh = m["network"] == "tanh_rnn"
+    # The fallback's scoring function is the numbers file's [attention] score.
+    score = trace.attention.params.score if tanh and trace.attention is not None else "additive"
+    ref = m.get("reference")
+    ref_align = m.get("reference_alignment")
     return ProcessView(
-        section="model", trained=m.weights == "trained", untrained=m.weights != "trained",
-        score="additive", decoder="gru", source_tokens=tuple(m.source_tokens),
-        encoder_states=m.annotations, encoder_keys=tuple(f"model.annotations.{j}" for j in range(T)),
-        steps=tuple(steps), alignment=m.attention, alignment_key="model.attention",
-    )
-
-
-def _from_attention(att) -> ProcessView:
-    steps = []
-    for t in range(att.steps):
-        steps.append(StepView(
-            input_word=att.inputs[t],
-            input_embedding=att.input_embeddings[t], input_embedding_key=f"attention.input_embeddings.{t}",
-            previous_state=att.states[t], previous_state_key=f"attention.states.{t}",
-            scores=att.scores[t], scores_key=f"attention.scores.{t}",
-            weights=att.weights[t], weights_key=f"attention.weights.{t}",
-            context=att.contexts[t], context_key=f"attention.contexts.{t}",
-            state=att.states[t + 1], state_key=f"attention.states.{t + 1}",
-            chosen=att.chosen[t],
-            probability=float(att.chosen_probabilities[t]),
-            probability_key=("attention.chosen_probabilities", t),
-        ))
-    T = len(att.source_tokens)
-    # The seeded core's keys h_i are the encoder section's states (1-based: h_0 is the zero state).
-    return ProcessView(
-        section="attention", trained=False, untrained=bool(att.untrained), score=att.params.score,
-        decoder="tanh", source_tokens=tuple(att.source_tokens), encoder_states=att.keys,
-        encoder_keys=tuple(f"encoder.hidden.{i + 1}" for i in range(T)),
-        steps=tuple(steps), alignment=att.weights, alignment_key="attention.weights",
+        section=SECTION, trained=bool(m["trained"]), untrained=not m["trained"],
+        score=score, decoder="tanh" if tanh else "gru", source_tokens=tuple(m["tokens"]),
+        encoder_states=_arr(m["encoder_states"][1:]),
+        encoder_keys=tuple(f"{SECTION}.encoder_states.{j}" for j in range(1, T + 1)),
+        initial_state=_arr(m["initial_state"]), initial_state_key=f"{SECTION}.initial_state",
+        steps=tuple(steps), alignment=_arr(m["attention"]), alignment_key=f"{SECTION}.attention",
+        reference=tuple(ref) if ref is not None else None,
+        reference_alignment=tuple(ref_align) if ref_align is not None else None,
     )

@@ -6,11 +6,11 @@ state, the context vector, 4 the decoder, 5 the mapping of decoder states
 to output words. The diagram is built up part by part with the network the
 Part 1 scenes show (:mod:`scenes.seq2seq_view`): by default the translator
 trained without attention, with its real embeddings as colour chips, its
-bidirectional GRU encoder, the context ``[f_T ; b_1]``, its GRU decoder and
-the words it really writes, compared with the reference translation when
-there is one; or the small seeded tanh RNN (context ``h_T``) when the
-translator cannot read the sentence. Its last frame is the draft's static
-figure ``seq2seq_basic``.
+GRU encoder, the context h_T, its GRU decoder and the words it really
+writes, compared with the reference translation when there is one; or the
+small seeded tanh RNN (said to be untrained) when the translator cannot
+read the sentence. Its last frame is the draft's static figure
+``seq2seq_basic``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from .components import (
     fit_within,
     subscript,
 )
-from .seq2seq_view import decoder_view, encoder_view, mismatches
+from .seq2seq_view import decoder_view, encoder_view, mismatches, network_note
 
 __all__ = ["Seq2SeqOverviewScene"]
 
@@ -66,7 +66,6 @@ X_DECODER = 1.55
 X_MAP = 3.35
 X_OUT_LEFT = 4.35
 BOX_W = 1.3
-ENC_W_GRU, X_ENCODER_GRU = 1.8, -2.45  # room for "bidirectional"
 CHIP_W, CHIP_H = 0.13, 0.24
 CHIPS_MAX_W = 0.9  # a chip of 8 dimensions keeps room for its arrow
 WORD_SIZE = 20
@@ -86,34 +85,29 @@ def _arrow(start: np.ndarray, end: np.ndarray, colour: Any, width: float = 2.5) 
                  max_tip_length_to_length_ratio=0.4, max_stroke_width_to_length_ratio=10)
 
 
-def _network_line(enc) -> str:
-    """Under the title: which network the diagram shows."""
-    if enc.network == "gru":
-        return ("the translator trained without attention" if enc.trained
-                else "the translator's network with seeded, untrained weights")
-    return "a small tanh RNN with seeded weights, not trained"
 
 
 class Seq2SeqOverviewScene(WalkthroughScene):
     scene_id = "seq2seq_overview"
-    trace_sections = ("source", "target", "sizes", "encoder", "decoder", "plain_model")
+    trace_sections = ("source", "target", "sizes", "plain_model")
     description = ("The encoder-decoder in five parts (the translator trained without attention): "
                    "input words as embeddings, encoder, context vector, decoder, output words.")
 
     def construct(self) -> None:
         theme = self.theme
         enc, dec = encoder_view(self.trace), decoder_view(self.trace)
-        gru = enc.network == "gru"
         T = len(enc.tokens)
         # Just <END> when it stops at once: the diagram still shows what it chose.
         outputs = dec.written or (END,)
         sub_T = subscript(T)
         # The context's name, on screen (LaTeX) and in captions (plain text).
-        ctx_tex = f"[f_{{{T}}}\\,;\\,b_{{1}}]" if gru else f"h_{{{T}}}"
-        ctx_text = f"[f{sub_T} ; b\u2081]" if gru else f"h{sub_T}"
+        ctx_tex = f"h_{{{T}}}"
+        ctx_text = f"h{sub_T}"
 
         title = caption("The encoder-decoder in five parts", theme, 30).move_to([0, TITLE_Y, 0])
-        subtitle = caption(_network_line(enc), theme, 18, theme.muted).move_to([0, SUBTITLE_Y, 0])
+        subtitle = caption(network_note(self.trace), theme, 18,
+                           theme.highlight if enc.untrained else theme.muted)
+        fit_within(subtitle, max_width=13.4).move_to([0, SUBTITLE_Y, 0])
         self.play(fade_in(title), fade_in(subtitle))
         note = None
 
@@ -135,16 +129,13 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         self.play(*(ReplacementTransform(w.copy(), c) for w, c in zip(words, chips)), run_time=0.8)
 
         # 2. the encoder reads them in order -------------------------------------
-        enc_label = "encoder\nbidirectional\nGRU" if gru else "encoder\nRNN"
-        enc_box = self._tall_box(enc_label, theme.encoder, in_y, in_pitch,
-                                 width=ENC_W_GRU if gru else BOX_W).move_to(
-            [X_ENCODER_GRU if gru else X_ENCODER, float(np.mean(in_y)), 0])
+        enc_label = "encoder\nGRU" if enc.network == "gru" else "encoder\nRNN"
+        enc_box = self._tall_box(enc_label, theme.encoder, in_y, in_pitch).move_to(
+            [X_ENCODER, float(np.mean(in_y)), 0])
         in_arrows = VGroup(*(
             _arrow([c.get_right()[0] + 0.08, y, 0], [enc_box.get_left()[0] - 0.04, y, 0], theme.embedding)
             for c, y in zip(chips, in_y)))
-        step2 = ("2. The encoder, a bidirectional GRU, reads them forwards (f\u2081, f\u2082, ...) "
-                 "and backwards (..., b\u2082, b\u2081)" if gru
-                 else "2. The encoder RNN reads them one by one: h\u2081, h\u2082, ...")
+        step2 = "2. The encoder RNN reads them one by one from h\u2080 = 0: h\u2081, h\u2082, ..."
         note = self._step(2, "encoder", X_ENCODER, step2, note)
         self.play(Create(enc_box))
         self.play(*(GrowArrow(a) for a in in_arrows), lag_ratio=0.15, run_time=1.0)
@@ -161,22 +152,19 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         to_ctx = _arrow(np.array([enc_box.get_right()[0] + 0.05, context.frame.get_y(), 0]),
                         np.array([context.frame.get_left()[0] - 0.08, context.frame.get_y(), 0]),
                         theme.encoder, 3)
-        step3 = (f"3. The last state of each direction, joined as {ctx_text}, is the context vector: "
-                 f"the sentence in {H} numbers" if gru
-                 else f"3. Its last state {ctx_text} is the context vector: the whole sentence in "
-                 f"{H} numbers")
+        step3 = f"3. Its last state {ctx_text} is the context vector: the whole sentence in {H} numbers"
         note = self._step(3, "context vector", X_CONTEXT, step3, note)
         self.play(GrowArrow(to_ctx), fade_in(context, shift=RIGHT * 0.3))
 
         # 4. the decoder unrolls from the context -----------------------------------
         out_y, out_pitch = _rows_y(len(outputs))
-        dec_box = self._tall_box("decoder\nGRU" if gru else "decoder\nRNN", theme.decoder,
+        dec_box = self._tall_box("decoder\nGRU" if dec.network == "gru" else "decoder\nRNN", theme.decoder,
                                  out_y, out_pitch).move_to([X_DECODER, float(np.mean(out_y)), 0])
         to_dec = _arrow(np.array([context.frame.get_right()[0] + 0.08, context.frame.get_y(), 0]),
                         np.array([dec_box.get_left()[0] - 0.05, context.frame.get_y(), 0]),
                         theme.encoder, 3)
         note = self._step(4, "decoder", X_DECODER,
-                          f"4. The decoder {'GRU' if gru else 'RNN'} starts from {ctx_text} and makes "
+                          f"4. The decoder, from s\u2080 = 0, reads {ctx_text} at every step: "
                           "one state s\u209c per output word", note)
         self.play(Create(dec_box), GrowArrow(to_dec))
 
@@ -197,8 +185,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
             out_words.add(word)
             out_arrows.add(_arrow([map_box.get_right()[0] + 0.04, y, 0],
                                   [X_OUT_LEFT - 0.1, y, 0], theme.decoder))
-        step5 = ("5. Each state s\u209c, with the context, is mapped to the most likely target word"
-                 if gru else "5. Each state s\u209c is mapped to the most similar target word")
+        step5 = "5. Each s\u209c is mapped to the French word op\u209c whose embedding is most similar"
         note = self._step(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2, step5, note)
         self.play(Create(map_box))
         for k in range(len(outputs)):

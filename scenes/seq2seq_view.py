@@ -1,23 +1,24 @@
-"""One view of the plain encoder-decoder, from the trained translator or the seeded core.
+"""One view of the drafts' encoder-decoder, whichever network computed it.
 
-The Part 1 scenes (word_embeddings, encoder, hidden_state_map, decoder,
-output_mapping, bottleneck, seq2seq_overview) tell the draft's story of an
-encoder-decoder WITHOUT attention. The Trace keeps two networks that tell
-it:
+The Part 1 scenes (word_embeddings, encoder, bottleneck, decoder,
+output_mapping, seq2seq_overview) tell draft 000's story in its notation
+(``docs/notation.md``): an encoder RNN reads x_1 ... x_T from h_0 = 0 to
+h_T, the decoder starts at s_0 = 0 with op_0 = <START> and computes
+``s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T)``, and ``scores_w = s_t . e_w``
+over the French embeddings, then a softmax, picks op_t.
 
-- ``plain_model`` (with ``plain_output_mapping``): the translator trained
-  without attention: a bidirectional GRU encoder (forward states f_t and
-  backward states b_t; the decoder gets ``c = [f_T ; b_1]``), a GRU decoder
-  and the output mapping ``o_t = W_o [s_t ; c] + b_o`` dotted with every
-  target embedding, plus a bias per word. This is the default.
-- ``encoder`` / ``decoder`` / ``output_mapping``: the small seeded tanh RNN
-  of ``[sizes]``, shown when the translator cannot read the sentence or the
-  numbers file sets that RNN's values by hand.
+The Trace's ``plain_model`` section (with ``plain_output_mapping``) holds
+that network, whichever it is: the translator trained without attention
+(``network`` "gru", a GRU encoder and decoder; the default), or the small
+seeded tanh RNN of ``[sizes]`` (``network`` "tanh_rnn"), the fallback for
+sentences the grammar cannot read and for values set by hand. The fallback
+is untrained (``trained`` false), and the scenes say so.
 
-:func:`encoder_view`, :func:`decoder_view` and :func:`output_view` present
-either as the same records, each value paired with its NumberLabel key path
-into ``Trace.to_dict()``. They only select and name values; they compute
-nothing (like :mod:`scenes.process_view` for the attention scenes).
+A scene asks :func:`seq2seq_view` and gets one :class:`Seq2SeqView`; it
+draws it with ONE code path. Only the formulas' text and the note naming
+the network differ (:attr:`Seq2SeqView.encoder_formula` and friends). The
+view only selects and names values, each paired with its NumberLabel key
+path into ``Trace.to_dict()``; it computes nothing.
 
 Keys: a ``*_key`` naming a vector is a string (element i is ``(key, i)``);
 a ``*_keys`` tuple holds one such string per position.
@@ -34,33 +35,44 @@ __all__ = [
     "EncoderView",
     "DecoderView",
     "OutputView",
+    "Seq2SeqView",
+    "seq2seq_view",
     "encoder_view",
     "decoder_view",
     "output_view",
     "uses_translator",
+    "section_dict",
     "mismatches",
+    "network_note",
 ]
 
 
 def uses_translator(trace) -> bool:
-    """True when the Part 1 scenes show the translator (``plain_model``)."""
-    return getattr(trace, "plain_model", None) is not None
+    """True when the Part 1 scenes show the trained-grammar translator's GRU
+    (trained or seeded), False for the tanh RNN fallback."""
+    return section_dict(trace, "plain_model")["network"] != "tanh_rnn"
+
+
+# The formulas each network computes, in the drafts' notation (LaTeX).
+_ENCODER_TEX = {
+    "gru": r"h_t = \mathrm{GRU}(x_t,\ h_{t-1})",
+    "tanh": r"h_t = \tanh(W_x\,x_t + W_h\,h_{t-1} + b)",
+}
+_DECODER_TEX = {
+    "gru": r"s_t = \mathrm{GRU}(op_{t-1},\ s_{t-1},\ h_{T})",
+    "tanh": r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1} + W_c\,h_{T} + b)",
+}
 
 
 @dataclass(frozen=True)
 class EncoderView:
     """The encoder reading the source sentence.
 
-    ``network`` is "gru" (the translator's bidirectional GRU) or "tanh" (one
-    direction, ``h_t = tanh(W_x x_t + W_h h_{t-1} + b)``). For "gru",
-    ``forward`` holds f_1 ... f_T and ``backward`` b_1 ... b_T (each H/2
-    numbers), ``annotations`` h_j = [f_j ; b_j]. For "tanh", ``forward``
-    holds h_1 ... h_T, ``backward`` is None and ``annotations`` equal
-    ``forward``. The initial state (zeros) is not in the Trace for "gru":
-    scenes show it as a formula ("f_0 = 0"), not as numbers.
+    ``states`` holds h_0 ... h_T (h_0 the zero vector the RNN starts from),
+    one key per state; the plain decoder's context is h_T, the last one.
     """
 
-    section: str  # "plain_model" or "encoder"
+    section: str  # "plain_model" (or "model")
     network: str  # "gru" or "tanh"
     trained: bool
     tokens: tuple[str, ...]
@@ -70,15 +82,34 @@ class EncoderView:
     embedding_matrix_key: str  # row r is f"{key}.{r}"
     inputs: np.ndarray  # T x E: x_1 ... x_T
     input_keys: tuple[str, ...]
-    forward: np.ndarray  # T x k
-    forward_keys: tuple[str, ...]
-    backward: np.ndarray | None  # T x k (gru only)
-    backward_keys: tuple[str, ...] | None
-    annotations: np.ndarray  # T x H
-    annotation_keys: tuple[str, ...]
-    context: np.ndarray  # H: what the plain decoder gets
-    context_key: str
-    context_tex: str  # "[f_T ; b_1]" or "h_T", as LaTeX
+    states: np.ndarray  # (T+1) x H: h_0 = 0, h_1 ... h_T
+    state_keys: tuple[str, ...]  # T+1 keys
+
+    @property
+    def T(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """h_1 ... h_T (T x H): one state per word."""
+        return self.states[1:]
+
+    @property
+    def hidden_keys(self) -> tuple[str, ...]:
+        return self.state_keys[1:]
+
+    @property
+    def context(self) -> np.ndarray:
+        """h_T: all the plain decoder is given of the sentence."""
+        return self.states[-1]
+
+    @property
+    def context_key(self) -> str:
+        return self.state_keys[-1]
+
+    @property
+    def formula(self) -> str:
+        return _ENCODER_TEX[self.network]
 
     @property
     def untrained(self) -> bool:
@@ -89,21 +120,20 @@ class EncoderView:
 class DecoderView:
     """The plain decoder writing the output, one word per step.
 
-    Step t (1-based) reads ``input_words[t-1]`` (<START>, then the word it
-    wrote before), the previous state and the fixed ``context`` and writes
-    ``states[t-1]`` (s_t) and ``chosen[t-1]``. For "gru" the first state is
-    ``s_0 = tanh(W_init c + b_init)``; for "tanh" it is zeros.
+    Step t (1-based) reads ``input_words[t-1]`` (op_{t-1}: <START>, then the
+    word written before), s_{t-1} and the fixed context h_T, and writes
+    ``states[t-1]`` (s_t) and ``chosen[t-1]`` (op_t). s_0 is zeros.
     """
 
-    section: str  # "plain_model" or "decoder"
+    section: str  # "plain_model"
     network: str  # "gru" or "tanh"
     trained: bool
-    context: np.ndarray
+    context: np.ndarray  # h_T
     context_key: str
-    initial_state: np.ndarray  # s_0
+    initial_state: np.ndarray  # s_0 = 0
     initial_state_key: str
     input_words: tuple[str, ...]
-    input_embeddings: np.ndarray  # n x E
+    input_embeddings: np.ndarray  # n x H: op_0 ... op_{n-1}
     input_embedding_keys: tuple[str, ...]
     states: np.ndarray  # n x H: s_1 ... s_n
     state_keys: tuple[str, ...]
@@ -128,6 +158,10 @@ class DecoderView:
         return mismatches(self.written, self.reference)
 
     @property
+    def formula(self) -> str:
+        return _DECODER_TEX[self.network]
+
+    @property
     def untrained(self) -> bool:
         return not self.trained
 
@@ -144,107 +178,153 @@ def mismatches(written: tuple[str, ...], reference: tuple[str, ...] | None) -> t
 
 @dataclass(frozen=True)
 class OutputView:
-    """One decoder state mapped to an output word.
+    """One decoder state mapped to an output word: ``scores_w = s_t . e_w``.
 
     ``mapping`` is the core's record (``plain_output_mapping`` or
-    ``output_mapping``); both have ``step, state, vocabulary, embeddings,
-    products, scores, probabilities, ranked, chosen_id, chosen_word,
-    chosen_probability, chosen_percent``, under the key prefix ``section``.
-    For "gru" it also has ``context``, ``output`` (o_t, the vector compared
-    with the embeddings), ``dot_products`` and ``bias`` (score = dot product
-    + bias); for "tanh" the state itself is compared and the score is the
-    dot product.
+    ``output_mapping``), under the key prefix ``section``; both have ``step,
+    state, vocabulary, embeddings, products (s_t[i] * e_w[i]), scores,
+    probabilities, ranked, chosen_id, chosen_word, chosen_probability,
+    chosen_percent``.
     """
 
-    section: str  # "plain_output_mapping" or "output_mapping"
+    section: str  # "plain_output_mapping"
     network: str
     trained: bool
     mapping: Any
 
-    @property
-    def compared(self) -> np.ndarray:
-        """The vector dotted with every target embedding."""
-        return self.mapping.output if self.network == "gru" else self.mapping.state
-
-    @property
-    def compared_key(self) -> str:
-        return f"{self.section}.{'output' if self.network == 'gru' else 'state'}"
+    def key(self, name: str) -> str:
+        return f"{self.section}.{name}"
 
     @property
     def untrained(self) -> bool:
         return not self.trained
 
 
-def encoder_view(trace) -> EncoderView:
-    """The translator's encoder when the Part 1 scenes show it, else the tanh RNN's."""
-    if uses_translator(trace):
-        m = trace.plain_model
-        T = len(m.source_tokens)
-        keys = lambda name: tuple(f"plain_model.{name}.{j}" for j in range(T))  # noqa: E731
-        return EncoderView(
-            section="plain_model", network="gru", trained=m.weights == "trained",
-            tokens=tuple(m.source_tokens), token_ids=tuple(m.source_ids),
-            vocabulary=tuple(m.source_vocabulary), embedding_matrix=m.source_embedding_matrix,
-            embedding_matrix_key="plain_model.source_embedding_matrix",
-            inputs=m.embeddings, input_keys=keys("embeddings"),
-            forward=m.forward_states, forward_keys=keys("encoder_forward"),
-            backward=m.backward_states, backward_keys=keys("encoder_backward"),
-            annotations=m.annotations, annotation_keys=keys("annotations"),
-            context=m.summary, context_key="plain_model.summary", context_tex=r"[f_T ; b_1]",
-        )
-    enc, params = trace.encoder, trace.params
-    T = len(enc.tokens)
-    hidden = tuple(f"encoder.hidden.{t}" for t in range(1, T + 1))
+@dataclass(frozen=True)
+class Seq2SeqView:
+    """The whole plain encoder-decoder of one trace, as the Part 1 scenes show it."""
+
+    encoder: EncoderView
+    decoder: DecoderView
+    output: OutputView
+    note: str  # which network, and whether it is trained: shown on screen
+
+    @property
+    def network(self) -> str:
+        return self.encoder.network
+
+    @property
+    def trained(self) -> bool:
+        return self.encoder.trained
+
+
+def section_dict(trace, name: str) -> dict[str, Any]:
+    """``Trace.to_dict()[name]`` for the model sections, computed once per trace.
+
+    The views read the JSON form on purpose: its keys are the NumberLabel
+    keys, so a value and the key shown with it cannot disagree.
+    """
+    cache = _SECTIONS.setdefault(id(trace), (trace, {}))[1]
+    if len(_SECTIONS) > 8:  # a few traces at a time: keep the newest
+        for k in list(_SECTIONS)[:-8]:
+            del _SECTIONS[k]
+    if name not in cache:
+        record = getattr(trace, name)
+        cache[name] = record.to_dict() if record is not None else None
+    return cache[name]
+
+
+_SECTIONS: dict[int, tuple[Any, dict]] = {}
+
+
+def _arr(value) -> np.ndarray:
+    out = np.array(value, dtype=float)
+    out.flags.writeable = False
+    return out
+
+
+def _network(m: dict) -> str:
+    return "tanh" if m["network"] == "tanh_rnn" else "gru"
+
+
+def encoder_view(trace, section: str = "plain_model") -> EncoderView:
+    """The encoder of the network the Part 1 scenes show (``model`` for the attention scenes)."""
+    m = section_dict(trace, section)
+    T = len(m["tokens"])
     return EncoderView(
-        section="encoder", network="tanh", trained=False,
-        tokens=tuple(enc.tokens), token_ids=tuple(enc.token_ids),
-        vocabulary=tuple(params.source_vocab.words), embedding_matrix=params.source_embeddings,
-        embedding_matrix_key="parameters.source_embeddings",
-        inputs=enc.inputs, input_keys=tuple(f"encoder.inputs.{t}" for t in range(T)),
-        forward=enc.hidden[1:], forward_keys=hidden, backward=None, backward_keys=None,
-        annotations=enc.hidden[1:], annotation_keys=hidden,
-        context=enc.context, context_key="encoder.context", context_tex=r"h_T",
+        section=section, network=_network(m), trained=bool(m["trained"]),
+        tokens=tuple(m["tokens"]), token_ids=tuple(m["token_ids"]),
+        vocabulary=tuple(m["source_vocabulary"]), embedding_matrix=_arr(m["source_embedding_matrix"]),
+        embedding_matrix_key=f"{section}.source_embedding_matrix",
+        inputs=_arr(m["embeddings"]), input_keys=tuple(f"{section}.embeddings.{t}" for t in range(T)),
+        states=_arr(m["encoder_states"]),
+        state_keys=tuple(f"{section}.encoder_states.{t}" for t in range(T + 1)),
     )
 
 
 def decoder_view(trace) -> DecoderView:
-    """The translator's decoder when the Part 1 scenes show it, else the tanh RNN's."""
-    if uses_translator(trace):
-        m = trace.plain_model
-        n = len(m.chosen)
-        return DecoderView(
-            section="plain_model", network="gru", trained=m.weights == "trained",
-            context=m.summary, context_key="plain_model.summary",
-            initial_state=m.initial_state, initial_state_key="plain_model.initial_state",
-            input_words=tuple(m.inputs), input_embeddings=m.input_embeddings,
-            input_embedding_keys=tuple(f"plain_model.steps.{t}.input_embedding" for t in range(n)),
-            states=m.states, state_keys=tuple(f"plain_model.steps.{t}.state" for t in range(n)),
-            chosen=tuple(m.chosen),
-            chosen_probabilities=np.array([m.probabilities[t, m.chosen_ids[t]] for t in range(n)]),
-            chosen_probability_keys=tuple((f"plain_model.steps.{t}.chosen_probability",) for t in range(n)),
-            ended=bool(n and m.chosen[-1] == "<END>"),
-            reference=tuple(m.reference) if m.reference is not None else None,
-        )
-    d = trace.decoder
-    n = d.steps
+    """The plain decoder of the network the Part 1 scenes show."""
+    m = section_dict(trace, "plain_model")
+    steps = m["steps"]
+    n = len(steps)
+    T = len(m["tokens"])
+    network = _network(m)
+    reference = m["reference"]
+    if reference is None and network == "tanh":
+        # The fallback's sentence is not the grammar's: compare with the file's target.
+        reference = list(trace.target_tokens)
+    chosen = tuple(s["chosen"] for s in steps)
     return DecoderView(
-        section="decoder", network="tanh", trained=False,
-        context=d.context, context_key="decoder.context",
-        initial_state=d.states[0], initial_state_key="decoder.states.0",
-        input_words=tuple(d.input_words), input_embeddings=d.input_embeddings,
-        input_embedding_keys=tuple(f"decoder.input_embeddings.{t}" for t in range(n)),
-        states=d.states[1:], state_keys=tuple(f"decoder.states.{t}" for t in range(1, n + 1)),
-        chosen=tuple(d.chosen_words), chosen_probabilities=d.chosen_probabilities,
-        chosen_probability_keys=tuple(("decoder.chosen_probabilities", t) for t in range(n)),
-        ended=bool(d.ended), reference=tuple(trace.target_tokens),
+        section="plain_model", network=network, trained=bool(m["trained"]),
+        # Without attention the context c_t is h_T at every step: keyed where the encoder keeps it.
+        context=_arr(m["encoder_states"][T]), context_key=f"plain_model.encoder_states.{T}",
+        initial_state=_arr(m["initial_state"]), initial_state_key="plain_model.initial_state",
+        input_words=tuple(s["input"] for s in steps),
+        input_embeddings=_arr([s["input_embedding"] for s in steps]),
+        input_embedding_keys=tuple(f"plain_model.steps.{t}.input_embedding" for t in range(n)),
+        states=_arr([s["state"] for s in steps]),
+        state_keys=tuple(f"plain_model.steps.{t}.state" for t in range(n)),
+        chosen=chosen,
+        chosen_probabilities=_arr([s["chosen_probability"] for s in steps]),
+        chosen_probability_keys=tuple((f"plain_model.steps.{t}.chosen_probability",) for t in range(n)),
+        ended=bool(n and chosen[-1] == "<END>"),
+        reference=tuple(reference) if reference is not None else None,
     )
 
 
 def output_view(trace) -> OutputView:
-    """The translator's output mapping when the Part 1 scenes show it, else the tanh RNN's."""
-    if uses_translator(trace):
-        return OutputView(section="plain_output_mapping", network="gru",
-                          trained=trace.plain_model.weights == "trained",
-                          mapping=trace.plain_output_mapping)
-    return OutputView(section="output_mapping", network="tanh", trained=False,
-                      mapping=trace.output_mapping)
+    """The output mapping of the network the Part 1 scenes show."""
+    m = section_dict(trace, "plain_model")
+    return OutputView(section="plain_output_mapping", network=_network(m), trained=bool(m["trained"]),
+                      mapping=trace.plain_output_mapping)
+
+
+def network_note(trace, section: str = "plain_model") -> str:
+    """One line for the screen: which network this is, and whether it learned anything."""
+    m = section_dict(trace, section)
+    plain = "without" if section == "plain_model" else "with"
+    if _network(m) == "gru":
+        if m["trained"]:
+            return f"the translator trained {plain} attention (GRU encoder and decoder)"
+        return "an untrained translator (seeded random weights)"
+    unknown = _unknown_words(trace)
+    if unknown:
+        words = ", ".join(f"\u201c{w}\u201d" for w in unknown[:2]) + (" \u2026" if len(unknown) > 2 else "")
+        return f"untrained: a small tanh RNN with random weights (the grammar lacks {words})"
+    # The reader set the small RNN's values by hand: their numbers, not trained ones.
+    if getattr(trace.decoder, "seeded", ()):
+        return "untrained: a small tanh RNN with the numbers file's values, the rest random"
+    return "a small tanh RNN with the numbers file's values (not trained on the grammar)"
+
+
+def _unknown_words(trace) -> tuple[str, ...]:
+    from attention_core.translator.corpus import source_words
+
+    known = set(source_words())
+    return tuple(dict.fromkeys(w for w in trace.source_tokens if w not in known))
+
+
+def seq2seq_view(trace) -> Seq2SeqView:
+    """Everything the Part 1 scenes show of the plain encoder-decoder."""
+    return Seq2SeqView(encoder=encoder_view(trace), decoder=decoder_view(trace),
+                       output=output_view(trace), note=network_note(trace))

@@ -2,17 +2,17 @@
 file's sentence, ending on its alignment matrix.
 
 Draft 000, Part 1 "Attention": the real version of the alignment figure.
-First the encoder annotations h_j = [f_j ; b_j] (a forward and a backward
-GRU, so each h_j has seen the whole sentence); then the decoder step by
+First the encoder states h_1 ... h_T (h_0 = 0; the same GRU encoder as the
+network without attention, which keeps only h_T); then the decoder step by
 step: the attention weights over the English words as a heat row, the
 French word written and its probability, the sentence growing; finally the
 full matrix of weights (French words x English words) with the grammar's
 reference alignment outlined, the word-order crossing pointed out, and the
 held-out accuracy of the trained weights.
 
-Every value comes from the Trace section ``model``; when the sentence is
-outside the grammar (the section is null) the scene says so and how to fix
-it.
+Every value comes from the Trace section ``model``, the network with
+attention: the trained translator, or for a sentence outside its grammar
+the untrained tanh RNN fallback, said so in the title.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from .components import (
     fade_in,
     fit_within,
     math_label,
+    subscript,
 )
 
 __all__ = ["TrainedAttentionScene", "crossing_rows"]
@@ -78,8 +79,8 @@ def crossing_rows(attention: np.ndarray, rows: int) -> list[tuple[int, int, int]
 class TrainedAttentionScene(WalkthroughScene):
     scene_id = "trained_attention"
     trace_sections = (SECTION,)
-    description = ("The trained translator on the sentence: annotations, attention at each "
-                   "decoding step, and the alignment matrix it learned.")
+    description = ("The trained translator on the sentence: encoder states h_j, attention weights a_tj at "
+                   "each decoding step, and the alignment matrix it learned.")
 
     def construct(self) -> None:
         data = self.trace.to_dict()[SECTION]
@@ -93,7 +94,7 @@ class TrainedAttentionScene(WalkthroughScene):
         theme = self.theme
         tokens, steps = data["tokens"], data["steps"]
         T, R = len(tokens), len(steps)
-        H = len(data["annotations"][0])
+        H = len(data["encoder_states"][0])
         cell_w = min(1.0, 9.4 / T)
         cell_h = min(0.46, (TOP_Y - MATRIX_BOTTOM) / R)
         rows = [s["chosen"] for s in steps]
@@ -109,8 +110,12 @@ class TrainedAttentionScene(WalkthroughScene):
             if cell.value > 0.5:  # light text would fade into a hot cell
                 cell.number.set_color(theme.background)
 
-        name = "The trained translator" if data["weights"] == "trained" else "An untrained (seeded) translator"
-        title = caption(f"{name}, word by word", theme, 30).move_to([0, TITLE_Y, 0])
+        if data["trained"]:
+            title = caption("The trained translator, word by word", theme, 30)
+        else:
+            title = caption("Untrained (seeded random) weights, word by word: not a translation",
+                            theme, 30, theme.highlight)
+        fit_within(title, max_width=TEXT_WIDTH).move_to([0, TITLE_Y, 0])
         words = self._column_labels(tokens, col_x, cell_w, matrix.frame.get_top()[1] + 0.1)
         self.play(fade_in(title), FadeIn(words, lag_ratio=0.08))
 
@@ -161,53 +166,43 @@ class TrainedAttentionScene(WalkthroughScene):
 
     def _annotations(self, data: dict[str, Any], col_x: list[float], cell_w: float, H: int,
                      left: float) -> None:
-        """h_j under each word: the forward half, then the backward half."""
+        """h_1 ... h_T under the words: the encoder states attention reads."""
         theme = self.theme
-        k = H // 2
-        ch = min(0.36, 2.6 / H)
-        fwd, bwd, names = VGroup(), VGroup(), VGroup()
+        T = len(col_x)
+        ch = min(0.36, 2.9 / H)
+        cols, names = VGroup(), VGroup()
         for j, x in enumerate(col_x):
-            f = VectorColumn(data["encoder_forward"][j], theme, key=f"{SECTION}.encoder_forward.{j}",
-                             colour=theme.encoder, cell_width=cell_w - 0.12, cell_height=ch,
-                             max_rows=k, font_size=15)
-            b = VectorColumn(data["encoder_backward"][j], theme, key=f"{SECTION}.encoder_backward.{j}",
-                             colour=theme.encoder, cell_width=cell_w - 0.12, cell_height=ch,
-                             max_rows=k, font_size=15)
-            f.move_to([x, TOP_Y - f.height / 2, 0])
-            b.next_to(f, DOWN, buff=0.06)
-            fwd.add(f)
-            bwd.add(b)
-            names.add(math_label(f"h_{{{j + 1}}}", theme, 26, theme.encoder).next_to(b, DOWN, buff=0.12))
-        side_f = caption("forward \u2192", theme, 18, theme.encoder)
-        side_b = caption("\u2190 backward", theme, 18, theme.encoder)
-        for side, col in ((side_f, fwd[0]), (side_b, bwd[0])):
-            fit_within(side, max_width=LABEL_AREA - 0.3)
-            side.next_to([left, col.get_y(), 0], LEFT, buff=0.2)
-
-        formula = math_label(r"h_j = \left[\, f_j \,;\, b_j \,\right]", theme, 32, theme.encoder)
+            col = VectorColumn(data["encoder_states"][j + 1], theme, key=f"{SECTION}.encoder_states.{j + 1}",
+                               colour=theme.encoder, cell_width=cell_w - 0.12, cell_height=ch,
+                               max_rows=8, font_size=15)
+            col.move_to([x, TOP_Y - col.height / 2, 0])
+            cols.add(col)
+            names.add(math_label(f"h_{{{j + 1}}}", theme, 26, theme.encoder).next_to(col, DOWN, buff=0.12))
+        formula = math_label(r"h_j = \mathrm{GRU}(x_j,\ h_{j-1}),\quad h_0 = \mathbf{0}"
+                             if self._network(data) == "gru" else
+                             r"h_j = \tanh(W_x\,x_j + W_h\,h_{j-1} + b),\quad h_0 = \mathbf{0}",
+                             theme, 30, theme.encoder)
         lines = VGroup(
-            caption("top half f_j: a GRU reading left to right has seen the words up to word j", theme, 20),
-            caption("bottom half b_j: a GRU reading right to left has seen the words from the end back to j",
-                    theme, 20),
-            caption("so every h_j has seen the whole sentence: that is why attention can look ahead",
-                    theme, 20, theme.highlight),
+            caption("h\u2c7c: the encoder's state after reading the words up to j", theme, 20),
+            caption(f"without attention the decoder gets only h{subscript(T)}; with attention it weighs "
+                    "every h\u2c7c at every step", theme, 20, theme.highlight),
         ).arrange(DOWN, buff=0.14)
         fit_within(lines, max_width=TEXT_WIDTH)
         text = VGroup(formula, lines).arrange(DOWN, buff=0.2)
-        fit_within(text, max_height=names.get_bottom()[1] + 3.9 - 0.25)
+        fit_within(text, max_width=TEXT_WIDTH, max_height=names.get_bottom()[1] + 3.9 - 0.25)
         text.next_to([0, names.get_bottom()[1], 0], DOWN, buff=0.25)
 
         self.play(fade_in(names), fade_in(formula), run_time=0.6)
-        self.play(fade_in(side_f), fade_in(lines[0]),
-                  FadeIn(fwd, lag_ratio=0.6 / max(len(col_x), 1), shift=RIGHT * 0.15), run_time=1.8)
-        bwd_rtl = VGroup(*reversed(bwd.submobjects))  # the backward GRU reads from the end
-        self.play(fade_in(side_b), fade_in(lines[1]),
-                  FadeIn(bwd_rtl, lag_ratio=0.6 / max(len(col_x), 1),
-                         shift=LEFT * 0.15), run_time=1.8)
-        self.play(fade_in(lines[2]), run_time=0.6)
+        self.play(fade_in(lines[0]), FadeIn(cols, lag_ratio=0.6 / max(T, 1), shift=RIGHT * 0.15),
+                  run_time=1.8)
+        self.play(fade_in(lines[1]), run_time=0.6)
         self.wait(1.5)
         # A cut, not a fade: fading copies every cell, slow for 12 columns.
-        self.remove(fwd, bwd, bwd_rtl, names, side_f, side_b, formula, *lines)
+        self.remove(cols, names, formula, *lines)
+
+    @staticmethod
+    def _network(data: dict[str, Any]) -> str:
+        return "tanh" if data["network"] == "tanh_rnn" else "gru"
 
     # -- the decoder, step by step -----------------------------------------
 

@@ -5,8 +5,9 @@ word and one column per dimension; each word of the sentence is looked up
 and its row becomes that word's vector x_t, the input the encoder reads.
 
 The matrix is the one :func:`scenes.seq2seq_view.encoder_view` gives: by
-default the translator's (56 words x 8 dimensions, trained without
-attention), else the seeded tanh RNN's. Rows not looked up are elided.
+default the translator's (trained without attention; 4 dimensions, as the
+draft's "here we consider 4 for simplicity"), else the seeded tanh RNN's,
+said to be untrained. Rows not looked up are elided.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from .components import (
     fit_within,
     subscript,
 )
-from .picked_rows import PickedRowsMatrix, pick_rows
-from .seq2seq_view import encoder_view
+from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
+from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["WordEmbeddingsScene"]
 
@@ -45,6 +46,7 @@ TOKENS_Y = 2.85
 TOP_ROW_Y = 1.75  # centre of the first matrix row
 FOOT_Y = -3.6
 MAX_ROWS = 14
+MAX_COLS = 6  # wider embeddings show their first 4 numbers, dots and the last
 
 
 class WordEmbeddingsScene(WalkthroughScene):
@@ -52,12 +54,9 @@ class WordEmbeddingsScene(WalkthroughScene):
     trace_sections = (
         "source",
         "sizes",
-        "parameters.source_vocabulary",
-        "parameters.source_embeddings",
-        "encoder.tokens",
-        "encoder.token_ids",
-        "encoder.inputs",
+        "plain_model.network",
         "plain_model.weights",
+        "plain_model.trained",
         "plain_model.tokens",
         "plain_model.token_ids",
         "plain_model.source_vocabulary",
@@ -73,7 +72,10 @@ class WordEmbeddingsScene(WalkthroughScene):
         T = len(view.tokens)
         # 6-8 dimensions: narrower cells (numbers stay >= 15 pt) so the
         # matrix and the looked-up vectors both fit side by side.
-        cell_w, font = (0.88, 18) if E <= 5 else (0.62, 15)
+        # Wide embeddings: the first columns, dots, the last, in the matrix and in every x_t alike.
+        cols = pick_cols(E, MAX_COLS)
+        slots = len(cols)
+        cell_w, font = (0.88, 18) if slots <= 5 else (0.78, 17)
 
         title = VGroup(
             caption("Word embeddings", theme, 30),
@@ -86,12 +88,12 @@ class WordEmbeddingsScene(WalkthroughScene):
         # Rows as tall as the space allows (short vocabularies breathe).
         cell_h = min(0.44, (TOP_ROW_Y - FOOT_Y - 0.35) / len(rows))
         gap = 1.1
-        right_w = 0.65 + E * cell_w
+        right_w = 0.65 + slots * cell_w
         # Word labels get the width the rest leaves (up to a point).
-        label_w = min(max(13.5 - (0.25 + E * cell_w + gap + right_w), 1.5), 2.8)
+        label_w = min(max(13.5 - (0.25 + slots * cell_w + gap + right_w), 1.5), 2.8)
         matrix = PickedRowsMatrix(table, theme, view.embedding_matrix_key, rows,
                                   vocab, theme.embedding, cell_w, cell_h, font, label_size=20,
-                                  label_width=label_w)
+                                  label_width=label_w, cols=cols)
         # Left block: labels + matrix; right block: x_t labels + vectors.
         left_w = matrix.width
         x0 = -(left_w + gap + right_w) / 2
@@ -101,10 +103,7 @@ class WordEmbeddingsScene(WalkthroughScene):
         fit_within(shape_note, max_width=6.4)
         shape_note.next_to(matrix.frame, UP, buff=0.12).align_to(matrix.frame, RIGHT)
         # Whose matrix, and what the elision left out, under it.
-        below = []
-        if view.network == "gru":
-            below.append("the translator trained without attention" if view.trained
-                         else "an untrained translator (seeded random values)")
+        below = [network_note(self.trace)]
         if only_looked_up:
             below.append("only the rows looked up are shown")
         if below:
@@ -127,9 +126,10 @@ class WordEmbeddingsScene(WalkthroughScene):
             y = TOP_ROW_Y - t * pitch
             cells = VGroup(*[
                 ValueCell(view.inputs[t][j], theme, (view.input_keys[t], j), cell_w,
-                          min(cell_h, pitch - 0.04), _scale(table), True, font)
-                for j in range(E)
-            ]).arrange(RIGHT, buff=0).move_to([vec_x + E * cell_w / 2, y, 0])
+                          min(cell_h, pitch - 0.04), _scale(table), True, font) if j is not None
+                else elided_cell(theme, cell_w, min(cell_h, pitch - 0.04), font)
+                for j in cols
+            ]).arrange(RIGHT, buff=0).move_to([vec_x + slots * cell_w / 2, y, 0])
             # Pango with Unicode subscripts: a LaTeX run per word would be slow.
             name = caption(f"x{subscript(t + 1)}", theme, 26, theme.embedding)
             fit_within(name, max_height=min(cell_h, pitch) * 0.85)

@@ -1,5 +1,5 @@
 """The hidden-state map read by the translator trained without attention
-(its [f_T ; b_1] per sentence), and the fallbacks: the seeded tanh RNN when
+(its h_T per sentence), and the fallbacks: the seeded tanh RNN when
 a map word is unknown or the file sets that RNN by hand, the seeded
 translator when the [model] table asks for seeded weights."""
 
@@ -21,8 +21,8 @@ SEEDED_SMALL = {"weights": "seeded", "embedding": 2, "hidden": 2}
 
 
 def _summary(sentence: str, settings: ModelSettings, seed: int) -> np.ndarray:
-    """[f_T ; b_1] of one sentence, from a translation of it alone."""
-    return model_trace(tokenize(sentence), settings.plain, seed).summary
+    """h_T of one sentence, from a translation of it alone."""
+    return model_trace(tokenize(sentence), settings.plain, seed).last_encoder_state
 
 
 def _check_projection(hm) -> None:
@@ -41,7 +41,7 @@ def test_default_map_is_read_by_the_trained_translator():
     for sentence, state in zip(hm.sentences, hm.states):
         assert state == pytest.approx(_summary(sentence, settings, trace.scenario.seed), abs=1e-12)
     # One number per unit of the translator's decoder state (both directions).
-    assert hm.states.shape == (len(hm.sentences), len(trace.plain_model.summary))
+    assert hm.states.shape == (len(hm.sentences), len(trace.plain_model.last_encoder_state))
     _check_projection(hm)
     exported = trace.to_dict()["hidden_state_map"]
     assert exported["network"] == "translator" and exported["trained"] is True
@@ -53,7 +53,7 @@ def test_source_sentence_in_the_map_lands_on_the_plain_models_summary():
     source = "Economic growth has slowed down in recent years"
     trace = trace_from(varied(hidden_state_map={"sentences": [
         "the cat eats fish", source, "the market has fallen"]}))
-    assert trace.hidden_state_map.states[1] == pytest.approx(trace.plain_model.summary, abs=1e-12)
+    assert trace.hidden_state_map.states[1] == pytest.approx(trace.plain_model.last_encoder_state, abs=1e-12)
 
 
 def test_an_unknown_map_word_falls_back_to_the_tanh_rnn_and_is_named():
@@ -103,3 +103,26 @@ def test_seeded_model_reads_words_the_grammar_lacks():
     # A word's seeded embedding does not depend on which other words exist.
     assert hm.states[1] == pytest.approx(_summary("inflation rises", settings, trace.scenario.seed),
                                          abs=1e-12)
+
+
+def test_two_sentences_shortened_alike_each_keep_their_label():
+    # Issue 15 item 7: both sentences are cut to the same label text; the
+    # label cache once handed both the same mobject, so one point lost its label.
+    from manim import Text
+
+    from scenes.hidden_state_map import shorten
+
+    from .helpers import build_scene
+
+    long_a = "the big black goat has eaten the small red apple this year"
+    long_b = "the big black goat has eaten the small red apple last year"
+    sentences = [long_a, long_b, "the cat eats fish", "a dog runs"]
+    assert shorten(long_a, 40) == shorten(long_b, 40)
+    scene = build_scene("hidden_state_map", trace_from(varied(hidden_state_map={"sentences": sentences})))
+    assert scene.audit.faults == []
+    shown = [m for top in scene.mobjects for m in top.get_family()
+             if isinstance(m, Text) and m.text.replace(" ", "").startswith("thebigblackgoat")]
+    # Two distinct label mobjects on screen, at two different places.
+    assert len({id(m) for m in shown}) == 2
+    a, b = shown
+    assert not np.allclose(a.get_center(), b.get_center())

@@ -1,8 +1,9 @@
 """The attention_process scene, built headless for the default and varied numbers.
 
 With a sentence of the translator's grammar the scene shows the trained
-model (Trace section ``model``); outside it, the seeded ``attention``
-section with its "untrained" caption.
+model (Trace section ``model``); outside it, the untrained tanh RNN
+fallback, in the same section with the same keys, with its "untrained"
+caption.
 """
 
 from __future__ import annotations
@@ -27,42 +28,26 @@ def _rows(n: int) -> list[int]:
     return list(range(n)) if n <= 6 else [0, 1, 2, 3, n - 1]
 
 
+def _model(trace) -> dict:
+    return trace.to_dict()["model"]
+
+
 def _expected_keys(trace) -> set[tuple]:
-    if trace.model is not None and trace.model.attention is not None:
-        return _expected_model_keys(trace.model)
-    return _expected_seeded_keys(trace)
-
-
-def _expected_model_keys(m) -> set[tuple]:
     """Every h_j row shown, every step's scores, weights, inputs, states and
-    context, every row of the alignment matrix, from section ``model``."""
-    n, T = m.attention.shape
-    rows = _rows(m.annotations.shape[1])
-    keys = {(f"model.annotations.{j}", r) for j in range(T) for r in rows}
+    context, every row of the alignment matrix, from section ``model`` (the
+    network with attention: the translator, or the untrained fallback, same keys)."""
+    m = _model(trace)
+    n, T = len(m["steps"]), len(m["tokens"])
+    rows = _rows(len(m["initial_state"]))
+    keys = {(f"model.encoder_states.{j}", r) for j in range(1, T + 1) for r in rows}
     for t in range(n):
         k = f"model.steps.{t}"
-        keys |= {(f"{k}.scores", i) for i in range(T)}
-        keys |= {(f"{k}.weights", i) for i in range(T)}
+        keys |= {(f"{k}.attention_scores", i) for i in range(T)}
+        keys |= {(f"{k}.attention_weights", i) for i in range(T)}
         keys |= {("model.attention", t, i) for i in range(T)}  # the alignment matrix
         keys |= {(f"{k}.{name}", r) for name in ("context", "input_embedding", "previous_state", "state")
                  for r in rows}
         keys.add((f"{k}.chosen_probability",))
-    return keys
-
-
-def _expected_seeded_keys(trace) -> set[tuple]:
-    att = trace.attention
-    n, T = att.weights.shape
-    rows = _rows(att.keys.shape[1])
-    keys = {(f"encoder.hidden.{i + 1}", j) for i in range(T) for j in rows}
-    for t in range(n):
-        keys |= {(f"attention.scores.{t}", i) for i in range(T)}
-        keys |= {(f"attention.weights.{t}", i) for i in range(T)}
-        keys |= {("attention.weights", t, i) for i in range(T)}  # the alignment matrix
-        keys |= {(f"attention.contexts.{t}", j) for j in rows}
-        keys |= {(f"attention.input_embeddings.{t}", j) for j in rows}
-        keys.add(("attention.chosen_probabilities", t))
-    keys |= {(f"attention.states.{t}", j) for t in range(n + 1) for j in rows}
     return keys
 
 
@@ -77,7 +62,7 @@ def _chosen_words(scene) -> set[str]:
 
 def test_default_numbers_every_frame():
     trace = load_default_trace()
-    assert trace.model is not None and trace.model.weights == "trained"
+    assert _model(trace)["weights"] == "trained" and _model(trace)["network"] == "gru"
     scene = build_scene("attention_process", trace, skip=False)
     assert scene.audit.faults == []
     assert shown_keys(scene) == _expected_keys(trace)
@@ -86,7 +71,7 @@ def test_default_numbers_every_frame():
     # Trained weights: no "untrained" caption, and the alignment matrix's rows
     # (still on screen at the end) are the translator's words.
     assert not _has_untrained_note(scene)
-    assert set(trace.model.chosen) <= _chosen_words(scene)
+    assert {st["chosen"] for st in _model(trace)["steps"]} <= _chosen_words(scene)
     # Every key lies in a section the scene declares (the render cache hashes them).
     sections = SCENES["attention_process"].trace_sections
     for key in shown_keys(scene):
@@ -124,15 +109,15 @@ def _always_la(H: int, score: str) -> dict:
 def test_varied_numbers(changes, steps):
     data = varied(**changes)
     trace = trace_from(data)
-    # Words outside the translator's grammar: the seeded fallback.
-    assert trace.model is None
+    # Words outside the translator's grammar: the untrained fallback, in section ``model``.
+    assert _model(trace)["network"] == "tanh_rnn"
     if steps is not None:
-        assert trace.attention.steps == steps
+        assert len(_model(trace)["steps"]) == steps
     scene = build_scene("attention_process", trace)
     assert scene.audit.faults == []
     independent = trace_from(data)
     assert shown_keys(scene) == _expected_keys(independent)
-    assert all(k[0].startswith(("attention.", "encoder.")) for k in shown_keys(scene))
+    assert all(k[0].startswith("model.") for k in shown_keys(scene))
     assert check_numbers(scene, independent) > 0
     assert _has_untrained_note(scene)
 
@@ -141,10 +126,30 @@ def test_trained_twelve_words():
     # The grammar's longest sentence: twelve source columns, thirteen steps.
     data = varied(sentences={"source": LONGEST})
     trace = trace_from(data)
-    assert trace.model is not None and len(trace.model.source_tokens) == 12
+    assert _model(trace)["network"] == "gru" and len(_model(trace)["tokens"]) == 12
     scene = build_scene("attention_process", trace)
     assert scene.audit.faults == []
     independent = trace_from(data)
     assert shown_keys(scene) == _expected_keys(independent)
     assert check_numbers(scene, independent) > 0
     assert not _has_untrained_note(scene)
+
+
+def test_weighted_sum_flies_only_the_weighted_copies():
+    # Issue 13: each h_j's copy is scaled and faded by a_tj; copies under 0.02 stay.
+    from scenes.attention_process import MIN_FLYING_WEIGHT, AttentionProcessScene
+
+    trace = load_default_trace()
+    scene = AttentionProcessScene(trace, audit=False)
+    scene._layout()
+    states = scene._encoder_states()
+    for t, step in enumerate(scene.view.steps):
+        c_col = scene._panel_column(step.context, step.context_key, "c", scene.theme.encoder, 0.0)
+        sources, ghosts = scene._weighted_ghosts(states, t, c_col)
+        flying = [j for j, a in enumerate(step.weights) if a >= MIN_FLYING_WEIGHT]
+        assert len(ghosts) == len(flying)
+        target_w = c_col.cells[0].box.width
+        for g, j in zip(ghosts, flying):
+            a = float(step.weights[j])
+            assert g[0].get_fill_opacity() == pytest.approx(a, abs=1e-6) or g[0].get_stroke_opacity() == pytest.approx(a, abs=1e-6)
+            assert g[0].width == pytest.approx(max(a, 0.05) * target_w, rel=0.05)

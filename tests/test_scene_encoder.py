@@ -1,5 +1,6 @@
-"""The encoder scene over the seeded tanh RNN at its extremes (the
-translator's cases are in test_scenes_part1_encoder.py)."""
+"""The encoder scene over the seeded tanh RNN (the untrained fallback) at its
+extremes, keyed under ``plain_model`` like the translator (the translator's
+cases are in test_scenes_part1_encoder.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from .helpers import build_scene, check_numbers, shown_keys, trace_from, varied
 
 
 def _expected_keys(trace) -> set[tuple]:
-    T, E = trace.encoder.inputs.shape
-    H = trace.encoder.hidden.shape[1]
-    keys = {(f"encoder.inputs.{t}", i) for t in range(T) for i in range(E)}
-    keys |= {(f"encoder.hidden.{t}", i) for t in range(T + 1) for i in range(H)}
+    m = trace.to_dict()["plain_model"]
+    T, E = len(m["embeddings"]), len(m["embeddings"][0])
+    H = len(m["encoder_states"][0])
+    keys = {(f"plain_model.embeddings.{t}", i) for t in range(T) for i in range(E)}
+    keys |= {(f"plain_model.encoder_states.{t}", i) for t in range(T + 1) for i in range(H)}
     return keys
 
 
@@ -43,6 +45,8 @@ def test_varied_numbers(case):
     # Every x_t and every h_t (h_0 included) appears, each value as the core has it.
     assert shown_keys(scene) == _expected_keys(independent)
     assert check_numbers(scene, independent) > 0
+    # The same values as the fallback's own RNN section: one network, two names for nothing.
+    assert encoder_view(independent).states == pytest.approx(independent.encoder.hidden)
 
 
 def test_light_theme_builds_cleanly():

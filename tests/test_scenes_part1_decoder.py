@@ -1,9 +1,9 @@
 """The scenes ``decoder`` and ``output_mapping`` over the translator trained
 without attention (the default) and over the small seeded tanh RNN (the
-fallback), built headless.
+untrained fallback), built headless. Both networks live in the same Trace
+sections (``plain_model``, ``plain_output_mapping``), with the same keys.
 
-Expected keys come from the independent trace's own sections
-(``plain_model``, ``plain_output_mapping``, ``decoder``, ``output_mapping``),
+Expected keys come from the independent trace's JSON (its documented keys),
 not from :mod:`scenes.seq2seq_view`, so a view that paired a value with the
 wrong key would fail here. No [model] setting other than ``weights =
 "seeded"`` is used: any other would train.
@@ -17,7 +17,8 @@ from manim import Text
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.base import WalkthroughScene
-from scenes.components import NumberLabel
+from scenes.components import NumberLabel, _kept_indices
+from scenes.picked_rows import pick_cols
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
 
@@ -59,39 +60,42 @@ def _check(scene_id, scene, independent, expected, fonts):
     assert fonts and min(fonts) >= MIN_NUMBER_FONT - 0.05, min(fonts)
 
 
+def _plain(trace) -> dict:
+    return trace.to_dict()["plain_model"]
+
+
+def _translation(m: dict) -> list[str]:
+    return [s["chosen"] for s in m["steps"] if s["chosen"] != "<END>"]
+
+
 def test_the_sentences_are_what_the_tests_say():
     known = set(source_words())
     for sentence in (TWELVE_KNOWN, TWELVE_NEW, SHORT):
         tokens = tokenize(sentence)
         assert all(w in known for w in tokens), sentence
     assert len(tokenize(TWELVE_KNOWN)) == len(tokenize(TWELVE_NEW)) == 12
-    m = trace_from(varied(sentences={"source": TWELVE_KNOWN})).plain_model
-    assert m.reference is not None and len(m.chosen) == 13 and m.chosen[-1] == "<END>"
-    assert m.translation != m.reference  # the plain model gets some words wrong
-    assert trace_from(varied(sentences={"source": TWELVE_NEW})).plain_model.reference is None
-    assert trace_from(varied(**UNKNOWN_WORD)).plain_model is None
+    m = _plain(trace_from(varied(sentences={"source": TWELVE_KNOWN})))
+    assert m["reference"] is not None and m["steps"][-1]["chosen"] == "<END>"
+    assert _translation(m) != m["reference"]  # the plain model gets some words wrong
+    assert _plain(trace_from(varied(sentences={"source": TWELVE_NEW})))["reference"] is None
+    fallback = _plain(trace_from(varied(**UNKNOWN_WORD)))
+    assert fallback["network"] == "tanh_rnn" and fallback["trained"] is False
 
 
 # -- decoder ------------------------------------------------------------------
 
 def decoder_keys(trace) -> set[tuple]:
-    """Every vector of every step, from the trace's own sections."""
-    m = trace.plain_model
-    if m is not None:
-        n, H = m.states.shape
-        E = m.input_embeddings.shape[1]
-        keys = {(name, j) for name in ("plain_model.summary", "plain_model.initial_state") for j in range(H)}
-        for t in range(n):
-            keys |= {(f"plain_model.steps.{t}.state", j) for j in range(H)}
-            keys |= {(f"plain_model.steps.{t}.input_embedding", j) for j in range(E)}
-            keys.add((f"plain_model.steps.{t}.chosen_probability",))
-        return keys
-    dec = trace.decoder
-    H = dec.states.shape[1]
-    keys = {(f"decoder.states.{t}", j) for t in range(dec.steps + 1) for j in range(H)}
-    keys |= {(f"decoder.input_embeddings.{t}", j) for t in range(dec.steps) for j in range(H)}
-    keys |= {("decoder.context", j) for j in range(H)}
-    keys |= {("decoder.chosen_probabilities", t) for t in range(dec.steps)}
+    """Every vector of every step, s_0 and h_T, from the trace's JSON."""
+    m = _plain(trace)
+    T = len(m["tokens"])
+    # Columns of more than 8 numbers show their first ones, dots, and the last.
+    rows = [j for j in _kept_indices(len(m["initial_state"]), 8) if j is not None]
+    keys = {(name, j) for name in (f"plain_model.encoder_states.{T}", "plain_model.initial_state")
+            for j in rows}
+    for t, step in enumerate(m["steps"]):
+        keys |= {(f"plain_model.steps.{t}.state", j) for j in rows}
+        keys |= {(f"plain_model.steps.{t}.input_embedding", j) for j in rows}
+        keys.add((f"plain_model.steps.{t}.chosen_probability",))
     return keys
 
 
@@ -105,80 +109,77 @@ def _decoder(data, fonts, skip=True):
 
 def test_decoder_default_is_the_translator_every_frame(number_fonts):
     scene, trace = _decoder(None, number_fonts, skip=False)
-    m = trace.plain_model
-    assert m.weights == "trained" and m.chosen[-1] == "<END>"
+    m = _plain(trace)
+    assert m["weights"] == "trained" and m["steps"][-1]["chosen"] == "<END>"
     texts = _texts(scene)
     assert any("translator trained without attention" in t for t in texts)
     assert not any("not a translation" in t for t in texts)
     # The shipped sentence is translated as its reference: said so, nothing marked.
-    assert m.translation == m.reference
+    assert _translation(m) == m["reference"]
     assert any("equal the reference" in t for t in texts)
     assert not any("differs" in t for t in texts)
     # The last frame shows the words written and the reference, in order.
-    for word in (*m.chosen, *m.reference):
+    for word in (*[s["chosen"] for s in m["steps"]], *m["reference"]):
         assert word in texts
+    # s_0 starts as zeros, and is shown as zeros.
+    shown = scene.audit.by_key()
+    H = len(m["initial_state"])
+    assert m["initial_state"] == [0.0] * H
+    assert all(shown[("plain_model.initial_state", j)].shown == "0.00"
+               for j in _kept_indices(H, 8) if j is not None)
 
 
 def test_decoder_tanh_fallback(number_fonts):
     scene, trace = _decoder(varied(**UNKNOWN_WORD), number_fonts)
-    assert trace.plain_model is None
-    assert not any(k[0].startswith("plain_model") for k in shown_keys(scene))
+    assert _plain(trace)["network"] == "tanh_rnn"
     texts = _texts(scene)
     assert any("not a translation" in t for t in texts)
-    assert not any("translator" in t for t in texts)
+    assert any("untrained" in t for t in texts)
+    assert not any("trained without attention" in t for t in texts)
 
 
 def test_decoder_twelve_words_thirteen_steps_against_the_reference(number_fonts):
     scene, trace = _decoder(varied(sentences={"source": TWELVE_KNOWN}), number_fonts)
-    m = trace.plain_model
+    m = _plain(trace)
     texts = _texts(scene)
     assert any("differs from the reference" in t for t in texts)
     assert not any("equal the reference" in t for t in texts)
-    for word in m.chosen:
-        assert word in texts
+    for step in m["steps"]:
+        assert step["chosen"] in texts
 
 
 def test_decoder_short_sentence(number_fonts):
     scene, trace = _decoder(varied(sentences={"source": SHORT}), number_fonts)
-    assert len(trace.plain_model.chosen) <= 4
+    assert len(_plain(trace)["steps"]) <= 4
 
 
 def test_decoder_seeded_runs_to_the_step_cap_and_fits(number_fonts):
     # Seeded (untrained) weights on a sentence the corpus lacks: no reference,
-    # and the decoder never chooses <END>, so it runs every allowed step.
+    # and the decoder may never choose <END>, so it runs every allowed step.
     scene, trace = _decoder(varied(sentences={"source": TWELVE_NEW}, **SEEDED), number_fonts)
-    m = trace.plain_model
-    assert m.weights == "seeded" and m.states.shape[1] == 2
-    assert "<END>" not in m.chosen and len(m.chosen) == 13
+    m = _plain(trace)
+    assert m["weights"] == "seeded" and len(m["initial_state"]) == 2
     texts = _texts(scene)
     assert any("not a translation" in t for t in texts)
     assert any("no reference translation" in t for t in texts)
-    assert any("without choosing <END>" in t for t in texts)
+    if m["steps"][-1]["chosen"] != "<END>":
+        assert any("without choosing <END>" in t for t in texts)
 
 
 # -- output_mapping -------------------------------------------------------------
 
 def mapping_keys(trace, top: int = 3) -> set[tuple]:
-    m = trace.plain_output_mapping
-    if m is not None:
-        s = "plain_output_mapping"
-        H, E = len(m.state), len(m.output)
-        words = [int(i) for i in m.ranked[:top]]
-        keys = {(f"{s}.state", j) for j in range(H)} | {(f"{s}.context", j) for j in range(H)}
-        keys |= {(f"{s}.output", j) for j in range(E)}
-        keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in range(E)}
-        keys |= {(f"{s}.{name}", i) for name in ("dot_products", "bias", "scores", "probabilities")
-                 for i in words}
-        keys |= {(f"{s}.products.{m.chosen_id}", j) for j in range(E)}
-        keys.add((f"{s}.chosen_percent",))
-        return keys
-    m = trace.output_mapping
-    H = len(m.state)
-    keys = {("output_mapping.state", j) for j in range(H)}
-    keys |= {(f"output_mapping.embeddings.{i}", j) for i in m.ranked[:3] for j in range(H)}
-    keys |= {("output_mapping.scores", i) for i in m.ranked[:3]}
-    keys |= {("output_mapping.probabilities", i) for i in m.ranked[:3]}
-    keys |= {("output_mapping.chosen_percent",), ("output_mapping.probability_sum",)}
+    m = trace.to_dict()["plain_output_mapping"]
+    s = "plain_output_mapping"
+    H = len(m["state"])
+    # Wide states show their first numbers, dots, and the last one.
+    cols = [j for j in pick_cols(H, 6) if j is not None]
+    words = [int(i) for i in m["ranked"][:top]]
+    keys = {(f"{s}.state", j) for j in cols}
+    keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in cols}
+    keys |= {(f"{s}.{name}", i) for name in ("scores", "probabilities") for i in words}
+    keys |= {(f"{s}.products.{m['chosen_id']}", j) for j in cols}
+    keys |= {(f"{s}.chosen_percent",), (f"{s}.probability_sum",)}
     return keys
 
 
@@ -199,20 +200,20 @@ def test_output_mapping_default_every_frame(number_fonts):
     scene, trace = _mapping(None, number_fonts, skip=False)
     m = trace.plain_output_mapping
     V = len(m.vocabulary)
-    # 69 words: a few shown (the most probable, the chosen one first), dots for the rest.
+    # A big vocabulary: a few shown (the most probable, the chosen one first), dots for the rest.
     rows = _rows_shown(scene)
     assert m.chosen_id in rows and len(rows) < V // 4
     assert rows == set(m.ranked[:len(rows)])
     texts = _texts(scene)
-    assert any(t.startswith(f"{V} target words") for t in texts)
+    assert any(f"the {V} French words" in t for t in texts)
     assert m.chosen_word in texts
     assert any("translator trained without attention" in t for t in texts)
 
 
 def test_output_mapping_tanh_fallback(number_fonts):
     scene, trace = _mapping(varied(**UNKNOWN_WORD), number_fonts)
-    assert trace.plain_output_mapping is None
-    assert not any(k[0].startswith("plain_") for k in shown_keys(scene))
+    assert _plain(trace)["network"] == "tanh_rnn"
+    assert any("untrained" in t for t in _texts(scene))
 
 
 def test_output_mapping_twelve_words(number_fonts):
@@ -227,11 +228,11 @@ def test_output_mapping_first_and_last_step(which, number_fonts):
         data = varied(sentences={"source": SHORT}, output_mapping={"step": 1})
         step = 1
     else:
-        step = len(load_default_trace().plain_model.chosen)
+        step = len(_plain(load_default_trace())["steps"])
         data = varied(output_mapping={"step": step})
     scene, trace = _mapping(data, number_fonts)
     m = trace.plain_output_mapping
-    assert m.step == step and m.chosen_word == trace.plain_model.chosen[step - 1]
+    assert m.step == step and m.chosen_word == _plain(trace)["steps"][step - 1]["chosen"]
     assert m.chosen_word in _texts(scene)
     if which == "last":
         assert m.chosen_word == "<END>"
@@ -239,5 +240,5 @@ def test_output_mapping_first_and_last_step(which, number_fonts):
 
 def test_output_mapping_seeded_small(number_fonts):
     scene, trace = _mapping(varied(**SEEDED), number_fonts)
-    assert len(trace.plain_output_mapping.output) == 2
+    assert len(trace.plain_output_mapping.state) == 2
     assert any("not a translation" in t for t in _texts(scene))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scenes import LIGHT
+from scenes.picked_rows import pick_cols
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
 
@@ -48,30 +49,36 @@ CASES = {
 
 
 def expected_keys(scene_id: str, trace) -> set[tuple]:
-    """What each scene must show, from the independent trace."""
-    enc, dec, m = trace.encoder, trace.decoder, trace.output_mapping
-    T, E = enc.inputs.shape
-    H = enc.hidden.shape[1]
+    """What each scene must show, from the independent trace's JSON (the
+    fallback is keyed under ``plain_model`` like the translator)."""
+    d = trace.to_dict()
+    m, om = d["plain_model"], d["plain_output_mapping"]
+    T, E = len(m["embeddings"]), len(m["embeddings"][0])
+    H = len(m["initial_state"])
+    n = len(m["steps"])
     if scene_id == "word_embeddings":
-        keys = {(f"encoder.inputs.{t}", j) for t in range(T) for j in range(E)}
-        keys |= {(f"parameters.source_embeddings.{i}", j) for i in set(enc.token_ids) for j in range(E)}
+        cols = [j for j in pick_cols(E, 6) if j is not None]
+        keys = {(f"plain_model.embeddings.{t}", j) for t in range(T) for j in cols}
+        keys |= {(f"plain_model.source_embedding_matrix.{i}", j) for i in set(m["token_ids"]) for j in cols}
         return keys
     if scene_id == "decoder":
-        keys = {(f"decoder.states.{t}", j) for t in range(dec.steps + 1) for j in range(H)}
-        keys |= {(f"decoder.input_embeddings.{t}", j) for t in range(dec.steps) for j in range(H)}
-        keys |= {("decoder.context", j) for j in range(H)}
-        keys |= {("decoder.chosen_probabilities", t) for t in range(dec.steps)}
+        keys = {(f"plain_model.steps.{t}.state", j) for t in range(n) for j in range(H)}
+        keys |= {("plain_model.initial_state", j) for j in range(H)}
+        keys |= {(f"plain_model.steps.{t}.input_embedding", j) for t in range(n) for j in range(H)}
+        keys |= {(f"plain_model.encoder_states.{T}", j) for j in range(H)}
+        keys |= {(f"plain_model.steps.{t}.chosen_probability",) for t in range(n)}
         return keys
     if scene_id == "output_mapping":
-        top3 = m.ranked[:3]
-        keys = {("output_mapping.state", j) for j in range(H)}
-        keys |= {(f"output_mapping.embeddings.{i}", j) for i in top3 for j in range(H)}
-        keys |= {("output_mapping.scores", i) for i in top3}
-        keys |= {("output_mapping.probabilities", i) for i in top3}
-        keys |= {("output_mapping.chosen_percent",), ("output_mapping.probability_sum",)}
+        top3 = om["ranked"][:3]
+        cols = [j for j in pick_cols(H, 6) if j is not None]
+        keys = {("plain_output_mapping.state", j) for j in cols}
+        keys |= {(f"plain_output_mapping.embeddings.{i}", j) for i in top3 for j in cols}
+        keys |= {("plain_output_mapping.scores", i) for i in top3}
+        keys |= {("plain_output_mapping.probabilities", i) for i in top3}
+        keys |= {("plain_output_mapping.chosen_percent",), ("plain_output_mapping.probability_sum",)}
         return keys
     if scene_id == "bottleneck":
-        return {(f"encoder.hidden.{t}", j) for t in range(1, T + 1) for j in range(H)}
+        return {(f"plain_model.encoder_states.{t}", j) for t in range(1, T + 1) for j in range(H)}
     raise KeyError(scene_id)
 
 
@@ -91,9 +98,10 @@ def test_varied_numbers(scene_id, case):
 
 
 def test_thirteen_step_case_really_decodes_thirteen_steps():
-    dec = trace_from(_thirteen_steps()).decoder
-    assert dec.steps == 13 and not dec.ended
-    assert set(dec.chosen_words) == {"les"}
+    m = trace_from(_thirteen_steps()).to_dict()["plain_model"]
+    assert m["network"] == "tanh_rnn"
+    chosen = [s["chosen"] for s in m["steps"]]
+    assert len(chosen) == 13 and set(chosen) == {"les"}
 
 
 def test_long_vocabulary_is_elided_but_keeps_the_rows_that_matter():
@@ -103,13 +111,14 @@ def test_long_vocabulary_is_elided_but_keeps_the_rows_that_matter():
     n_source = len(trace.params.source_vocab)
     assert len(trace.params.target_vocab) == 44 and n_source >= 42
     scene = build_scene("output_mapping", trace)
-    rows = {k[0] for k in shown_keys(scene) if k[0].startswith("output_mapping.embeddings.")}
+    rows = {k[0] for k in shown_keys(scene) if k[0].startswith("plain_output_mapping.embeddings.")}
     assert len(rows) < 44  # elided
-    assert f"output_mapping.embeddings.{trace.output_mapping.chosen_id}" in rows
+    assert f"plain_output_mapping.embeddings.{trace.plain_output_mapping.chosen_id}" in rows
     scene = build_scene("word_embeddings", trace)
-    rows = {k[0] for k in shown_keys(scene) if k[0].startswith("parameters.source_embeddings.")}
+    prefix = "plain_model.source_embedding_matrix."
+    rows = {k[0] for k in shown_keys(scene) if k[0].startswith(prefix)}
     assert len(rows) < n_source
-    assert {f"parameters.source_embeddings.{i}" for i in trace.encoder.token_ids} <= rows
+    assert {f"{prefix}{i}" for i in trace.to_dict()["plain_model"]["token_ids"]} <= rows
 
 
 def test_untrained_note_is_shown_for_seeded_weights():

@@ -26,7 +26,7 @@ def _numbers(**tables) -> dict:
 
 def _expected_keys(scene_id: str, trace) -> set[tuple]:
     if scene_id == "seq2seq_overview":
-        # The context the plain decoder gets: [f_T ; b_1] of the translator, or h_T.
+        # The context the plain decoder gets: h_T, whichever network.
         enc = encoder_view(trace)
         return {(enc.context_key, i) for i in range(len(enc.context))}
     if scene_id == "dot_product":
@@ -96,7 +96,8 @@ def test_default_numbers_every_frame(scene_id):
     if scene_id == "seq2seq_overview":
         assert encoder_view(trace).network == "gru" and encoder_view(trace).trained
         assert _shows(scene, "the translator trained without attention")
-        assert _shows(scene, "bidirectional")
+        assert not _shows(scene, "bidirectional")
+        assert _shows(scene, "s\u2080 = 0")
         _check_overview_words(scene, trace)
     if scene_id == "hidden_state_map":
         assert trace.hidden_state_map.network == "translator" and trace.hidden_state_map.trained
@@ -134,10 +135,10 @@ def test_seq2seq_overview_varied(tables, network, trained):
     assert (enc.network, enc.trained) == (network, trained)
     assert len(enc.inputs) == len(trace.source_tokens)
     _check_overview_words(scene, trace)
-    assert _shows(scene, "bidirectional") == (network == "gru")
-    assert _shows(scene, "not trained") == (not trained and network == "tanh")
+    assert not _shows(scene, "bidirectional")
+    assert _shows(scene, "untrained") == (not trained)
     if network == "gru" and not trained:
-        assert _shows(scene, "seeded, untrained weights")
+        assert _shows(scene, "untrained translator (seeded random weights)")
 
 
 def _differs(words, reference):

@@ -1,17 +1,22 @@
-"""The Part 1 adapters: which network they pick, and that every key they
-hand to a scene names the value they pair it with."""
+"""The Part 1 view: which network it picks, that it is the drafts' model
+(h_0 = 0, context h_T, s_0 = 0, scores = s_t . e_w), and that every key it
+hands to a scene names the value it pairs it with."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from scenes.seq2seq_view import decoder_view, encoder_view, output_view, uses_translator
+from scenes.process_view import process_view
+from scenes.seq2seq_view import decoder_view, encoder_view, network_note, output_view, uses_translator
 
 from .helpers import load_default_trace, resolve, trace_from, varied
 
 # A sentence with a word the grammar lacks ("inflation"): the tanh RNN is shown.
 UNKNOWN_WORD = {"sentences": {"source": "Inflation has slowed down in recent years"}}
+# Issue 15's repro of the fallback: an unknown word at the smallest default-like sizes.
+ZEBRA = dict(seed=2024, sentences={"source": "the zebra eats fish", "target": "le zèbre mange du poisson"},
+             sizes={"embedding": 4, "hidden": 4})
 # The small RNN's values set by hand: the reader's own numbers win.
 BY_HAND = {"encoder": {"b": [0.1, -0.2, 0.3, 0.0]}}
 
@@ -21,6 +26,7 @@ def traces():
     return {
         "default": load_default_trace(),
         "unknown": trace_from(varied(**UNKNOWN_WORD)),
+        "zebra": trace_from(varied(**ZEBRA)),
         "by_hand": trace_from(varied(**BY_HAND)),
         "seeded_model": trace_from(varied(model={"weights": "seeded"})),
     }
@@ -29,11 +35,18 @@ def traces():
 def test_which_network(traces):
     assert uses_translator(traces["default"])
     assert not uses_translator(traces["unknown"])
+    assert not uses_translator(traces["zebra"])
     assert not uses_translator(traces["by_hand"])
     assert uses_translator(traces["seeded_model"])
     assert encoder_view(traces["default"]).trained
     assert not encoder_view(traces["seeded_model"]).trained
     assert decoder_view(traces["unknown"]).network == "tanh"
+    assert not decoder_view(traces["zebra"]).trained
+    # What the screen says about it.
+    assert network_note(traces["default"]).startswith("the translator trained without attention")
+    assert "\u201czebra\u201d" in network_note(traces["zebra"]) and "untrained" in network_note(traces["zebra"])
+    assert "untrained" in network_note(traces["by_hand"])
+    assert "untrained" in network_note(traces["seeded_model"])
 
 
 def _check(data, value, key):
@@ -41,18 +54,16 @@ def _check(data, value, key):
     assert got == pytest.approx(np.asarray(value, dtype=float)), key
 
 
-@pytest.mark.parametrize("name", ["default", "unknown", "by_hand", "seeded_model"])
+@pytest.mark.parametrize("name", ["default", "unknown", "zebra", "by_hand", "seeded_model"])
 def test_every_key_names_its_value(traces, name):
     tr = traces[name]
     data = tr.to_dict()
     e = encoder_view(tr)
-    for vals, keys in ((e.inputs, e.input_keys), (e.forward, e.forward_keys),
-                       (e.annotations, e.annotation_keys)):
-        assert len(vals) == len(keys) == len(e.tokens)
+    T = len(e.tokens)
+    assert len(e.inputs) == len(e.input_keys) == T
+    assert len(e.states) == len(e.state_keys) == T + 1
+    for vals, keys in ((e.inputs, e.input_keys), (e.states, e.state_keys)):
         for v, k in zip(vals, keys):
-            _check(data, v, k)
-    if e.backward is not None:
-        for v, k in zip(e.backward, e.backward_keys):
             _check(data, v, k)
     _check(data, e.context, e.context_key)
     _check(data, e.embedding_matrix, e.embedding_matrix_key)
@@ -72,27 +83,66 @@ def test_every_key_names_its_value(traces, name):
         assert resolve(data, key) == pytest.approx(p)
     assert d.input_words[0] == "<START>" and d.input_words[1:] == d.chosen[:-1]
     assert d.ended == (d.chosen[-1] == "<END>")
-    # Without attention the decoder's context is the encoder's summary.
-    assert d.context == pytest.approx(e.context)
 
     o = output_view(tr)
-    _check(data, o.compared, o.compared_key)
+    _check(data, o.mapping.state, o.key("state"))
     assert o.mapping.chosen_word == d.chosen[o.mapping.step - 1]
+    assert o.mapping.state == pytest.approx(d.states[o.mapping.step - 1])
 
 
-def test_translator_output_mapping_adds_up(traces):
-    # score = o_t . e_w + bias_w for every word, and softmax of the scores.
-    m = output_view(traces["default"]).mapping
-    assert m.products.sum(axis=1) == pytest.approx(m.dot_products)
-    assert m.dot_products + m.bias == pytest.approx(m.scores)
-    e = np.exp(m.scores - m.scores.max())
-    assert e / e.sum() == pytest.approx(m.probabilities)
+@pytest.mark.parametrize("name", ["default", "zebra", "seeded_model"])
+def test_it_is_the_drafts_model(traces, name):
+    tr = traces[name]
+    e, d = encoder_view(tr), decoder_view(tr)
+    H = e.states.shape[1]
+    # h_0 = 0 and s_0 = 0, exactly.
+    assert np.array_equal(e.states[0], np.zeros(H))
+    assert np.array_equal(d.initial_state, np.zeros(H))
+    # Without attention the decoder's context is h_T, the encoder's last state.
+    assert d.context == pytest.approx(e.states[-1])
+    assert e.context_key.endswith(f".{len(e.tokens)}")
+    # op_0 is the embedding of <START>: a row of the French embedding matrix.
+    m = tr.to_dict()["plain_model"]
+    V = m["target_vocabulary"]
+    French = np.array(m["target_embedding_matrix"])
+    assert d.input_embeddings[0] == pytest.approx(French[V.index("<START>")])
+    for word, emb in zip(d.input_words, d.input_embeddings):
+        assert emb == pytest.approx(French[V.index(word)])
+
+
+@pytest.mark.parametrize("name", ["default", "zebra"])
+def test_output_scores_are_exactly_the_dot_products(traces, name):
+    # scores_w = s_t . e_w, nothing added; the terms are s_t[i] e_w[i]; softmax gives p.
+    m = output_view(traces[name]).mapping
+    state, emb = np.asarray(m.state), np.asarray(m.embeddings)
+    by_hand = np.array([sum(state[i] * row[i] for i in range(len(state))) for row in emb])
+    assert np.asarray(m.scores) == pytest.approx(by_hand, abs=1e-12)
+    assert np.asarray(m.products) == pytest.approx(emb * state[None, :], abs=1e-12)
+    e = np.exp(by_hand - by_hand.max())
+    assert np.asarray(m.probabilities) == pytest.approx(e / e.sum())
     assert m.vocabulary[m.ranked[0]] == m.chosen_word
+    # Every step of the decode too: scores = French embedding matrix @ s_t.
+    plain = traces[name].to_dict()["plain_model"]
+    French = np.array(plain["target_embedding_matrix"])
+    for step in plain["steps"]:
+        assert np.array(step["scores"]) == pytest.approx(French @ np.array(step["state"]), abs=1e-12)
 
 
-def test_translator_context_is_last_forward_and_first_backward(traces):
-    e = encoder_view(traces["default"])
-    k = e.forward.shape[1]
-    assert e.context[:k] == pytest.approx(e.forward[-1])
-    assert e.context[k:] == pytest.approx(e.backward[0])
-    assert e.annotations == pytest.approx(np.concatenate([e.forward, e.backward], axis=1))
+def test_attention_network_reads_the_same_kind_of_h_j(traces):
+    # The attention scenes' h_1..h_T are the network-with-attention's encoder states,
+    # keyed and valued as the core has them; its weights sum to one.
+    tr = traces["default"]
+    data = tr.to_dict()
+    pv = process_view(tr)
+    assert len(pv.encoder_states) == len(pv.encoder_keys) == len(pv.source_tokens)
+    for v, k in zip(pv.encoder_states, pv.encoder_keys):
+        _check(data, v, k)
+    assert np.array_equal(pv.initial_state, np.zeros(len(pv.initial_state)))
+    for step in pv.steps:
+        assert step.weights.sum() == pytest.approx(1.0)
+        # c_t = sum_j a_tj h_j, recomputed here.
+        assert step.context == pytest.approx(step.weights @ pv.encoder_states)
+        for value, key in ((step.scores, step.scores_key), (step.weights, step.weights_key),
+                           (step.context, step.context_key), (step.state, step.state_key),
+                           (step.previous_state, step.previous_state_key)):
+            _check(data, value, key)
