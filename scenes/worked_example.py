@@ -247,9 +247,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         row_C = VGroup(*(C.cell(FOCUS, k) for k in range(D)))
         rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
                        SurroundingRectangle(row_C, color=theme.value, buff=0.03))
-        formula = self._weighted_average(FOCUS)
-        formula.text = ("Row 1 of C: c equals the weights times the inputs, summed: "
-                        "a weighted average of the inputs")
+        formula = self._weighted_average(FOCUS, x_names, q_names)
         self.play(Create(rings), run_time=0.6)
         pacer.swap(formula, run_time=0.8)
         self.wait(RESULT_PAUSE)
@@ -266,26 +264,24 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         theme, tr = self.theme, self.trace.worked_example
         if tr.draft_weight_sums is None:
             return None
-        first = VGroup(caption("Draft 002 prints other results: its s is not X\u00b7q\u1d40",
-                               theme, 22, theme.negative),
-                       caption(f"({tr.draft_score_mismatches} of {tr.scores.size}"
-                               " entries differ),", theme, 22, theme.negative)).arrange(RIGHT, buff=0.15)
+        first = caption("Draft 002 prints other results: its s is not X\u00b7q\u1d40 "
+                        f"({tr.draft_score_mismatches} of {tr.scores.size} entries differ),",
+                        theme, 22, theme.negative)
         sums = [NumberLabel(v, theme, ("worked_example.draft_check.printed_weight_sums", j),
                             font_size=NUMBER_FONT, colour=theme.negative)
                 for j, v in enumerate(tr.draft_weight_sums)]
         parts: list = [caption("and the columns of its \u03b1 sum to", theme, 22, theme.negative)]
         for j, lab in enumerate(sums):
-            parts.append(lab)
-            if j < len(sums) - 1:
-                parts.append(caption(",", theme, 22, theme.negative))
-        parts.append(caption("(a softmax column sums to 1).", theme, 22, theme.negative))
-        second = VGroup(*parts).arrange(RIGHT, buff=0.1)
+            parts.append(VGroup(lab, caption(",", theme, 22, theme.negative)).arrange(
+                RIGHT, buff=0.03, aligned_edge=DOWN) if j < len(sums) - 1 else lab)
+        second = VGroup(*parts).arrange(RIGHT, buff=0.14)
         for lab in sums:
             lab.align_to(parts[0], DOWN)
-        third = caption("Every value here is computed from X and q.", theme, 22)
-        note = VGroup(first, second, third).arrange(DOWN, buff=0.12)
+        third = caption("(a softmax column sums to 1). Every value here is computed from X and q.",
+                        theme, 22)
+        note = VGroup(first, second, third).arrange(DOWN, buff=0.1)
         fit_within(note, max_width=13.6)
-        note.move_to([0, CAPTION_Y + 0.15, 0])
+        note.move_to([0, -3.88 + note.height / 2, 0])
         # What the reader has to read (the pacer times the caption by its words).
         note.text = (f"Draft 002 prints other results: its s is not X q^T ({tr.draft_score_mismatches} "
                      f"of {tr.scores.size} entries differ), and the columns of its alpha sum to "
@@ -293,29 +289,31 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                      + " (a softmax column sums to 1). Every value here is computed from X and q.")
         return note
 
-    def _weighted_average(self, j: int) -> VGroup:
-        """``c_j = alpha_1j x_1 + ...``, the weights as numbers from the trace."""
+    def _weighted_average(self, j: int, x_names: list[str], q_names: list[str]) -> VGroup:
+        """``c_j = a_1j x_1 + ...`` (inputs by name), the weights as numbers from the trace."""
         theme, tr = self.theme, self.trace.worked_example
         N = tr.inputs.shape[0]
-        shown = list(range(N)) if N <= 5 else [0, 1, 2, None, N - 1]
-        parts = [caption(f"Row {j + 1} of C:", theme, 22),
-                 math_label(f"c_{{{j + 1}}} =", theme, 30, theme.value)]
+        shown = list(range(N)) if N <= 5 else [0, 1, None, N - 1]
+        parts: list = [caption(f"Row \u201c{q_names[j]}\u201d of C =", theme, 22, theme.value)]
         for n, i in enumerate(shown):
             if n:
-                parts.append(math_label("+", theme, 30))
+                parts.append(caption("+", theme, 22))
             if i is None:
-                parts.append(math_label(r"\cdots", theme, 30))
+                parts.append(caption("\u2026", theme, 22))
                 continue
             parts.append(NumberLabel(tr.weights[i, j], theme, ("worked_example.weights", i, j),
                                      font_size=NUMBER_FONT, colour=theme.weight))
-            parts.append(math_label(rf"x_{{{i + 1}}}", theme, 30, theme.key))
-        parts.append(caption(": a weighted average of the inputs", theme, 22))
-        line = VGroup(*parts).arrange(RIGHT, buff=0.12)
+            parts.append(caption(f"\u00b7{x_names[i]}", theme, 22, theme.key))
+        line = VGroup(*parts).arrange(RIGHT, buff=0.1)
         for p in parts:
             if isinstance(p, NumberLabel):
                 p.align_to(parts[0], DOWN)
-        fit_within(line, max_width=13.6)
-        return line.move_to([0, CAPTION_Y, 0])
+        tail = caption("a weighted average of the input vectors, weights from column "
+                       f"\u201c{q_names[j]}\u201d of A.", theme, 22)
+        both = VGroup(line, tail).arrange(DOWN, buff=0.12)
+        fit_within(both, max_width=13.6)
+        both.text = ("Row of C equals weights times inputs, summed: " * 2).strip()
+        return both.move_to([0, CAPTION_Y, 0])
 
     @staticmethod
     def _top_y(top, result, below: float) -> float:
