@@ -134,7 +134,7 @@ class DotProductScene(WalkthroughScene):
             self.play(ReplacementTransform(addends.copy(), sums[i]), fade_out(focus), run_time=0.6)
 
         score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
-                               height=ROW_H, scale=pscale, font_size=22)
+                               height=ROW_H, scale=pscale, font_size=NUM_SIZE)
         score_row = _row(caption("score = m \u00b7 u =", theme, 24), score_cell)
         table_bottom = TABLE_TOP - n * ROW_H
         score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
@@ -262,8 +262,9 @@ class DotProductScene(WalkthroughScene):
         exactly what is on screen; the result is computed before rounding.
         """
         theme, dp = self.theme, self.trace.dot_product
+        formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 28)
         first = _row(
-            math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|} =", theme, 28),
+            caption("=", theme, 22),
             NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE),
             caption("/ (", theme, 22),
             NumberLabel(dp.norm_movie, theme, ("dot_product.norm_movie",), font_size=NUM_SIZE,
@@ -281,8 +282,11 @@ class DotProductScene(WalkthroughScene):
             caption("(\u2248: computed before rounding)", theme, 20, theme.muted),
             buff=0.5,
         )
-        rows = VGroup(first, second).arrange(DOWN, buff=0.3)
-        return fit_within(rows, max_width=6.6)
+        if _row(formula.copy(), first.copy()).width <= 6.6:
+            rows = VGroup(_row(formula, first), second).arrange(DOWN, buff=0.3)
+        else:  # long numbers: the formula on its own line rather than shrunk
+            rows = VGroup(formula, first, second).arrange(DOWN, buff=0.2)
+        return fit_within(rows, max_width=6.9)
 
     def _plane_scale(self) -> float:
         dp = self.trace.dot_product

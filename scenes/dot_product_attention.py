@@ -38,6 +38,7 @@ from manim import (
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
+    config,
     smooth,
 )
 
@@ -278,7 +279,8 @@ class CaptionPacer:
             return
         due = self.since + self.needed(self.current.text) - self.scene.time - extra
         if due > 0.01:
-            self.scene.wait(due)
+            # A wait is a whole number of frames: round up, never down.
+            self.scene.wait(due + 1.0 / config.frame_rate)
 
     def swap(self, text: str | VGroup, *anims: Any, run_time: float = 1.0) -> VGroup:
         """Show ``text`` (with ``anims`` played alongside); returns the caption.

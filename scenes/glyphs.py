@@ -58,6 +58,7 @@ class Bar(Rectangle):
         self.value = float(value)
         self.key = key
         self.full_length = float(full_length)
+        self.vertical = vertical
         # A zero weight still gets a hairline, so the bar's place reads as "none".
         self.length = max(self.value, 0.0) * self.full_length
         drawn = max(self.length, 0.012)

@@ -271,12 +271,14 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                             font_size=NUMBER_FONT, colour=theme.negative)
                 for j, v in enumerate(tr.draft_weight_sums)]
         parts: list = [caption("and the columns of its \u03b1 sum to", theme, 22, theme.negative)]
-        for j, lab in enumerate(sums):
-            parts.append(VGroup(lab, caption(",", theme, 22, theme.negative)).arrange(
-                RIGHT, buff=0.03, aligned_edge=DOWN) if j < len(sums) - 1 else lab)
-        second = VGroup(*parts).arrange(RIGHT, buff=0.14)
-        for lab in sums:
+        parts += sums
+        second = VGroup(*parts).arrange(RIGHT, buff=0.3)
+        for n, lab in enumerate(sums):
             lab.align_to(parts[0], DOWN)
+            if n < len(sums) - 1:  # a comma on the digits' baseline, its tail below
+                comma = caption(",", theme, 22, theme.negative)
+                comma.next_to(lab, RIGHT, buff=0.04).align_to(lab, DOWN).shift(DOWN * 0.07)
+                second.add(comma)
         third = caption("(a softmax column sums to 1). Every value here is computed from X and q.",
                         theme, 22)
         note = VGroup(first, second, third).arrange(DOWN, buff=0.1)
