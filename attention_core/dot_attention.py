@@ -35,6 +35,8 @@ __all__ = [
     "FEATURES_RANGE",
     "WORKED_EXAMPLE_INPUTS",
     "WORKED_EXAMPLE_QUERIES",
+    "DRAFT_PRINTED_SCORES",
+    "DRAFT_PRINTED_WEIGHTS",
     "DotAttentionNumbers",
     "DotProductAttentionTrace",
     "MultiQueryAttentionTrace",
@@ -70,6 +72,23 @@ WORKED_EXAMPLE_QUERIES = (
     (-0.4, 0.3, 0.2),
     (0.5, 0.1, -0.2),
     (-0.2, 0.4, 0.3),
+)
+
+# What draft 002 *prints* as its results (s and alpha), kept only to check
+# them: the scene says on screen how they differ from what X and q give.
+DRAFT_PRINTED_SCORES = (
+    (0.11, 0.24, -0.26, 0.02),
+    (-0.09, 0.22, 0.14, 0.16),
+    (0.01, -0.34, 0.34, -0.26),
+    (-0.01, 0.37, -0.12, 0.18),
+    (0.07, 0.08, 0.22, -0.14),
+)
+DRAFT_PRINTED_WEIGHTS = (
+    (0.3218, 0.2411, 0.1202, 0.3057),
+    (0.2586, 0.2142, 0.2679, 0.3319),
+    (0.2857, 0.1693, 0.3423, 0.1809),
+    (0.2784, 0.2414, 0.1356, 0.3422),
+    (0.3055, 0.1340, 0.1340, 0.2193),
 )
 
 
@@ -220,11 +239,12 @@ class MultiQueryAttentionTrace:
     queries: np.ndarray  # N_Q x D
     scores: np.ndarray  # N_Q x N
     weights: np.ndarray  # N_Q x N, each row sums to 1
+    weighted_inputs: np.ndarray  # N_Q x N x D: a_ji * h_ik, summed over i into O_jk
     outputs: np.ndarray  # N_Q x D
 
     def to_dict(self) -> dict[str, Any]:
         return {name: _tolist(getattr(self, name)) for name in (
-            "inputs", "queries", "scores", "weights", "outputs")}
+            "inputs", "queries", "scores", "weights", "weighted_inputs", "outputs")}
 
 
 @dataclass(frozen=True)
@@ -237,10 +257,20 @@ class WorkedExampleTrace:
     weights: np.ndarray  # N x M: alpha, each column sums to 1
     weight_sums: np.ndarray  # M: the column sums of alpha (all 1)
     context: np.ndarray  # M x D: C
+    #: Only when X and q are the draft's: the column sums of the alpha draft
+    #: 002 prints (not 1), and how many of its printed scores differ from
+    #: X q^T at the 2 decimals it prints.
+    draft_weight_sums: np.ndarray | None = None
+    draft_score_mismatches: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: _tolist(getattr(self, name)) for name in (
+        out = {name: _tolist(getattr(self, name)) for name in (
             "inputs", "queries", "scores", "weights", "weight_sums", "context")}
+        out["draft_check"] = None if self.draft_weight_sums is None else {
+            "printed_weight_sums": _tolist(self.draft_weight_sums),
+            "printed_score_mismatches": self.draft_score_mismatches,
+        }
+        return out
 
 
 def single_query_attention(inputs: np.ndarray, query: np.ndarray) -> DotProductAttentionTrace:
@@ -266,7 +296,8 @@ def multi_query_attention(inputs: np.ndarray, queries: np.ndarray) -> MultiQuery
     weights = maths.softmax(scores, axis=1)
     return MultiQueryAttentionTrace(
         inputs=_frozen(X), queries=_frozen(Q), scores=_frozen(scores),
-        weights=_frozen(weights), outputs=_frozen(maths.context_vector(weights, X)),
+        weights=_frozen(weights), weighted_inputs=_frozen(weights[:, :, None] * X[None, :, :]),
+        outputs=_frozen(maths.context_vector(weights, X)),
     )
 
 
@@ -276,8 +307,14 @@ def worked_example(inputs: np.ndarray, queries: np.ndarray) -> WorkedExampleTrac
     q = np.asarray(queries, dtype=float)
     scores = maths.dot_scores(q, X).T  # (M x N)^T: one column per query
     weights = maths.softmax(scores, axis=0)
+    draft_sums = mismatches = None
+    if (X.shape == np.shape(WORKED_EXAMPLE_INPUTS) and q.shape == np.shape(WORKED_EXAMPLE_QUERIES)
+            and np.allclose(X, WORKED_EXAMPLE_INPUTS) and np.allclose(q, WORKED_EXAMPLE_QUERIES)):
+        draft_sums = _frozen(np.sum(DRAFT_PRINTED_WEIGHTS, axis=0))
+        mismatches = int(np.sum(np.abs(np.round(scores, 2) - np.array(DRAFT_PRINTED_SCORES)) > 1e-9))
     return WorkedExampleTrace(
         inputs=_frozen(X), queries=_frozen(q), scores=_frozen(scores), weights=_frozen(weights),
         weight_sums=_frozen(weights.sum(axis=0)),
         context=_frozen(maths.context_vector(weights.T, X)),
+        draft_weight_sums=draft_sums, draft_score_mismatches=mismatches,
     )

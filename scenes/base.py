@@ -31,6 +31,7 @@ class ShownNumber:
     key: tuple | None
     value: float
     shown: str
+    decimals: int | None = None  # None: the theme's
 
 
 @dataclass
@@ -117,7 +118,8 @@ class WalkthroughScene(Scene):
         for top in self.mobjects:
             for mob in top.get_family():
                 if isinstance(mob, NumberLabel) and _visible(mob):
-                    self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown))
+                    self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown,
+                                                          getattr(mob, "decimals", None)))
             for mob in top.family_members_with_points():
                 if not _visible(mob):
                     continue

@@ -27,7 +27,7 @@ from manim import (
     VMobject,
 )
 
-from .theme import Theme
+from .theme import Theme, format_number
 
 __all__ = [
     "NumberLabel",
@@ -123,9 +123,12 @@ class NumberLabel(Text):
     """
 
     def __init__(self, value: float, theme: Theme, key: tuple | None = None,
-                 font_size: float = NUMBER_SIZE, colour: Any = None, **kw: Any) -> None:
+                 font_size: float = NUMBER_SIZE, colour: Any = None,
+                 decimals: int | None = None, **kw: Any) -> None:
         self.value = float(value)
-        self.shown = theme.fmt(self.value)
+        # Fewer decimals where more would claim false precision (an angle).
+        self.decimals = theme.decimals if decimals is None else decimals
+        self.shown = format_number(self.value, self.decimals)
         self.key = key
         super().__init__(self.shown, font=theme.number_font, font_size=font_size,
                          color=colour or theme.text, **kw)
@@ -151,12 +154,34 @@ class ValueCell(VGroup):
             self.add(self.number)
 
 
-def _kept_indices(n: int, max_shown: int) -> list[int | None]:
-    """Indices to show, with ``None`` where dots stand for the elided middle."""
+def _kept_indices(n: int, max_shown: int, keep: Sequence[int] = ()) -> list[int | None]:
+    """Indices to show, with ``None`` where dots stand for the elided rows.
+
+    The first rows, the last one and every index in ``keep`` (e.g. the row
+    with the largest weight, which must never hide behind the dots) are
+    shown; each run of elided rows takes one slot for its dots.
+    """
     if n <= max_shown:
         return list(range(n))
-    head = max_shown - 2
-    return [*range(head), None, n - 1]
+
+    def slots(chosen: set[int]) -> int:
+        ordered = sorted(chosen)
+        gaps = sum(1 for a, b in zip([-1, *ordered], ordered) if b - a > 1)
+        return len(ordered) + gaps
+
+    chosen = {n - 1, *(int(k) for k in keep if 0 <= k < n)}
+    for i in range(n):
+        if i in chosen:
+            continue
+        if slots(chosen | {i}) > max_shown:
+            break
+        chosen.add(i)
+    out: list[int | None] = []
+    for i in sorted(chosen):
+        if (out and i - out[-1] > 1) or (not out and i > 0):
+            out.append(None)
+        out.append(i)
+    return out
 
 
 class VectorColumn(VGroup):
@@ -183,13 +208,14 @@ class VectorColumn(VGroup):
     def __init__(self, values: Sequence[float], theme: Theme, key: str | None = None,
                  label: str | None = None, colour: Any = None, show_numbers: bool = True,
                  cell_width: float = CELL_W, cell_height: float = CELL_H, scale: float = 1.0,
-                 max_rows: int = 8, label_size: float = 30, font_size: float = NUMBER_SIZE) -> None:
+                 max_rows: int = 8, label_size: float = 30, font_size: float = NUMBER_SIZE,
+                 keep: Sequence[int] = ()) -> None:
         super().__init__()
         values = np.asarray(values, dtype=float)
         colour = colour or theme.text
         self.cells = VGroup()
         self.cell_by_index: dict[int, ValueCell] = {}
-        for i in _kept_indices(len(values), max_rows):
+        for i in _kept_indices(len(values), max_rows, keep):
             if i is None:
                 dots = VGroup(Rectangle(width=cell_width, height=cell_height, stroke_width=0),
                               MathTex(r"\vdots", font_size=font_size * 1.2, color=theme.muted))
@@ -222,13 +248,14 @@ class ValueMatrix(VGroup):
                  colour: Any = None, max_rows: int = 8, max_cols: int = 8,
                  cell_width: float = CELL_W, cell_height: float = CELL_H, scale: float | None = None,
                  font_size: float = NUMBER_SIZE, label_size: float = 20,
-                 heat: bool = False) -> None:
+                 heat: bool = False, keep_rows: Sequence[int] = (),
+                 keep_cols: Sequence[int] = ()) -> None:
         super().__init__()
         values = np.atleast_2d(np.asarray(values, dtype=float))
         n_rows, n_cols = values.shape
         scale = scale if scale is not None else max(float(np.max(np.abs(values))), 1e-9)
-        rows_shown = _kept_indices(n_rows, max_rows)
-        cols_shown = _kept_indices(n_cols, max_cols)
+        rows_shown = _kept_indices(n_rows, max_rows, keep_rows)
+        cols_shown = _kept_indices(n_cols, max_cols, keep_cols)
         self.cell_by_index: dict[tuple[int, int], ValueCell] = {}
         self.grid = VGroup()
         for r, i in enumerate(rows_shown):

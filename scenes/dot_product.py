@@ -36,6 +36,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
+from .dot_product_attention import RESULT_PAUSE, TAIL_HOLD
 from .components import (
     NumberLabel,
     ValueCell,
@@ -64,8 +65,8 @@ CURVE_MID_Y, CURVE_HALF_H = -2.35, 0.8
 
 
 def _degrees(theme: Any, key: tuple, value: float, colour: Any = None) -> VGroup:
-    """An angle in degrees: its keyed number and a raised degree sign."""
-    number = NumberLabel(value, theme, key, font_size=NUM_SIZE, colour=colour)
+    """An angle in whole degrees (more would be false precision): number and sign."""
+    number = NumberLabel(value, theme, key, font_size=NUM_SIZE, colour=colour, decimals=0)
     sign = caption("\u00b0", theme, 20, colour)
     sign.next_to(number, RIGHT, buff=0.03).align_to(number, UP)
     return VGroup(number, sign)
@@ -90,7 +91,8 @@ class DotProductScene(WalkthroughScene):
         title = _row(caption("Dot product as a similarity score", theme, 28),
                      math_label(r"m \cdot u = \sum_i m_i\,u_i", theme, 32), buff=0.5)
         title.move_to([0, TITLE_Y, 0]).to_edge(LEFT, buff=0.4)
-        self.play(fade_in(title))
+        # The first frame is the title, never black.
+        self.add(title)
 
         # -- the two feature vectors side by side ------------------------------
         headers = self._headers()
@@ -109,6 +111,7 @@ class DotProductScene(WalkthroughScene):
                                     self.col_x["product"], y))
             sums.add(self._cell(dp.running_sum[i], ("dot_product.running_sum", i), pscale,
                                 self.col_x["sum"], y))
+        self.table_cells = VGroup(*movie, *user, *products, *sums)  # the tests check the plane clears it
         m_frame = self._frame(movie, theme.key)
         u_frame = self._frame(user, theme.query)
         self.play(fade_in(headers[:3]), fade_in(names), fade_in(movie), Create(m_frame))
@@ -131,11 +134,12 @@ class DotProductScene(WalkthroughScene):
             self.play(ReplacementTransform(addends.copy(), sums[i]), fade_out(focus), run_time=0.6)
 
         score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
-                               height=ROW_H, scale=pscale, font_size=22)
+                               height=ROW_H, scale=pscale, font_size=NUM_SIZE)
         score_row = _row(caption("score = m \u00b7 u =", theme, 24), score_cell)
         table_bottom = TABLE_TOP - n * ROW_H
         score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
         self.play(ReplacementTransform(sums[n - 1].copy(), score_cell), fade_in(score_row[0]))
+        self.wait(RESULT_PAUSE)
 
         story = self._story()
         below = score_row
@@ -148,7 +152,9 @@ class DotProductScene(WalkthroughScene):
         cos_rows = self._cosine_rows()
         cos_rows.next_to(below, DOWN, buff=0.4).set_x(-3.6)
         self.play(fade_in(cos_rows[0]))
+        self.wait(RESULT_PAUSE)
         self.play(fade_in(cos_rows[1]))
+        self.wait(RESULT_PAUSE)
 
         plane = self._plane()
         self.play(fade_in(plane["caption"]), Create(plane["base"]), GrowArrow(plane["m"]),
@@ -181,7 +187,8 @@ class DotProductScene(WalkthroughScene):
                   plane["u"].animate.set_opacity(1), plane["u_label"].animate.set_opacity(1),
                   plane["arc"].animate.set_stroke(opacity=1), plane["theta"].animate.set_opacity(1))
         self.play(fade_in(ours), Indicate(score_cell, color=theme.highlight, scale_factor=1.1))
-        self.wait(1.5)
+        # The final figure (the draft's dot_product figure) held for a poster and a loop.
+        self.wait(TAIL_HOLD)
 
     # -- builders --------------------------------------------------------------
 
@@ -195,6 +202,12 @@ class DotProductScene(WalkthroughScene):
         product = user + self.cell_w + 0.4
         self.col_x = {"name": NAME_RIGHT - 0.6, "movie": movie, "user": user, "product": product,
                       "sum": product + self.cell_w + 0.3}
+        # The plane goes right of the table (wide numbers push it right and
+        # make it smaller), so no arrow ever crosses a cell.
+        table_right = self.col_x["sum"] + self.cell_w / 2
+        plane_left = max(PLANE_ORIGIN[0] - PLANE_R, table_right + 0.35)
+        self.plane_r = min(PLANE_R, (6.85 - plane_left) / 2)
+        self.plane_origin = np.array([plane_left + self.plane_r, PLANE_ORIGIN[1], 0.0])
 
     def _cell(self, value: float, key: tuple, scale: float, x: float, y: float) -> ValueCell:
         return ValueCell(value, self.theme, key, width=self.cell_w, height=ROW_H, scale=scale,
@@ -209,16 +222,17 @@ class DotProductScene(WalkthroughScene):
     def _headers(self) -> VGroup:
         theme = self.theme
         y = TABLE_TOP + 0.3
-        feature = caption("feature", theme, 18, theme.muted).move_to([self.col_x["name"], y, 0])
-        movie = VGroup(caption("movie", theme, 18, theme.key), math_label("m", theme, 28, theme.key)
+        feature = caption("feature", theme, 20, theme.muted).move_to([self.col_x["name"], y, 0])
+        movie = VGroup(caption("movie", theme, 20, theme.key), math_label("m", theme, 28, theme.key)
                        ).arrange(DOWN, buff=0.06).move_to([self.col_x["movie"], y + 0.15, 0])
-        user = VGroup(caption("user", theme, 18, theme.query), math_label("u", theme, 28, theme.query)
+        user = VGroup(caption("user", theme, 20, theme.query), math_label("u", theme, 28, theme.query)
                       ).arrange(DOWN, buff=0.06).move_to([self.col_x["user"], y + 0.15, 0])
         product = math_label(r"m_i\,u_i", theme, 28).move_to([self.col_x["product"], y, 0])
-        running = caption("running sum", theme, 18, theme.muted).move_to([self.col_x["sum"], y, 0])
-        fit_within(running, max_width=1.25)
+        running = VGroup(caption("running", theme, 20, theme.muted),
+                         caption("sum", theme, 20, theme.muted)).arrange(DOWN, buff=0.04)
+        running.move_to([self.col_x["sum"], y + 0.15, 0])
         # Pango and TeX glyphs sit at different heights: centre them on one line.
-        for mob in (feature, product, running):
+        for mob in (feature, product):
             mob.set_y(y)
         return VGroup(feature, movie, user, product, running)
 
@@ -228,49 +242,59 @@ class DotProductScene(WalkthroughScene):
         up, down = dp.top_term, dp.bottom_term
         lines: list[Mobject] = []
         if dp.products[up] > 0:
-            lines.append(_row(caption(f"{dp.features[up]} pushes the score up:", theme, 18, theme.positive),
+            lines.append(_row(caption(f"{dp.features[up]} pushes the score up:", theme, 20, theme.positive),
                               NumberLabel(dp.products[up], theme, ("dot_product.products", up),
-                                          font_size=18)))
+                                          font_size=NUM_SIZE)))
         if dp.products[down] < 0:
-            lines.append(_row(caption(f"{dp.features[down]} pulls it down:", theme, 18, theme.negative),
+            lines.append(_row(caption(f"{dp.features[down]} pulls it down:", theme, 20, theme.negative),
                               NumberLabel(dp.products[down], theme, ("dot_product.products", down),
-                                          font_size=18)))
+                                          font_size=NUM_SIZE)))
         if not lines:
             return None
         rows = VGroup(*lines).arrange(DOWN, buff=0.15)
         return fit_within(rows, max_width=6.6)
 
     def _cosine_rows(self) -> VGroup:
-        theme, dp = self.theme, self.trace.dot_product
+        """cos(theta) from the numbers on screen; "\u2248" where rounding enters.
 
+        The norms are shown, not their product: a product of rounded norms
+        can differ from the rounded product, so the reader recomputes from
+        exactly what is on screen; the result is computed before rounding.
+        """
+        theme, dp = self.theme, self.trace.dot_product
+        formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 28)
         first = _row(
-            math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|} =", theme, 28),
-            NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE),
-            caption("/", theme, 22),
-            NumberLabel(dp.norm_product, theme, ("dot_product.norm_product",), font_size=NUM_SIZE),
             caption("=", theme, 22),
+            NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE),
+            caption("/ (", theme, 22),
+            NumberLabel(dp.norm_movie, theme, ("dot_product.norm_movie",), font_size=NUM_SIZE,
+                        colour=theme.key),
+            caption("\u00d7", theme, 22),
+            NumberLabel(dp.norm_user, theme, ("dot_product.norm_user",), font_size=NUM_SIZE,
+                        colour=theme.query),
+            caption(") \u2248", theme, 22),
             NumberLabel(dp.cosine, theme, ("dot_product.cosine",), font_size=NUM_SIZE,
                         colour=theme.highlight),
         )
         second = _row(
-            _row(caption("|m| =", theme, 22, theme.key),
-                 NumberLabel(dp.norm_movie, theme, ("dot_product.norm_movie",), font_size=NUM_SIZE)),
-            _row(caption("|u| =", theme, 22, theme.query),
-                 NumberLabel(dp.norm_user, theme, ("dot_product.norm_user",), font_size=NUM_SIZE)),
-            _row(caption("\u03b8 =", theme, 22, theme.highlight),
+            _row(caption("\u03b8 \u2248", theme, 22, theme.highlight),
                  _degrees(theme, ("dot_product.angle_deg",), dp.angle_deg, theme.highlight)),
+            caption("(\u2248: computed before rounding)", theme, 20, theme.muted),
             buff=0.5,
         )
-        rows = VGroup(first, second).arrange(DOWN, buff=0.3)
-        return fit_within(rows, max_width=6.6)
+        if _row(formula.copy(), first.copy()).width <= 6.6:
+            rows = VGroup(_row(formula, first), second).arrange(DOWN, buff=0.3)
+        else:  # long numbers: the formula on its own line rather than shrunk
+            rows = VGroup(formula, first, second).arrange(DOWN, buff=0.2)
+        return fit_within(rows, max_width=6.9)
 
     def _plane_scale(self) -> float:
         dp = self.trace.dot_product
-        return PLANE_R / max(dp.norm_movie, dp.norm_user)
+        return self.plane_r / max(dp.norm_movie, dp.norm_user)
 
     def _arrow_to(self, xy: np.ndarray, colour: Any) -> Arrow:
-        end = PLANE_ORIGIN + np.array([xy[0], xy[1], 0.0]) * self._plane_scale()
-        return Arrow(PLANE_ORIGIN, end, buff=0, color=colour, stroke_width=5,
+        end = self.plane_origin + np.array([xy[0], xy[1], 0.0]) * self._plane_scale()
+        return Arrow(self.plane_origin, end, buff=0, color=colour, stroke_width=5,
                      max_tip_length_to_length_ratio=0.12, max_stroke_width_to_length_ratio=8)
 
     def _plane(self) -> dict[str, Mobject]:
@@ -279,29 +303,29 @@ class DotProductScene(WalkthroughScene):
         m = self._arrow_to(dp.plane_movie, theme.key)
         u = self._arrow_to(dp.plane_user, theme.query)
         m_label = math_label("m", theme, 32, theme.key).next_to(m.get_end(), DOWN, buff=0.12)
-        u_dir = (u.get_end() - PLANE_ORIGIN) / max(np.linalg.norm(u.get_end() - PLANE_ORIGIN), 1e-9)
+        u_dir = (u.get_end() - self.plane_origin) / max(np.linalg.norm(u.get_end() - self.plane_origin), 1e-9)
         u_label = math_label("u", theme, 32, theme.query).move_to(u.get_end() + u_dir * 0.3)
         theta_rad = np.radians(dp.angle_deg)
         arc_r = 0.6
-        arc = Arc(radius=arc_r, start_angle=0, angle=theta_rad, arc_center=PLANE_ORIGIN,
+        arc = Arc(radius=arc_r, start_angle=0, angle=theta_rad, arc_center=self.plane_origin,
                   color=theme.highlight, stroke_width=3)
         mid = theta_rad / 2
         theta = math_label(r"\theta", theme, 30, theme.highlight).move_to(
-            PLANE_ORIGIN + (arc_r + 0.3) * np.array([np.cos(mid), np.sin(mid), 0]))
+            self.plane_origin + (arc_r + 0.3) * np.array([np.cos(mid), np.sin(mid), 0]))
         if dp.angle_deg < 30:
             # A narrow angle has no room inside: put the symbol above the arrows.
-            theta.move_to(PLANE_ORIGIN + np.array([arc_r + 0.2, 0.0, 0.0]))
+            theta.move_to(self.plane_origin + np.array([arc_r + 0.2, 0.0, 0.0]))
             theta.set_y(max(u.get_top()[1], m.get_top()[1]) + 0.3)
-            theta.set_x(PLANE_ORIGIN[0] + arc_r + 0.2)
+            theta.set_x(self.plane_origin[0] + arc_r + 0.2)
         circle = DashedVMobject(
-            Arc(radius=dp.norm_user * k, start_angle=0, angle=np.pi, arc_center=PLANE_ORIGIN,
+            Arc(radius=dp.norm_user * k, start_angle=0, angle=np.pi, arc_center=self.plane_origin,
                 color=theme.muted, stroke_width=2), num_dashes=30)
-        base = Line(PLANE_ORIGIN + LEFT * PLANE_R, PLANE_ORIGIN + RIGHT * PLANE_R,
+        base = Line(self.plane_origin + LEFT * self.plane_r, self.plane_origin + RIGHT * self.plane_r,
                     color=theme.panel, stroke_width=2)
-        cap = VGroup(caption("drawn in the plane through m and u", theme, 16, theme.muted),
-                     caption("(true lengths and angle)", theme, 16, theme.muted)).arrange(DOWN, buff=0.08)
+        cap = VGroup(caption("the plane through m and u", theme, 20, theme.muted),
+                     caption("(true lengths and angle)", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
         fit_within(cap, max_width=4.4)
-        cap.move_to([PLANE_ORIGIN[0], PLANE_ORIGIN[1] - 0.72, 0])
+        cap.move_to([self.plane_origin[0], self.plane_origin[1] - 0.72, 0])
         return {"base": base, "m": m, "u": u, "m_label": m_label, "u_label": u_label, "arc": arc,
                 "theta": theta, "circle": circle, "caption": cap}
 
@@ -318,11 +342,11 @@ class DotProductScene(WalkthroughScene):
         yaxis = Line([CURVE_LEFT, CURVE_MID_Y - CURVE_HALF_H - 0.1, 0],
                      [CURVE_LEFT, CURVE_MID_Y + CURVE_HALF_H + 0.1, 0], color=theme.panel,
                      stroke_width=2)
-        ylab = caption("score", theme, 16, theme.muted).next_to(yaxis, LEFT, buff=0.12)
+        ylab = caption("score", theme, 20, theme.muted).next_to(yaxis, LEFT, buff=0.12)
         below = CURVE_MID_Y - CURVE_HALF_H - 0.3
-        left = caption("aligned", theme, 16, theme.positive).move_to([CURVE_LEFT, below, 0])
-        right = caption("opposed", theme, 16, theme.negative).move_to([CURVE_RIGHT, below, 0])
-        mid = caption("angle between u and m \u2192", theme, 16, theme.muted)
+        left = caption("aligned", theme, 20, theme.positive).move_to([CURVE_LEFT, below, 0])
+        right = caption("opposed", theme, 20, theme.negative).move_to([CURVE_RIGHT, below, 0])
+        mid = caption("angle between u and m \u2192", theme, 20, theme.muted)
         mid.move_to([(CURVE_LEFT + CURVE_RIGHT) / 2, below - 0.3, 0])
         return VGroup(zero, yaxis, ylab, left, right, mid)
 
@@ -336,14 +360,17 @@ class DotProductScene(WalkthroughScene):
                         font_size=NUM_SIZE, colour=theme.query),
         )
         fit_within(row, max_width=6.2)
-        return row.move_to([PLANE_ORIGIN[0], PLANE_ORIGIN[1] - 1.35, 0])
+        row.move_to([self.plane_origin[0], self.plane_origin[1] - 1.35, 0])
+        if row.get_right()[0] > 6.9:  # a plane pushed right by wide numbers
+            row.shift(LEFT * (row.get_right()[0] - 6.9))
+        return row
 
     def _our_point(self) -> VGroup:
         theme, dp = self.theme, self.trace.dot_product
         p = self._curve_point(dp.angle_deg, dp.score)
         ring = Dot(p, radius=0.09, color=theme.highlight)
-        note = _row(caption("our user:", theme, 16, theme.highlight),
-                    NumberLabel(dp.score, theme, ("dot_product.score",), font_size=16,
+        note = _row(caption("our user:", theme, 20, theme.highlight),
+                    NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE,
                                 colour=theme.highlight), buff=0.08)
         # The curve falls from left to right, so up and to the right is clear of it.
         note.next_to(ring, UR, buff=0.08)

@@ -1,14 +1,21 @@
 """``dot_product_attention``: one query over the input features.
 
-Draft 000, Part 2, "Abstraction 2", steps 1-4: the query ``s_2`` and the
-input features ``X`` (``N_X x D_Q``); ``E = s_2 X^T`` computed entry by entry
-(each product ``s_2k h_ik`` appears and a running sum grows); ``A =
-softmax(E)``; ``o = A X``; and a zoom into ``o_2 = a_2. h_.2``, a weighted
-average of the second feature of every input.
+Draft 000, Part 2, "Abstraction 2", its Steps 1-4 and the close-up of one
+term, each a named section (``next_section``), so ``render --steps`` gives the
+draft's step figures:
 
-Layout: ``s_2`` is a row above ``X`` (its entries sit over the columns they
-multiply), ``E`` and ``A`` are columns beside ``X`` (entry ``i`` level with
-row ``h_i``), the products and running sums are rows under ``X``.
+1. ``step-1-variables``: the query ``s_2`` (1 x D) and the input features as
+   the columns of ``X^T`` (D x N);
+2. ``step-2-scores``: ``E = s_2 X^T`` (1 x N) laid out the textbook way, ``E``
+   under ``X^T`` and level with ``s_2``; each ``e_i`` is built from its
+   products ``s_2k h_ik`` and a running sum;
+3. ``step-3-softmax``: ``A = softmax(E)`` (1 x N) under ``E``, with bars;
+4. ``step-4-output``: ``o = A X`` (1 x N times N x D = 1 x D);
+5. ``close-up``: ``a_2. h_.2``, the second number of ``o``, as a weighted
+   average of the second feature of every input.
+
+Every label carries its shape, and the shapes multiply. With many inputs the
+columns are elided, never the one with the largest weight.
 """
 
 from __future__ import annotations
@@ -26,18 +33,21 @@ from manim import (
     Arrow,
     Create,
     FadeIn,
-    Line,
     Rectangle,
+    ReplacementTransform,
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
+    config,
     smooth,
 )
 
 from .base import WalkthroughScene
+from .glyphs import NUMBER_FONT, bars_under, cell_width_for, weight_cells
 from .components import (
     CELL_H,
     CELL_W,
+    NumberLabel,
     ValueCell,
     ValueMatrix,
     VectorColumn,
@@ -60,11 +70,22 @@ __all__ = [
     "name_block",
     "caption_out",
     "caption_in",
+    "CaptionPacer",
+    "StepLog",
+    "rekey_vector",
+    "TAIL_HOLD",
 ]
 
 TITLE_Y = 3.55
 CAPTION_Y = -3.3
 MAX_ROWS = 8
+#: The last frame (the poster) is held this long, so a looping clip or gif
+#: rests on the complete figure.
+TAIL_HOLD = 4.0
+#: A result (a score, the weights, an output) stays still this long.
+RESULT_PAUSE = 1.0
+CAPTION_SIZE = 22
+LEFT_ROOM = 1.7  # left of the left factor: its row label, the step-2 row names
 
 
 
@@ -107,11 +128,22 @@ def rekey_transposed(matrix: ValueMatrix, key: str) -> ValueMatrix:
     return matrix
 
 
-def step_caption(text: str, theme: Any, y: float = CAPTION_Y, font_size: float = 22) -> VGroup:
+def step_caption(text: str, theme: Any, y: float = CAPTION_Y, font_size: float = CAPTION_SIZE) -> VGroup:
     """A caption line (or two) at the bottom of the frame, fitted to its width."""
-    lines = VGroup(*(caption(line, theme, font_size) for line in text.split("\n")))
+    lines = VGroup()
+    for line in text.split("\n"):
+        one = caption(line, theme, font_size)
+        if one.width > 13.6 and " " in line:
+            # Too long for one line at a readable size: break it, don't shrink it.
+            words = line.split(" ")
+            cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(line) / 2))
+            lines.add(caption(" ".join(words[:cut]), theme, font_size),
+                      caption(" ".join(words[cut:]), theme, font_size))
+        else:
+            lines.add(one)
     lines.arrange(DOWN, buff=0.12)
-    fit_within(lines, max_width=13.4)
+    fit_within(lines, max_width=13.6)
+    lines.text = " ".join(text.split())
     return lines.move_to([0, y, 0])
 
 
@@ -172,189 +204,319 @@ def name_block(theme: Any, entries: Sequence[tuple[str, str, Any]], font_size: f
     lines = VGroup()
     for tex, shape, colour in entries:
         lines.add(VGroup(math_label(tex, theme, font_size, colour),
-                         caption(shape, theme, 18, theme.muted)).arrange(RIGHT, buff=0.2))
-    return lines.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+                         caption(shape, theme, 20, theme.muted)).arrange(RIGHT, buff=0.2))
+    return lines.arrange(DOWN, buff=0.16, aligned_edge=LEFT)
 
 
-class DotProductAttentionScene(WalkthroughScene):
+def rekey_vector(matrix: ValueMatrix, key: str) -> ValueMatrix:
+    """Key the cells of a one-row (or one-column) matrix drawn from a vector.
+
+    A vector shown as a 1 x n matrix would get keys ``(key, 0, k)``; the
+    vector's own path is ``(key, k)``.
+    """
+    for (i, j), cell in matrix.cell_by_index.items():
+        if cell.number is not None:
+            cell.number.key = (key, j if i == 0 else i)
+    return matrix
+
+
+class StepLog:
+    """Mixin: remembers each ``next_section`` name and its start time.
+
+    Manim drops sections with no rendered animation (every section in a
+    headless dry run), so the scene keeps its own record for the tests:
+    ``step_log`` [(name, start)], and ``step_end_keys[name]``, the keys of
+    the numbers visible in the section's last frame (its still figure).
+    """
+
+    def next_section(self, name: str = "unnamed", *args: Any, **kwargs: Any) -> None:
+        self.close_step()
+        self.step_log.append((name, float(self.time)))
+        super().next_section(name, *args, **kwargs)
+
+    def close_step(self) -> None:
+        """Record what the current section's last frame shows."""
+        if not hasattr(self, "step_log"):
+            self.step_log: list[tuple[str, float]] = []
+            self.step_end_keys: dict[str, set[tuple]] = {}
+        if self.step_log:
+            self.step_end_keys[self.step_log[-1][0]] = {
+                m.key for top in self.mobjects for m in top.get_family()
+                if isinstance(m, NumberLabel) and m.key is not None
+                and max(float(m.get_fill_opacity()), float(m.get_stroke_opacity())) > 0.02}
+
+
+def _centred_top(height: float, ceiling: float = 3.0, floor: float = -2.8) -> float:
+    """Top edge of a block ``height`` tall centred between title and caption."""
+    return min(ceiling, (ceiling + floor) / 2 + height / 2)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+class CaptionPacer:
+    """Captions that stay long enough to be read: at least 1 s per 3 words.
+
+    ``swap`` waits, if needed, until the current caption has been readable
+    for its time, then fades it out while the next fades in (never crossing).
+    ``log`` records every caption as ``(text, visible_from, visible_until)``
+    in seconds of the clip, for the tests.
+    """
+
+    def __init__(self, scene: Any, y: float = CAPTION_Y, font_size: float = CAPTION_SIZE) -> None:
+        self.scene, self.y, self.font_size = scene, y, font_size
+        self.current: VGroup | None = None
+        self.since = 0.0
+        self.log: list[tuple[str, float, float | None]] = []
+
+    @staticmethod
+    def needed(text: str) -> float:
+        return max(1.5, _words(text) / 3.0)
+
+    def _wait_for_reader(self, extra: float = 0.0) -> None:
+        if self.current is None:
+            return
+        due = self.since + self.needed(self.current.text) - self.scene.time - extra
+        if due > 0.01:
+            # A wait is a whole number of frames: round up, never down.
+            self.scene.wait(due + 1.0 / config.frame_rate)
+
+    def swap(self, text: str | VGroup, *anims: Any, run_time: float = 1.0) -> VGroup:
+        """Show ``text`` (with ``anims`` played alongside); returns the caption.
+
+        ``text`` may be a built caption (a group with a ``text`` attribute).
+        """
+        self._wait_for_reader(extra=run_time / 2)
+        new = text if isinstance(text, VGroup) else step_caption(text, self.scene.theme, self.y,
+                                                                 self.font_size)
+        start = self.scene.time
+        if self.current is None:
+            self.scene.play(fade_in(new), *anims, run_time=run_time)
+        else:
+            self.scene.play(caption_out(self.current), caption_in(new), *anims, run_time=run_time)
+            self.log[-1] = (self.log[-1][0], self.log[-1][1], start + run_time / 2)
+        self.current = new
+        self.since = self.scene.time
+        self.log.append((new.text, self.since, None))
+        return new
+
+    def finish(self, hold: float = TAIL_HOLD) -> None:
+        """Let the last caption be read, then hold the final figure."""
+        self._wait_for_reader()
+        self.scene.wait(hold)
+        if hasattr(self.scene, "close_step"):
+            self.scene.close_step()
+        if self.log:
+            self.log[-1] = (self.log[-1][0], self.log[-1][1], self.scene.time)
+
+
+class DotProductAttentionScene(StepLog, WalkthroughScene):
     scene_id = "dot_product_attention"
     trace_sections = ("dot_product_attention",)
-    description = ("Dot-product attention for one query s_2: E = s_2 X^T entry by entry, "
-                   "A = softmax(E), o = A X as weighted averages.")
+    description = ("Dot-product attention for one query s_2 (draft Steps 1-4 and the close-up): "
+                   "E = s_2 X^T (1xN), A = softmax(E) with bars, o = A X (1xD), and one "
+                   "number of o as a weighted average.")
+    #: The sections, in order: the draft's steps and its close-up.
+    steps = ("step-1-variables", "step-2-scores", "step-3-softmax", "step-4-output", "close-up")
 
     def construct(self) -> None:
         theme, tr = self.theme, self.trace.dot_product_attention
         N, D = tr.inputs.shape
         key = "dot_product_attention"
-        rows = min(N, MAX_ROWS)
-        # X's left edge leaves room for its name and row labels.
-        x_left = -5.35
-        # Centre the working block (s_2 row, X, two rows below) in the space
-        # between the title and the caption; big N starts right under the title.
-        block = 0.85 + rows * CELL_H + 0.1 + 1.45
-        x_top = min(2.25, 0.15 + block / 2 - 0.85)
+        w = cell_width_for(np.concatenate([a.ravel() for a in (
+            tr.inputs, tr.query, tr.terms, tr.partial_sums, tr.scores, tr.weights,
+            tr.weighted_inputs, tr.output)]), theme)
+        # Inputs shown: as many as fit beside the query at a readable size,
+        # always with the one that gets the most attention.
+        budget = int((13.2 - LEFT_ROOM - 0.5 - D * w) // w)
+        max_shown = max(3, min(MAX_ROWS, budget))
+        winner = int(np.argmax(tr.weights))
+        h_names = [f"h{subscript(i + 1)}" for i in range(N)]
+        pacer = self.pacer = CaptionPacer(self)
+        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
 
         title = title_bar(
             caption("Dot-product attention, one query", theme, 28),
             math_label(r"E = s_2\,X^{T} \qquad A = \mathrm{softmax}(E) \qquad o = A\,X", theme, 30),
             y=TITLE_Y,
         )
+        # The first frame is the title, never black.
+        self.add(title)
 
-        # -- step 1: the variables and their shapes --------------------------
-        X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                        row_labels=[f"h{subscript(i + 1)}" for i in range(N)], max_rows=MAX_ROWS)
-        X.frame.set_stroke(theme.key)
-        X.shift([x_left - X.frame.get_left()[0], x_top - X.frame.get_top()[1], 0])
-        col_x = [X.grid[c].get_x() for c in range(D)]  # D <= 6: never elided
-        row_y = {i: X.cell(i, 0).get_y() for i in range(N) if X.cell(i, 0) is not None}
+        # -- step 1: the query and the input features ---------------------------
+        self.next_section(self.steps[0])
+        S = rekey_vector(ValueMatrix(tr.query[None, :], theme, key=f"{key}.query",
+                                     colour=theme.query, row_labels=["s\u2082"], **mat),
+                         f"{key}.query")
+        S.row_labels.set_color(theme.query)
+        XT = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key, col_labels=h_names,
+                                          max_cols=max_shown, keep_cols=[winner], **mat),
+                              f"{key}.inputs")
+        XT.col_labels.set_color(theme.key)
+        E = rekey_vector(ValueMatrix(tr.scores[None, :], theme, key=f"{key}.scores",
+                                     colour=theme.text, max_cols=max_shown, keep_cols=[winner],
+                                     **mat), f"{key}.scores")
+        shown = [j for (_, j) in sorted(E.cell_by_index)]
+        height = 0.4 + XT.frame.height + 0.35 + E.frame.height + 0.55 + E.frame.height + 0.85
+        top = _centred_top(height)
+        place_product(S, XT, E, top, left_room=LEFT_ROOM)
+        names = name_block(theme, [
+            ("s_2", f"1\u00d7{D}: the query", theme.query),
+            ("X^{T}", f"{D}\u00d7{N}: inputs as columns", theme.key),
+            (r"E = s_2\,X^{T}", f"1\u00d7{N}", theme.text),
+        ], font_size=28)
+        self._corner(names, S, XT, top)
+        self.play(fade_in(S), fade_in(XT), fade_in(names[0]), fade_in(names[1]))
+        pacer.swap(f"Step 1: the query s\u2082 has D = {D} numbers. The N = {N} input "
+                   f"features h\u1d62 (the keys) are the columns of X\u1d40.")
+        self.wait(RESULT_PAUSE)
 
-        s = RowVector(tr.query, theme, f"{key}.query", theme.query)
-        s.move_to([np.mean(col_x), x_top + 0.55, 0])
-        s_name = VGroup(math_label("s_2", theme, 32, theme.query),
-                        caption(f"1\u00d7{D}", theme, 16, theme.muted)).arrange(DOWN, buff=0.05)
-        s_name.next_to(s.frame, LEFT, buff=0.25)
-        X_name = VGroup(math_label("X", theme, 34, theme.key),
-                        caption(f"{N}\u00d7{D}", theme, 16, theme.muted)).arrange(DOWN, buff=0.05)
-        X_name.next_to(X.row_labels, LEFT, buff=0.2)
-        cap = step_caption(
-            f"Step 1: the query s\u2082 has D_Q = {D} numbers; the N_X = {N} input features "
-            f"are the rows h\u1d62 of X ({N}\u00d7{D}), the keys.", theme)
-        self.play(fade_in(title))
-        self.play(fade_in(s), fade_in(s_name), fade_in(X), fade_in(X_name), fade_in(cap))
-        self.wait(0.8)
-
-        # -- step 2: E = s_2 X^T, one entry at a time ------------------------
-        e_x = X.frame.get_right()[0] + 0.85
-        a_x = e_x + 2.2
-        E = VectorColumn(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
-                         max_rows=MAX_ROWS)
-        E.move_to([e_x, 0, 0]).shift([0, row_y[0] - E.cell_by_index[0].get_y(), 0])
-        E_name = VGroup(math_label("E", theme, 32), caption(f"{N}\u00d71", theme, 16, theme.muted)
-                        ).arrange(DOWN, buff=0.05).next_to(E.frame, UP, buff=0.12)
-        terms_y = X.frame.get_bottom()[1] - 0.45
-        sums_y = terms_y - CELL_H - 0.12
-        terms_name = math_label(r"s_{2k}\,h_{ik}", theme, 24).move_to([x_left - 0.75, terms_y, 0])
-        sums_name = caption("running sum", theme, 16, theme.muted)
-        fit_within(sums_name, max_width=1.45).move_to([x_left - 0.75, sums_y, 0])
-        new_cap = step_caption(
-            "Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
-            "multiply s\u2082 with row h\u1d62 entry by entry and add the products up.", theme)
-        self.play(caption_out(cap), caption_in(new_cap), fade_in(E.frame), fade_in(E_name),
-                  fade_in(terms_name), fade_in(sums_name))
-        cap = new_cap
-
-        shown_rows = [i for i in range(N) if i in row_y]
-        for n, i in enumerate(shown_rows):
-            focus_row = SurroundingRectangle(VGroup(*(X.cell(i, k) for k in range(D))),
-                                             color=theme.highlight, buff=0.03)
-            focus_s = SurroundingRectangle(s.cells, color=theme.highlight, buff=0.03)
-            terms = VGroup()
-            sums = VGroup()
+        # -- step 2: E = s_2 X^T, one entry at a time --------------------------
+        self.next_section(self.steps[1])
+        row_E = E.cells_row = [E.cell(0, j) for j in shown]
+        terms_y = E.frame.get_bottom()[1] - 0.35 - CELL_H / 2
+        sums_y = terms_y - CELL_H - 0.08
+        s_x = [S.cell(0, k).get_x() for k in range(D)]
+        labels_x = S.row_labels.get_x() - 0.35
+        terms_name = math_label(r"s_{2k}\,h_{ik}", theme, 28)
+        sums_name = caption("running sum", theme, 20, theme.muted)
+        terms_name.next_to([S.frame.get_left()[0], terms_y, 0], LEFT, buff=0.15)
+        sums_name.next_to([S.frame.get_left()[0], sums_y, 0], LEFT, buff=0.15)
+        pacer.swap("Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
+                   "multiply entry by entry, then add the products.",
+                   fade_in(E.frame), fade_in(names[2]), fade_in(terms_name), fade_in(sums_name))
+        tscale = max(float(np.max(np.abs(tr.terms))), 1e-9)
+        pscale = max(float(np.max(np.abs(tr.partial_sums))), 1e-9)
+        for n, i in enumerate(shown):
+            column = VGroup(*(XT.cell(k, i) for k in range(D)))
+            focus = VGroup(SurroundingRectangle(column, color=theme.highlight, buff=0.03),
+                           SurroundingRectangle(S.grid, color=theme.highlight, buff=0.03))
+            terms, sums = VGroup(), VGroup()
             for k in range(D):
-                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k),
-                                    scale=max(float(np.max(np.abs(tr.terms))), 1e-9))
-                          .move_to([col_x[k], terms_y, 0]))
-                sums.add(ValueCell(tr.partial_sums[i, k], theme, (f"{key}.partial_sums", i, k),
-                                   scale=max(float(np.max(np.abs(tr.partial_sums))), 1e-9))
-                         .move_to([col_x[k], sums_y, 0]))
-            self.play(Create(focus_row), Create(focus_s), run_time=0.5 if n else 0.8)
+                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, CELL_H,
+                                    tscale, font_size=NUMBER_FONT).move_to([s_x[k], terms_y, 0]))
+                sums.add(ValueCell(tr.partial_sums[i, k], theme, (f"{key}.partial_sums", i, k), w,
+                                   CELL_H, pscale, font_size=NUMBER_FONT).move_to([s_x[k], sums_y, 0]))
+            self.play(Create(focus), run_time=0.6 if n else 0.8)
             if n == 0:
-                # The first entry slowly: each product appears and the sum grows.
+                # The first score slowly: each product appears and the sum grows.
                 for k in range(D):
-                    pair = VGroup(s.cell_by_index[k], X.cell(i, k))
+                    pair = VGroup(S.cell(0, k), XT.cell(k, i))
                     ring = SurroundingRectangle(pair, color=theme.query, buff=0.04)
                     self.play(Create(ring), TransformFromCopy(pair, terms[k]), run_time=0.6)
-                    # The sum so far plus this product gives the next running sum.
                     parts = VGroup(sums[k - 1], terms[k]) if k > 0 else terms[k]
                     self.play(TransformFromCopy(parts, sums[k]), fade_out(ring), run_time=0.6)
             else:
-                self.play(TransformFromCopy(VGroup(s.cells, *(X.cell(i, k) for k in range(D))),
-                                            terms), run_time=0.6)
-                self.play(FadeIn(sums, lag_ratio=0.3), run_time=0.6)
-            self.play(TransformFromCopy(sums[D - 1], E.cell_by_index[i]), run_time=0.6)
-            self.add(E.cell_by_index[i])
-            self.play(fade_out(terms), fade_out(sums), fade_out(focus_row), fade_out(focus_s),
-                      run_time=0.4)
-        # The dots of an elided E come with the last shown row.
-        self.add(E.cells)
+                self.play(TransformFromCopy(VGroup(S.grid, column), terms), run_time=0.5)
+                self.play(FadeIn(sums, lag_ratio=0.3), run_time=0.5)
+            self.play(TransformFromCopy(sums[D - 1], E.cell(0, i)), run_time=0.6)
+            self.add(E.cell(0, i))
+            if n == 0:
+                self.wait(RESULT_PAUSE)
+            self.play(fade_out(terms), fade_out(sums), fade_out(focus), run_time=0.4)
+        # The dots of an elided E come with the last shown entry.
+        self.add(E)
         self.play(fade_out(terms_name), fade_out(sums_name), run_time=0.4)
+        self.wait(RESULT_PAUSE)
 
         # -- step 3: A = softmax(E) ------------------------------------------
-        A = VectorColumn(tr.weights, theme, key=f"{key}.weights", colour=theme.highlight,
-                         max_rows=MAX_ROWS)
-        for i, cell in A.cell_by_index.items():
-            cell.box.set_fill(theme.heat(tr.weights[i]), opacity=0.85)
-        A.move_to([a_x, 0, 0]).shift([0, row_y[0] - A.cell_by_index[0].get_y(), 0])
-        A_name = VGroup(math_label("A", theme, 32, theme.highlight),
-                        caption(f"{N}\u00d71", theme, 16, theme.muted)
-                        ).arrange(DOWN, buff=0.05).next_to(A.frame, UP, buff=0.12)
-        arrow = Arrow(E.frame.get_right(), A.frame.get_left(), buff=0.08, color=theme.muted,
-                      stroke_width=3, max_tip_length_to_length_ratio=0.2)
-        soft = caption("softmax", theme, 16, theme.muted)
-        fit_within(soft, max_width=a_x - e_x - 0.9)
-        soft.next_to(arrow, UP, buff=0.08)
-        new_cap = step_caption(
-            "Step 3: softmax turns the raw scores into weights A: all positive, summing to 1,\n"
-            "the share of attention each input feature gets from this query.", theme)
-        self.play(caption_out(cap), caption_in(new_cap), Create(arrow), fade_in(soft))
-        cap = new_cap
-        self.play(TransformFromCopy(E.cells, A.cells), fade_in(A.frame), fade_in(A_name), run_time=1.2)
-        self.wait(0.8)
+        self.next_section(self.steps[2])
+        A = rekey_vector(ValueMatrix(tr.weights[None, :], theme, key=f"{key}.weights",
+                                     colour=theme.weight, max_cols=max_shown, keep_cols=[winner],
+                                     **mat), f"{key}.weights")
+        weight_cells(A.cell_by_index.items(), tr.weights[None, :], theme, with_bars=False)
+        A.shift([E.frame.get_x() - A.frame.get_x(),
+                 E.frame.get_bottom()[1] - 0.6 - A.frame.get_top()[1], 0])
+        A_name = VGroup(math_label(r"A = \mathrm{softmax}(E)", theme, 28, theme.weight),
+                        caption(f"1\u00d7{N}: weights, sum 1", theme, 20, theme.muted)
+                        ).arrange(DOWN, buff=0.08, aligned_edge=RIGHT)
+        A_name.next_to(A.frame, LEFT, buff=0.3).align_to(A.frame, UP)
+        bars = bars_under([A.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
+                          keys=[(f"{key}.weights", j) for j in shown], full_length=0.7)
+        arrow = Arrow(E.frame.get_bottom(), A.frame.get_top(), buff=0.04, color=theme.muted,
+                      stroke_width=3, max_tip_length_to_length_ratio=0.35)
+        pacer.swap("Step 3: softmax turns the raw scores into weights A: all positive, summing "
+                   "to 1,\nthe share of attention each input feature gets from this query.",
+                   Create(arrow))
+        self.play(TransformFromCopy(E.grid, A.grid), fade_in(A.frame), fade_in(A_name),
+                  run_time=1.2)
+        self.play(FadeIn(bars, lag_ratio=0.1), run_time=0.8)
+        self.wait(RESULT_PAUSE)
 
         # -- step 4: o = A X ---------------------------------------------------
-        o = RowVector(tr.output, theme, f"{key}.output", theme.value)
-        o.move_to([np.mean(col_x), X.frame.get_bottom()[1] - 0.6, 0])
-        o_name = VGroup(math_label("o", theme, 32, theme.value),
-                        caption(f"1\u00d7{D}", theme, 16, theme.muted)).arrange(DOWN, buff=0.05)
-        o_name.next_to(o.frame, LEFT, buff=0.25)
-        new_cap = step_caption(
-            f"Step 4: o = A\u00b7X has the query's shape (1\u00d7{D}): each output number mixes "
-            "one feature of all the inputs.", theme)
-        self.play(caption_out(cap), caption_in(new_cap))
-        cap = new_cap
-        # A cheap fade: a transform from all of A and X would copy every glyph.
-        self.play(FadeIn(o.cells, shift=DOWN * 0.2, lag_ratio=0.3), fade_in(o.frame),
-                  fade_in(o_name), run_time=1.2)
-        self.wait(0.6)
+        self.next_section(self.steps[3])
+        A4 = rekey_vector(ValueMatrix(tr.weights[None, :], theme, key=f"{key}.weights",
+                                      colour=theme.weight, row_labels=["A"], max_cols=max_shown,
+                                      keep_cols=[winner], **mat), f"{key}.weights")
+        A4.row_labels.set_color(theme.weight)
+        weight_cells(A4.cell_by_index.items(), tr.weights[None, :], theme, with_bars=False)
+        X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key, row_labels=h_names,
+                        max_rows=max_shown, keep_rows=[winner], **mat)
+        X.row_labels.set_color(theme.key)
+        o = rekey_vector(ValueMatrix(tr.output[None, :], theme, key=f"{key}.output",
+                                     colour=theme.value, **mat), f"{key}.output")
+        height4 = X.frame.height + 0.35 + o.frame.height + 0.85 + 0.15 + CELL_H
+        top4 = _centred_top(height4)
+        place_product(A4, X, o, top4, left_room=LEFT_ROOM)
+        names4 = name_block(theme, [
+            ("A", f"1\u00d7{N}", theme.weight),
+            ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
+            (r"o = A\,X", f"1\u00d7{D}", theme.value),
+        ], font_size=28)
+        self._corner(names4, A4, X, top4, X.row_labels.get_left()[0])
+        bars4 = bars_under([A4.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
+                           keys=[(f"{key}.weights", j) for j in shown], full_length=0.7)
+        old = VGroup(S, XT, E, names, A_name, arrow, A.frame, bars)
+        pacer.swap(f"Step 4: o = A\u00b7X, (1\u00d7{N})\u00b7({N}\u00d7{D}) = 1\u00d7{D}, the "
+                   "query's shape: each number of o mixes one feature of all the inputs.",
+                   fade_out(old), ReplacementTransform(A.grid, A4.grid), fade_in(A4.frame),
+                   fade_in(A4.row_labels), fade_in(X), fade_in(names4[0]), fade_in(names4[1]),
+                   run_time=1.4)
+        self.play(FadeIn(bars4, lag_ratio=0.1), run_time=0.6)
+        self.play(fade_in(o.frame), fade_in(names4[2]),
+                  FadeIn(o.grid, shift=DOWN * 0.2, lag_ratio=0.2), run_time=1.2)
+        self.wait(RESULT_PAUSE)
 
-        # The zoom: o_2 = a_2. h_.2, a weighted average of feature 2.
+        # -- close-up: the second number of o, a weighted average ---------------
+        self.next_section(self.steps[4])
         f = 1  # the second feature, as in the draft
-        col = VGroup(*(X.cell(i, f) for i in shown_rows))
-        others = [X.cell(i, k) for i in shown_rows for k in range(D) if k != f]
-        others += [o.cell_by_index[k] for k in range(D) if k != f]
-        veils = veil(theme, s, E, *others, s_name, E_name)
-        self.play(fade_in(veils), run_time=0.6)
-        w_x = a_x + 1.7
-        weighted = VGroup()
-        for i in shown_rows:
-            weighted.add(ValueCell(tr.weighted_inputs[i, f], theme, (f"{key}.weighted_inputs", i, f),
-                                   scale=max(float(np.max(np.abs(tr.weighted_inputs))), 1e-9))
-                         .move_to([w_x, row_y[i], 0]))
-        w_frame = Rectangle(width=CELL_W + 0.1, height=len(E.cells) * CELL_H + 0.1,
-                            stroke_color=theme.value, stroke_width=3).move_to(
-                                [w_x, E.cells.get_y(), 0])
-        w_name = math_label(r"a_i\,h_{i2}", theme, 28, theme.value).next_to(w_frame, UP, buff=0.12)
-        w_name.set_y(A_name.get_y())
-        rings = VGroup(SurroundingRectangle(col, color=theme.value, buff=0.03),
-                       SurroundingRectangle(A.cells, color=theme.value, buff=0.03))
-        self.play(Create(rings), fade_in(w_name), Create(w_frame), run_time=0.6)
-        self.play(TransformFromCopy(col, weighted), run_time=1.0)
-        rule = Line([w_x - CELL_W / 2, 0, 0], [w_x + CELL_W / 2, 0, 0], color=theme.value)
-        rule.next_to(w_frame, DOWN, buff=0.12)
-        total = ValueCell(tr.output[f], theme, (f"{key}.output", f),
-                          scale=max(float(np.max(np.abs(tr.output))), 1e-9))
-        total.next_to(rule, DOWN, buff=0.1)
-        plus = caption("sum", theme, 16, theme.muted).next_to(total, RIGHT, buff=0.12)
-        new_cap = step_caption(
-            "Zoom: o\u2082 = a\u2082\u2022\u00b7h\u2022\u2082 = \u03a3\u1d62 a\u1d62 h\u1d62\u2082, "
-            "a weighted average of the second feature of every input,\n"
-            "weighted by how much attention each input gets.", theme)
-        self.play(caption_out(cap), caption_in(new_cap), Create(rule), fade_in(plus),
-                  fade_in(total, shift=DOWN * 0.2), run_time=1.0)
-        cap = new_cap
-        same = VGroup(SurroundingRectangle(o.cell_by_index[f], color=theme.highlight, buff=0.04),
-                      SurroundingRectangle(total, color=theme.highlight, buff=0.04))
-        self.play(Create(same), run_time=0.8)
-        self.wait(1.5)
-        self.play(fade_out(veils), run_time=0.6)
-        self.wait(0.5)
+        wscale = max(float(np.max(np.abs(tr.weighted_inputs))), 1e-9)
+        row_y = bars4.get_bottom()[1] - 0.15 - CELL_H / 2
+        weighted = VGroup(*(
+            ValueCell(tr.weighted_inputs[i, f], theme, (f"{key}.weighted_inputs", i, f), w, CELL_H,
+                      wscale, font_size=NUMBER_FONT).move_to([A4.cell(0, i).get_x(), row_y, 0])
+            for i in shown))
+        w_name = math_label(r"a_{2i}\,h_{i2}", theme, 28, theme.value)
+        w_name.next_to(weighted, LEFT, buff=0.25)
+        total = ValueCell(tr.output[f], theme, (f"{key}.output", f), w, CELL_H,
+                          max(float(np.max(np.abs(tr.output))), 1e-9), font_size=NUMBER_FONT)
+        total.move_to([o.cell(0, f).get_x(), row_y, 0])
+        sigma = math_label(r"\Sigma =", theme, 28).next_to(total, LEFT, buff=0.12)
+        column = VGroup(*(X.cell(i, f) for i in shown))
+        rings = VGroup(SurroundingRectangle(column, color=theme.value, buff=0.03),
+                       SurroundingRectangle(A4.grid, color=theme.value, buff=0.03),
+                       SurroundingRectangle(o.cell(0, f), color=theme.highlight, buff=0.04),
+                       SurroundingRectangle(total, color=theme.highlight, buff=0.04))
+        others = [X.cell(i, k) for i in shown for k in range(D) if k != f]
+        others += [o.cell(0, k) for k in range(D) if k != f]
+        veils = veil(theme, *others)
+        pacer.swap("Close-up: the 2nd number of o is a\u2082\u2022\u00b7h\u2022\u2082 = "
+                   "\u03a3\u1d62 a\u1d62 h\u1d62\u2082, a weighted average of the 2nd feature "
+                   "of every input,\nweighted by the attention each input gets.",
+                   fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
+        self.play(TransformFromCopy(column, weighted), run_time=1.0)
+        self.play(TransformFromCopy(weighted, total), fade_in(sigma), Create(rings[2]),
+                  Create(rings[3]), run_time=1.0)
+        self.wait(RESULT_PAUSE)
+        pacer.finish()
+
+    @staticmethod
+    def _corner(names: VGroup, left: ValueMatrix, top: ValueMatrix, top_y: float,
+                right: float | None = None) -> None:
+        """Put the name block in the free corner: left of ``top``, above ``left``."""
+        right = top.frame.get_left()[0] if right is None else right
+        room_w = right - (-7.0) - 0.35
+        room_h = top_y - left.frame.get_top()[1] - 0.1
+        fit_within(names, max_width=room_w, max_height=room_h)
+        names.move_to([(-7.0 + right) / 2, (top_y + left.frame.get_top()[1]) / 2, 0])

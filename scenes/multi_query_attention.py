@@ -1,18 +1,33 @@
 """``multi_query_attention``: many queries at once.
 
-Draft 000, Part 2, "Abstraction 3": the queries stacked as the rows of
-``Q`` (``N_Q x D_Q``); ``E = Q X^T`` gives every query's raw scores in one
-product; softmax along each row; ``O = A X`` gives every output at once,
-row ``j`` of ``O`` coming from row ``j`` of ``A``, the weights of query ``j``.
+Draft 000, Part 2, "Abstraction 3", its Steps 1-4 and the close-up, each a
+named section (``next_section``):
+
+1. ``step-1-variables``: the queries stacked as the rows of ``Q`` (N_Q x D)
+   and the inputs as the columns of ``X^T`` (D x N);
+2. ``step-2-scores``: ``E = Q X^T`` (N_Q x N) in one product;
+3. ``step-3-softmax``: ``A`` = softmax along each row of ``E``, drawn beside
+   ``E`` (which stays visible), each weight with its bar;
+4. ``step-4-output``: ``O = A X`` (N_Q x N times N x D = N_Q x D);
+5. ``close-up``: one number of ``O``, ``a_1. h_.2``, as a weighted average of
+   the second feature of every input.
+
+With many inputs the columns are elided, never those with a query's largest
+weight (as far as they fit).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from manim import (
     DOWN,
     LEFT,
+    RIGHT,
+    UP,
+    Arrow,
     Create,
     FadeIn,
+    ReplacementTransform,
     SurroundingRectangle,
     TransformFromCopy,
     VGroup,
@@ -20,7 +35,10 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    CELL_H,
+    ValueCell,
     ValueMatrix,
+    _kept_indices,
     caption,
     fade_in,
     fade_out,
@@ -30,28 +48,48 @@ from .components import (
     title_bar,
 )
 from .dot_product_attention import (
-    caption_in,
-    caption_out,
+    LEFT_ROOM,
+    RESULT_PAUSE,
+    TITLE_Y,
+    CaptionPacer,
+    StepLog,
+    _centred_top,
     name_block,
     place_product,
     rekey_transposed,
-    step_caption,
     veil,
 )
+from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
 
-__all__ = ["MultiQueryAttentionScene"]
+__all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
-TITLE_Y = 3.55
-CAPTION_Y = -3.55
-MATRIX_TOP = 3.1
 MAX_SHOWN = 8
+AVAILABLE_H = 5.8  # between the title and the caption
 
 
-class MultiQueryAttentionScene(WalkthroughScene):
+def winners_kept(weights: np.ndarray, max_shown: int) -> list[int]:
+    """Inputs that must stay visible: each query's favourite, as many as fit.
+
+    Favourites are taken in order of their weight, so the strongest
+    attention is never hidden behind the dots.
+    """
+    n = weights.shape[1]
+    best = sorted({int(np.argmax(row)) for row in weights},
+                  key=lambda i: -float(np.max(weights[:, i])))
+    keep: list[int] = []
+    for i in best:
+        if len(_kept_indices(n, max_shown, [*keep, i])) <= max_shown:
+            keep.append(i)
+    return keep
+
+
+class MultiQueryAttentionScene(StepLog, WalkthroughScene):
     scene_id = "multi_query_attention"
     trace_sections = ("multi_query_attention",)
-    description = ("Attention for a matrix of queries: E = Q X^T, softmax along each row, "
+    description = ("Attention for a matrix of queries (draft Steps 1-4 and the close-up): "
+                   "E = Q X^T, softmax along each row (E kept beside A, weights with bars), "
                    "O = A X gives every output at once.")
+    steps = ("step-1-variables", "step-2-scores", "step-3-softmax", "step-4-output", "close-up")
 
     def construct(self) -> None:
         theme, tr = self.theme, self.trace.multi_query_attention
@@ -60,6 +98,17 @@ class MultiQueryAttentionScene(WalkthroughScene):
         NQ = tr.queries.shape[0]
         q_names = [f"q{subscript(j + 1)}" for j in range(NQ)]
         h_names = [f"h{subscript(i + 1)}" for i in range(N)]
+        w = cell_width_for(np.concatenate([a.ravel() for a in (
+            tr.inputs, tr.queries, tr.scores, tr.weights, tr.weighted_inputs, tr.outputs)]), theme)
+        # Columns that fit: E and A side by side (step 3), Q beside X^T (step 2);
+        # rows that fit: X above O with the close-up row (step 4).
+        by_width = min(int((13.0 - 1.6 - 0.7) / (2 * w)), int((13.2 - LEFT_ROOM - 0.5 - D * w) // w))
+        by_height = int((AVAILABLE_H - 0.35 - (NQ * CELL_H + 0.1) - 0.2 - CELL_H - 0.15) // CELL_H)
+        max_shown = max(3, min(MAX_SHOWN, by_width, by_height))
+        keep = winners_kept(tr.weights, max_shown)
+        shown = [i for i in _kept_indices(N, max_shown, keep) if i is not None]
+        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
+        pacer = self.pacer = CaptionPacer(self)
 
         title = title_bar(
             caption("Many queries at once", theme, 28),
@@ -67,133 +116,167 @@ class MultiQueryAttentionScene(WalkthroughScene):
                        theme, 30),
             y=TITLE_Y,
         )
+        self.add(title)  # the first frame is the title, never black
 
-        # -- steps 1-2: Q and X^T, then E = Q X^T ------------------------------
+        # -- step 1: Q and X^T ----------------------------------------------------
+        self.next_section(self.steps[0])
         Q = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,
-                        row_labels=q_names)
-        XT = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key,
-                                          col_labels=h_names, max_cols=MAX_SHOWN), f"{key}.inputs")
+                        row_labels=q_names, **mat)
+        Q.row_labels.set_color(theme.query)
+        XT = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key, col_labels=h_names,
+                                          max_cols=max_shown, keep_cols=keep, **mat),
+                              f"{key}.inputs")
+        XT.col_labels.set_color(theme.key)
         E = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
-                        max_cols=MAX_SHOWN)
-        top1 = self._top_y(XT, E)
-        place_product(Q, XT, E, top1)
+                        max_cols=max_shown, keep_cols=keep, **mat)
+        top1 = _centred_top(0.4 + XT.frame.height + 0.35 + E.frame.height)
+        place_product(Q, XT, E, top1, left_room=LEFT_ROOM)
         names = name_block(theme, [
             ("Q", f"{NQ}\u00d7{D}: {NQ} quer{'y' if NQ == 1 else 'ies'} as rows", theme.query),
             ("X^{T}", f"{D}\u00d7{N}: the {N} inputs as columns", theme.key),
             (r"E = Q\,X^{T}", f"{NQ}\u00d7{N}", theme.text),
         ], font_size=28)
         self._fit_names(names, Q, XT, top1)
+        self.play(fade_in(Q), fade_in(XT), fade_in(names[0]), fade_in(names[1]))
+        pacer.swap(f"Step 1: stack the {NQ} query vectors as the rows of Q. "
+                   "The input features X are the same as before.")
+        self.wait(RESULT_PAUSE)
 
-        cap = step_caption(
-            f"Step 1: stack the {NQ} query vectors as the rows of Q; the input features X are "
-            "the same as before.", theme, CAPTION_Y)
-        self.play(fade_in(title))
-        self.play(fade_in(Q), fade_in(XT), fade_in(names[0]), fade_in(names[1]), fade_in(cap))
-        self.wait(0.6)
-
-        new_cap = step_caption(
-            "Step 2: e\u2c7c\u1d62 = q\u2c7c\u00b7h\u1d62, the query of row j with the input of "
-            "column i: one product gives every query's raw scores.", theme, CAPTION_Y)
+        # -- step 2: E = Q X^T -----------------------------------------------------
+        self.next_section(self.steps[1])
         first = VGroup(*(Q.cell(0, k) for k in range(D)))
-        column = VGroup(*(XT.cell(k, 0) for k in range(D)))
+        column = VGroup(*(XT.cell(k, shown[0]) for k in range(D)))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
-        self.play(caption_out(cap), caption_in(new_cap), Create(rings), fade_in(E.frame), fade_in(names[2]))
-        cap = new_cap
-        self.play(TransformFromCopy(VGroup(first, column), E.cell(0, 0)), run_time=0.8)
-        rest = VGroup(*(m for m in E.grid if m is not E.cell(0, 0)))
+        pacer.swap("Step 2: e\u2c7c\u1d62 = q\u2c7c\u00b7h\u1d62, query j with input i: "
+                   "one product gives every query's raw scores.",
+                   Create(rings), fade_in(E.frame), fade_in(names[2]))
+        self.play(TransformFromCopy(VGroup(first, column), E.cell(0, shown[0])), run_time=0.8)
+        rest = VGroup(*(m for m in E.grid if m is not E.cell(0, shown[0])))
         self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
-        self.wait(0.6)
+        self.add(E)
+        self.wait(RESULT_PAUSE)
 
-        # -- step 3: softmax along each row ------------------------------------
-        A = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.highlight,
-                        max_cols=MAX_SHOWN, heat=True).move_to(E)
-        new_cap = step_caption(
-            "Step 3: softmax along each row: every query gets its own weights over the "
-            f"{N} inputs, summing to 1.", theme, CAPTION_Y)
-        self.play(caption_out(cap), caption_in(new_cap))
-        cap = new_cap
-        width = len(E.grid) // NQ
-        rows_A = []
+        # -- step 3: softmax along each row, E kept beside A -------------------------
+        self.next_section(self.steps[2])
+        E3 = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
+                         row_labels=q_names, col_labels=h_names, max_cols=max_shown,
+                         keep_cols=keep, **mat)
+        A = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
+                        col_labels=h_names, max_cols=max_shown, keep_cols=keep, **mat)
+        weight_cells(A.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
+        for m in (E3, A):
+            m.row_labels.set_color(theme.query)
+            m.col_labels.set_color(theme.key)
+        gap = 1.5
+        pair_w = E3.frame.width + gap + A.frame.width
+        E3.shift([-pair_w / 2 + 0.4 - E3.frame.get_left()[0], 0, 0])
+        A.shift([E3.frame.get_right()[0] + gap - A.frame.get_left()[0],
+                 E3.frame.get_y() - A.frame.get_y(), 0])
+        E_name = name_block(theme, [(r"E", f"{NQ}\u00d7{N}: raw scores", theme.text)], 28)[0]
+        A_name = name_block(theme, [(r"A", f"{NQ}\u00d7{N}: each row sums to 1", theme.weight)], 28)[0]
+        E_name.next_to(E3.col_labels, UP, buff=0.2).align_to(E3.frame, LEFT)
+        A_name.next_to(A.col_labels, UP, buff=0.2).align_to(A.frame, LEFT)
+        arrow = Arrow(E3.frame.get_right(), A.frame.get_left(), buff=0.1, color=theme.muted,
+                      stroke_width=3, max_tip_length_to_length_ratio=0.2)
+        soft = VGroup(caption("softmax", theme, 20, theme.muted),
+                      caption("per row", theme, 20, theme.muted)).arrange(DOWN, buff=0.06)
+        soft.next_to(arrow, UP, buff=0.1)
+        block = VGroup(E3, A, E_name, A_name, soft)
+        block.shift([0, _centred_top(block.height) - block.get_top()[1], 0])
+        arrow.shift([0, E3.frame.get_y() - arrow.get_y(), 0])
+        soft.next_to(arrow, UP, buff=0.1)
+        # E moves to the left of the frame; what made it leaves.
+        pacer.swap(f"Step 3: softmax along each row: every query gets its own weights over the "
+                   f"{N} inputs, summing to 1. E stays beside A.",
+                   fade_out(Q), fade_out(XT), fade_out(names), fade_out(E.frame),
+                   ReplacementTransform(E.grid, E3.grid),
+                   fade_in(E3.frame), fade_in(E3.row_labels), fade_in(E3.col_labels),
+                   fade_in(E_name), run_time=1.4)
+        self.add(E3)
+        self.play(Create(arrow), fade_in(soft), fade_in(A.frame), fade_in(A.col_labels),
+                  fade_in(A_name), run_time=0.8)
+        width = len(E3.grid) // NQ
         for j in range(NQ):
-            row_E = VGroup(*E.grid[j * width:(j + 1) * width])
+            row_E = VGroup(*E3.grid[j * width:(j + 1) * width])
             row_A = VGroup(*A.grid[j * width:(j + 1) * width])
             ring = SurroundingRectangle(row_E, color=theme.highlight, buff=0.03)
-            self.play(Create(ring), run_time=0.3)
-            self.play(fade_out(row_E), fade_in(row_A), fade_out(ring), run_time=0.5 if NQ > 3 else 0.8)
-            rows_A.append(row_A)
-        self.play(fade_out(E.frame), fade_in(A.frame), run_time=0.4)
-        # From here A is one group (its rows were added one by one).
-        self.remove(E, *rows_A)
+            slow = j == 0 or NQ <= 2
+            self.play(Create(ring), run_time=0.5 if slow else 0.3)
+            self.play(TransformFromCopy(row_E, row_A), fade_out(ring), run_time=1.0 if slow else 0.5)
+            if j == 0:
+                self.wait(RESULT_PAUSE)
         self.add(A)
-        A_name = name_block(theme, [(r"A = \mathrm{softmax}(E)", f"{NQ}\u00d7{N}", theme.highlight)],
-                            font_size=28)[0].move_to(names[2], aligned_edge=LEFT)
-        self.play(fade_out(names[2]), fade_in(A_name))
-        self.wait(0.6)
+        self.wait(RESULT_PAUSE)
 
-        # -- step 4: O = A X, every output row at once --------------------------
-        X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                        row_labels=h_names, max_rows=MAX_SHOWN)
-        O = ValueMatrix(tr.outputs, theme, key=f"{key}.outputs", colour=theme.value)
-        A2 = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.highlight,
-                         max_cols=MAX_SHOWN, heat=True, row_labels=q_names)
-        top2 = self._top_y(X, O)
-        place_product(A2, X, O, top2)
-        names2 = name_block(theme, [
-            ("A", f"{NQ}\u00d7{N}: one row of weights per query", theme.highlight),
-            ("X", f"{N}\u00d7{D}: the inputs as rows", theme.key),
+        # -- step 4: O = A X ----------------------------------------------------------
+        self.next_section(self.steps[3])
+        A4 = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
+                         row_labels=q_names, max_cols=max_shown, keep_cols=keep, **mat)
+        weight_cells(A4.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
+        A4.row_labels.set_color(theme.query)
+        X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key, row_labels=h_names,
+                        max_rows=max_shown, keep_rows=keep, **mat)
+        X.row_labels.set_color(theme.key)
+        O = ValueMatrix(tr.outputs, theme, key=f"{key}.outputs", colour=theme.value, **mat)
+        top4 = _centred_top(X.frame.height + 0.35 + O.frame.height + 0.2 + CELL_H)
+        place_product(A4, X, O, top4, left_room=LEFT_ROOM)
+        names4 = name_block(theme, [
+            ("A", f"{NQ}\u00d7{N}", theme.weight),
+            ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
             (r"O = A\,X", f"{NQ}\u00d7{D}: one output per query", theme.value),
         ], font_size=28)
-        self._fit_names(names2, A2, X, top2)
-        new_cap = step_caption(
-            "Step 4: O = A\u00b7X: each row of O is a weighted average of the inputs, "
-            "for all queries at once.", theme, CAPTION_Y)
-        self.play(caption_out(cap), caption_in(new_cap), fade_out(Q), fade_out(XT), fade_out(names),
-                  fade_out(A_name), fade_out(A.frame), run_time=0.8)
-        cap = new_cap
-        self.remove(A, A.grid)  # fading its frame split A into parts
-        self.play(TransformFromCopy(A.grid, A2.grid), fade_in(A2.frame), fade_in(A2.row_labels),
-                  fade_in(X), fade_in(names2[0]), fade_in(names2[1]), run_time=1.0)
-        self.play(fade_in(O.frame), fade_in(names2[2]),
+        self._fit_names(names4, A4, X, top4, X.row_labels.get_left()[0])
+        pacer.swap(f"Step 4: O = A\u00b7X, ({NQ}\u00d7{N})\u00b7({N}\u00d7{D}) = {NQ}\u00d7{D}: "
+                   "row j of O is query j's weighted average of the inputs.",
+                   fade_out(VGroup(E3, arrow, soft, E_name, A_name, A.frame, A.col_labels)),
+                   ReplacementTransform(A.grid, A4.grid), fade_in(A4.frame),
+                   fade_in(A4.row_labels), fade_in(X), fade_in(names4[0]), fade_in(names4[1]),
+                   run_time=1.4)
+        self.add(A4)
+        self.play(fade_in(O.frame), fade_in(names4[2]),
                   FadeIn(O.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
-        self.wait(0.6)
+        self.wait(RESULT_PAUSE)
 
-        # Row j of A (query j's weights) makes row j of O.
-        width_A = len(A2.grid) // NQ
-        for j in range(NQ):
-            row_A = VGroup(*A2.grid[j * width_A:(j + 1) * width_A])
-            row_O = VGroup(*O.grid[j * D:(j + 1) * D])
-            rings = VGroup(SurroundingRectangle(row_A, color=theme.query, buff=0.03),
-                           SurroundingRectangle(row_O, color=theme.query, buff=0.03))
-            others = [VGroup(*A2.grid[r * width_A:(r + 1) * width_A]) for r in range(NQ) if r != j]
-            others += [VGroup(*O.grid[r * D:(r + 1) * D]) for r in range(NQ) if r != j]
-            veils = veil(theme, *others)
-            note = step_caption(
-                f"Query {j + 1}: its weights (row {j + 1} of A) average the inputs into "
-                f"output row {j + 1} of O.", theme, CAPTION_Y)
-            self.play(Create(rings), fade_in(veils), caption_out(cap), caption_in(note),
-                      run_time=0.5 if NQ > 3 else 0.8)
-            self.wait(0.4 if NQ > 3 else 0.8)
-            self.play(fade_out(rings), fade_out(veils), run_time=0.3)
-            cap = note
-        final = step_caption(
-            f"Stacking the queries computes all {NQ} outputs in one pass: no loop over "
-            "time steps.", theme, CAPTION_Y)
-        self.play(caption_out(cap), caption_in(final))
-        self.wait(1.5)
+        # -- close-up: O's entry (1, 2) as a weighted average ----------------------------
+        self.next_section(self.steps[4])
+        j, f = 0, 1  # the first query, the second feature (as the draft)
+        wscale = max(float(np.max(np.abs(tr.weighted_inputs))), 1e-9)
+        row_y = A4.frame.get_bottom()[1] - 0.2 - CELL_H / 2
+        weighted = VGroup(*(
+            ValueCell(tr.weighted_inputs[j, i, f], theme, (f"{key}.weighted_inputs", j, i, f), w,
+                      CELL_H, wscale, font_size=NUMBER_FONT).move_to([A4.cell(j, i).get_x(), row_y, 0])
+            for i in shown))
+        w_name = math_label(r"a_{1i}\,h_{i2}", theme, 28, theme.value)
+        w_name.next_to(weighted, LEFT, buff=0.25)
+        total = ValueCell(tr.outputs[j, f], theme, (f"{key}.outputs", j, f), w, CELL_H,
+                          max(float(np.max(np.abs(tr.outputs))), 1e-9), font_size=NUMBER_FONT)
+        total.move_to([O.cell(j, f).get_x(), row_y, 0])
+        sigma = math_label(r"\Sigma =", theme, 28).next_to(total, LEFT, buff=0.12)
+        row_a = VGroup(*(A4.cell(j, i) for i in shown))
+        col_x = VGroup(*(X.cell(i, f) for i in shown))
+        rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
+                       SurroundingRectangle(col_x, color=theme.value, buff=0.03),
+                       SurroundingRectangle(O.cell(j, f), color=theme.highlight, buff=0.04),
+                       SurroundingRectangle(total, color=theme.highlight, buff=0.04))
+        others = [X.cell(i, k) for i in shown for k in range(D) if k != f]
+        others += [O.cell(r, k) for r in range(NQ) for k in range(D) if (r, k) != (j, f)]
+        others += [A4.cell(r, i) for r in range(NQ) for i in shown if r != j]
+        veils = veil(theme, *others)
+        pacer.swap("Close-up: O's number (1, 2) is a\u2081\u2022\u00b7h\u2022\u2082, a weighted "
+                   "average of the 2nd feature of every input,\nweighted by query 1's attention. "
+                   "All queries are done in one pass.",
+                   fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
+        self.play(TransformFromCopy(col_x, weighted), run_time=1.0)
+        self.play(TransformFromCopy(weighted, total), fade_in(sigma), Create(rings[2]),
+                  Create(rings[3]), run_time=1.0)
+        self.wait(RESULT_PAUSE)
+        pacer.finish()
 
-    @staticmethod
-    def _top_y(top, result) -> float:
-        """Top edge that centres a product layout between title and caption."""
-        height = (top.col_labels.height + 0.1 if len(top.col_labels) else 0.0)
-        height += top.frame.height + 0.35 + result.frame.height
-        return min(MATRIX_TOP, height / 2 + 0.1)
-
-    def _fit_names(self, names: VGroup, left, top, top_y: float) -> None:
+    def _fit_names(self, names: VGroup, left, top, top_y: float, right: float | None = None) -> None:
         """Put the name block in the free corner: left of ``top``, above ``left``."""
-        room_w = top.frame.get_left()[0] - (-7.0) - 0.3
-        room_h = top_y - left.frame.get_top()[1] - 0.15
+        right = top.frame.get_left()[0] if right is None else right
+        room_w = right - (-7.0) - 0.35
+        room_h = top_y - left.frame.get_top()[1] - 0.1
         fit_within(names, max_width=room_w, max_height=room_h)
-        names.move_to([(-7.0 + top.frame.get_left()[0]) / 2 - 0.1,
-                       (top_y + left.frame.get_top()[1]) / 2, 0])
-
+        names.move_to([(-7.0 + right) / 2, (top_y + left.frame.get_top()[1]) / 2, 0])

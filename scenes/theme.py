@@ -41,6 +41,9 @@ class Theme:
     heat_low: str
     heat_high: str
     highlight: str
+    #: The attention-weight role (bars and frames of softmax outputs); distinct
+    #: from query, key and value in both themes.
+    weight: str = "#FF8F3F"
     font: str = "DejaVu Sans"
     number_font: str = "DejaVu Sans Mono"
     decimals: int = 2
@@ -77,6 +80,7 @@ DARK = Theme(
     heat_low="#1D2230",
     heat_high="#FFC233",
     highlight="#F7D154",
+    weight="#FF8F3F",
 )
 
 LIGHT = Theme(
@@ -96,6 +100,7 @@ LIGHT = Theme(
     heat_low="#F2F4F8",
     heat_high="#E8590C",
     highlight="#D99A00",
+    weight="#E8590C",
 )
 
 THEMES: dict[str, Theme] = {"dark": DARK, "light": LIGHT}

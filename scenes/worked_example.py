@@ -1,16 +1,22 @@
 """``worked_example``: draft 002's numerical example, every matrix with its values.
 
-The inputs ``X`` (rows are input vectors) and queries ``q`` (rows are query
-vectors); the scores ``s = X q^T`` (inputs x queries); the weights ``alpha``,
-a softmax down each *column* of ``s`` (over the inputs); the context vectors
-``C = alpha^T X``, one row per query. One column's softmax and one row of
-``C`` (a weighted average of the inputs) are highlighted. All values are
-computed by the core; draft 002's printed results are not used.
+The inputs ``X`` (rows are input vectors, named by the draft's French words
+"le chat mange du poisson" when there are five) and queries ``q`` (rows are
+query vectors, "the cat eats fish" when there are four); the scores
+``E = X q^T`` (inputs x queries; draft 002 calls them ``s``, a name the
+walkthrough keeps for the decoder state); the weights ``A``, a softmax down
+each *column* of ``E`` (over the inputs), with bars; the context vectors
+``C = A^T X``, one row per query. All values are computed by the core; with
+the draft's X and q the last step says on screen how the draft's printed
+results differ (its scores are not X q^T, two columns of its alpha do not
+sum to 1), as the core checks. Steps are named sections.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from manim import (
     DOWN,
@@ -26,6 +32,7 @@ from manim import (
 )
 
 from .base import WalkthroughScene
+from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
 from .components import (
     CELL_H,
     NumberLabel,
@@ -39,6 +46,9 @@ from .components import (
     title_bar,
 )
 from .dot_product_attention import (
+    RESULT_PAUSE,
+    CaptionPacer,
+    StepLog,
     caption_in,
     caption_out,
     RowVector,
@@ -49,7 +59,11 @@ from .dot_product_attention import (
     veil,
 )
 
-__all__ = ["WorkedExampleScene"]
+__all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS"]
+
+# Draft 002's sentence pair: the rows of X and q are these words' vectors.
+DRAFT_INPUT_WORDS = ("le", "chat", "mange", "du", "poisson")
+DRAFT_QUERY_WORDS = ("the", "cat", "eats", "fish")
 
 TITLE_Y = 3.55
 CAPTION_Y = -3.55
@@ -67,75 +81,87 @@ def _rows_budget(top_rows: int, bottom_reserve: float) -> int:
     return max(3, min(8, math.floor((free - 0.1) / CELL_H)))
 
 
-class WorkedExampleScene(WalkthroughScene):
+class WorkedExampleScene(StepLog, WalkthroughScene):
     scene_id = "worked_example"
     trace_sections = ("worked_example",)
-    description = ("Draft 002's worked example: s = X q^T, a softmax down each column, "
-                   "C = alpha^T X, with every value computed.")
+    description = ("Draft 002's worked example (le chat mange du poisson / the cat eats fish): "
+                   "E = X q^T, a softmax down each column with bars, C = A^T X, every value "
+                   "computed; says where the draft's printed results differ.")
+    steps = ("step-1-inputs", "step-2-scores", "step-3-softmax", "step-4-context", "draft-check")
 
     def construct(self) -> None:
         theme, tr = self.theme, self.trace.worked_example
         key = "worked_example"
         N, D = tr.inputs.shape
         M = tr.queries.shape[0]
-        x_names = [f"x{subscript(i + 1)}" for i in range(N)]
-        q_names = [f"q{subscript(j + 1)}" for j in range(M)]
+        x_names = (list(DRAFT_INPUT_WORDS) if N == len(DRAFT_INPUT_WORDS)
+                   else [f"x{subscript(i + 1)}" for i in range(N)])
+        q_names = (list(DRAFT_QUERY_WORDS) if M == len(DRAFT_QUERY_WORDS)
+                   else [f"q{subscript(j + 1)}" for j in range(M)])
+        w = cell_width_for(np.concatenate([a.ravel() for a in (
+            tr.inputs, tr.queries, tr.scores, tr.weights, tr.weight_sums, tr.context)]), theme)
+        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
+        keep = [int(np.argmax(tr.weights[:, FOCUS]))]
+        pacer = self.pacer = CaptionPacer(self, CAPTION_Y)
         # One elision for X everywhere, so it keeps its rows between steps.
         step4_free = MATRIX_TOP - CAPTION_TOP - GAP - (M * CELL_H + 0.1) - 0.15
         rows = max(3, min(_rows_budget(D, SUM_ROW), math.floor(step4_free / CELL_H)))
 
         title = title_bar(
             caption("Worked example", theme, 28),
-            math_label(r"s = X\,q^{T} \qquad \alpha = \mathrm{softmax}_{\text{columns}}(s)"
-                       r" \qquad C = \alpha^{T} X", theme, 30),
+            math_label(r"E = X\,q^{T} \qquad A = \mathrm{softmax}_{\text{columns}}(E)"
+                       r" \qquad C = A^{T} X", theme, 30),
             y=TITLE_Y,
         )
+        self.add(title)  # the first frame is the title, never black
+        self.next_section(self.steps[0])
 
         # -- step 1: the inputs and the queries -------------------------------
         X1 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                         row_labels=x_names, max_rows=rows)
+                         row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
         q1 = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,
-                         row_labels=q_names)
+                         row_labels=q_names, **mat)
         # Lays the two side by side (the group itself is not shown).
         VGroup(X1, q1).arrange(RIGHT, buff=2.0, aligned_edge=UP).move_to([0, 0.3, 0])
         X1_name = name_block(theme, [("X", f"{N}\u00d7{D}: {N} input vectors (rows)", theme.key)])
         q1_name = name_block(theme, [("q", f"{M}\u00d7{D}: {M} query vectors (rows)", theme.query)])
         X1_name.next_to(X1, UP, buff=0.3)
         q1_name.next_to(q1, UP, buff=0.3)
-        for name, mat in ((X1_name, X1), (q1_name, q1)):
+        for name, m in ((X1_name, X1), (q1_name, q1)):
             fit_within(name, max_width=6.2)
-            name.next_to(mat, UP, buff=0.3)
-        cap = step_caption(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) "
-                           f"have the same {D} features.", theme, CAPTION_Y)
-        self.play(fade_in(title))
-        self.play(fade_in(X1), fade_in(q1), fade_in(X1_name), fade_in(q1_name), fade_in(cap))
-        self.wait(1.0)
+            name.next_to(m, UP, buff=0.3)
+        self.play(fade_in(X1), fade_in(q1), fade_in(X1_name), fade_in(q1_name))
+        pacer.swap(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) "
+                   f"have the same {D} features.")
+        self.wait(RESULT_PAUSE)
 
-        # -- step 2: s = X q^T -----------------------------------------------
+        # -- step 2: E = X q^T -----------------------------------------------
+        self.next_section(self.steps[1])
         X2 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                         row_labels=x_names, max_rows=rows)
+                         row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
         qT = rekey_transposed(ValueMatrix(tr.queries.T, theme, colour=theme.query,
-                                          col_labels=q_names), f"{key}.queries")
+                                          col_labels=q_names, **mat), f"{key}.queries")
         S = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
-                        max_rows=rows, col_labels=None)
+                        max_rows=rows, keep_rows=keep, col_labels=None, **mat)
         top2 = self._top_y(qT, S, SUM_ROW)
         place_product(X2, qT, S, top2)
+        for m in (X1, X2):
+            m.row_labels.set_color(theme.key)
+        q1.row_labels.set_color(theme.query)
+        qT.col_labels.set_color(theme.query)
         names = name_block(theme, [
             ("X", f"{N}\u00d7{D}", theme.key),
             ("q^{T}", f"{D}\u00d7{M}", theme.query),
-            (r"s = X\,q^{T}", f"{N}\u00d7{M}", theme.text),
-        ])
+            (r"E = X\,q^{T}", f"{N}\u00d7{M}", theme.text),
+        ], font_size=28)
         self._fit_names(names, X2, qT, top2)
-        new_cap = step_caption(
-            "Step 2: s = X\u00b7q\u1d40: entry (i, j) is the dot product of input x\u1d62 "
-            "with query q\u2c7c (rows: inputs, columns: queries).", theme, CAPTION_Y)
         src = VGroup(*(q1.cell(j, k) for k in range(D) for j in range(M)))
         tgt = VGroup(*(qT.cell(k, j) for k in range(D) for j in range(M)))
-        self.play(caption_out(cap), caption_in(new_cap), fade_out(X1_name), fade_out(q1_name),
-                  ReplacementTransform(X1, X2), ReplacementTransform(src, tgt),
-                  fade_out(q1.frame), fade_out(q1.row_labels), fade_in(qT.frame), fade_in(qT.col_labels),
-                  run_time=1.2)
-        cap = new_cap
+        pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
+                   "dotted with query j. Rows: inputs, columns: queries.",
+                   fade_out(X1_name), fade_out(q1_name), ReplacementTransform(X1, X2),
+                   ReplacementTransform(src, tgt), fade_out(q1.frame), fade_out(q1.row_labels),
+                   fade_in(qT.frame), fade_in(qT.col_labels), run_time=1.2)
         self.play(fade_in(names[0]), fade_in(names[1]), fade_in(names[2]), fade_in(S.frame))
         first = VGroup(*(X2.cell(0, k) for k in range(D)))
         column = VGroup(*(qT.cell(k, 0) for k in range(D)))
@@ -145,116 +171,151 @@ class WorkedExampleScene(WalkthroughScene):
         self.play(TransformFromCopy(VGroup(first, column), S.cell(0, 0)), run_time=0.8)
         rest = VGroup(*(m for m in S.grid if m is not S.cell(0, 0)))
         self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
-        self.wait(0.8)
+        self.add(S)
+        self.wait(RESULT_PAUSE)
 
-        # -- step 3: alpha = softmax of each column ----------------------------
-        alpha = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.highlight,
-                            max_rows=rows, heat=True).move_to(S)
-        sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted)
+        # -- step 3: A = softmax of each column ----------------------------------
+        self.next_section(self.steps[2])
+        alpha = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
+                            max_rows=rows, keep_rows=keep, **mat).move_to(S)
+        weight_cells(alpha.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
+        sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted, cell_width=w)
         sums.next_to(alpha.frame, DOWN, buff=0.15)
-        sums_name = caption("column sums", theme, 16, theme.muted)
-        fit_within(sums_name, max_width=2.0).next_to(sums.frame, LEFT, buff=0.2)
+        sums_name = caption("column sums", theme, 20, theme.muted)
+        sums_name.next_to(sums.frame, LEFT, buff=0.2)
         col_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M == FOCUS))
         col_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M == FOCUS))
-        new_cap = step_caption(
-            f"Step 3: softmax down column {FOCUS + 1}: the scores of query {FOCUS + 1} over the "
-            f"{N} inputs become weights that sum to 1.", theme, CAPTION_Y)
         ring = SurroundingRectangle(col_S, color=theme.highlight, buff=0.03)
-        self.play(caption_out(cap), caption_in(new_cap), Create(ring))
-        cap = new_cap
+        pacer.swap(f"Step 3: softmax down column {FOCUS + 1}: the scores of query "
+                   f"\u201c{q_names[FOCUS]}\u201d over the {N} inputs become weights that sum to 1.",
+                   Create(ring))
         self.play(fade_out(col_S), fade_in(col_A), run_time=1.0)
         self.play(TransformFromCopy(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame),
                   fade_in(sums_name), run_time=0.8)
-        self.wait(0.8)
+        self.wait(RESULT_PAUSE)
         rest_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M != FOCUS))
         rest_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M != FOCUS))
         rest_sums = VGroup(*(c for k, c in sums.cell_by_index.items() if k != FOCUS))
-        new_cap = step_caption("... and the same for every column: one distribution over the "
-                               "inputs per query.", theme, CAPTION_Y)
-        self.play(caption_out(cap), caption_in(new_cap), fade_out(ring), fade_out(rest_S), fade_in(rest_A),
-                  fade_out(S.frame), fade_in(alpha.frame), run_time=1.0)
-        cap = new_cap
-        self.play(fade_in(rest_sums), run_time=0.6)
-        alpha_name = name_block(theme, [(r"\alpha = \mathrm{softmax}(s)", f"{N}\u00d7{M}",
-                                         theme.highlight)])[0]
-        # As tall as the line it replaces, unless that would overflow the free corner.
-        alpha_name.scale_to_fit_height(names[2].height * 1.1)
-        fit_within(alpha_name, max_width=qT.frame.get_left()[0] - names[2].get_left()[0] - 0.3)
+        alpha_name = name_block(theme, [(r"A = \mathrm{softmax}(E)", f"{N}\u00d7{M}",
+                                         theme.weight)], font_size=28)[0]
         alpha_name.move_to(names[2], aligned_edge=LEFT)
-        self.play(fade_out(names[2]), fade_in(alpha_name))
-        self.wait(0.8)
+        pacer.swap("... and the same for every column: one distribution over the inputs per "
+                   "query; the bars show each weight.",
+                   fade_out(ring), fade_out(rest_S), fade_in(rest_A), fade_out(S.frame),
+                   fade_in(alpha.frame), fade_out(names[2]), fade_in(alpha_name))
+        self.play(fade_in(rest_sums), run_time=0.6)
+        self.add(alpha)
+        self.wait(RESULT_PAUSE)
 
-        # -- step 4: C = alpha^T X ---------------------------------------------
-        aT = rekey_transposed(ValueMatrix(tr.weights.T, theme, colour=theme.highlight,
-                                          row_labels=q_names, max_cols=rows, heat=True),
-                              f"{key}.weights")
+        # -- step 4: C = A^T X ---------------------------------------------------
+        self.next_section(self.steps[3])
+        aT = rekey_transposed(ValueMatrix(tr.weights.T, theme, colour=theme.weight,
+                                          row_labels=q_names, max_cols=rows, keep_cols=keep,
+                                          **mat), f"{key}.weights")
+        weight_cells(aT.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
+                     transposed=True)
+        aT.row_labels.set_color(theme.query)
         X4 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                         row_labels=x_names, max_rows=rows)
-        C = ValueMatrix(tr.context, theme, key=f"{key}.context", colour=theme.value)
+                         row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
+        X4.row_labels.set_color(theme.key)
+        C = ValueMatrix(tr.context, theme, key=f"{key}.context", colour=theme.value, **mat)
         top4 = self._top_y(X4, C, 0.0)
         place_product(aT, X4, C, top4)
         names4 = name_block(theme, [
-            (r"\alpha^{T}", f"{M}\u00d7{N}", theme.highlight),
+            (r"A^{T}", f"{M}\u00d7{N}", theme.weight),
             ("X", f"{N}\u00d7{D}", theme.key),
-            (r"C = \alpha^{T} X", f"{M}\u00d7{D}", theme.value),
-        ])
+            (r"C = A^{T} X", f"{M}\u00d7{D}", theme.value),
+        ], font_size=28)
         self._fit_names(names4, aT, X4, top4)
-        new_cap = step_caption(
-            f"Step 4: C = \u03b1\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
-            "each a weighted average of the input vectors.", theme, CAPTION_Y)
-        # alpha's entry (i, j) moves to (j, i) of alpha^T.
+        # A's entry (i, j) moves to (j, i) of A^T.
         kept = [(i, j) for (i, j) in alpha.cell_by_index if aT.cell(j, i) is not None]
         src = VGroup(*(alpha.cell(i, j) for i, j in kept))
         tgt = VGroup(*(aT.cell(j, i) for i, j in kept))
         a_dots = VGroup(*(m for m in alpha.grid if m not in alpha.cell_by_index.values()))
         aT_dots = VGroup(*(m for m in aT.grid if m not in aT.cell_by_index.values()))
-        self.play(caption_out(cap), caption_in(new_cap), fade_out(VGroup(names[0], names[1], alpha_name)),
-                  fade_out(qT), fade_out(sums), fade_out(sums_name), fade_out(alpha.frame),
-                  fade_out(a_dots), ReplacementTransform(src, tgt), ReplacementTransform(X2, X4),
-                  fade_in(aT.frame), fade_in(aT.row_labels), fade_in(aT_dots), run_time=1.4)
-        cap = new_cap
+        pacer.swap(f"Step 4: C = A\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
+                   "each a weighted average of the input vectors.",
+                   fade_out(VGroup(names[0], names[1], alpha_name)),
+                   fade_out(qT), fade_out(sums), fade_out(sums_name), fade_out(alpha.frame),
+                   fade_out(a_dots), ReplacementTransform(src, tgt), ReplacementTransform(X2, X4),
+                   fade_in(aT.frame), fade_in(aT.row_labels), fade_in(aT_dots), run_time=1.4)
+        self.add(aT)
         self.play(fade_in(names4[0]), fade_in(names4[1]), fade_in(names4[2]), fade_in(C.frame))
         self.play(FadeIn(C.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
-        self.wait(0.8)
-
-        # Row FOCUS of C: the inputs averaged with query FOCUS's weights.
+        self.wait(RESULT_PAUSE)
         row_a = VGroup(*(aT.cell(FOCUS, i) for i in range(N) if aT.cell(FOCUS, i) is not None))
         row_C = VGroup(*(C.cell(FOCUS, k) for k in range(D)))
-        others = [VGroup(*(aT.cell(r, i) for i in range(N) if aT.cell(r, i) is not None))
-                  for r in range(M) if r != FOCUS]
-        others += [VGroup(*(C.cell(r, k) for k in range(D))) for r in range(M) if r != FOCUS]
-        veils = veil(theme, *others)
         rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
                        SurroundingRectangle(row_C, color=theme.value, buff=0.03))
-        formula = self._weighted_average(FOCUS)
-        self.play(caption_out(cap), caption_in(formula), Create(rings), fade_in(veils), run_time=0.8)
-        self.wait(2.0)
-        self.play(fade_out(veils), fade_out(rings), run_time=0.5)
-        self.wait(0.5)
+        formula = self._weighted_average(FOCUS, x_names, q_names)
+        self.play(Create(rings), run_time=0.6)
+        pacer.swap(formula, run_time=0.8)
+        self.wait(RESULT_PAUSE)
 
-    def _weighted_average(self, j: int) -> VGroup:
-        """``c_j = alpha_1j x_1 + ...``, the weights as numbers from the trace."""
+        # -- the draft's printed results, checked ------------------------------------
+        self.next_section(self.steps[4])
+        note = self._draft_note()
+        if note is not None:
+            pacer.swap(note, fade_out(rings))
+        pacer.finish()
+
+    def _draft_note(self) -> VGroup | None:
+        """What the draft prints against what X and q give (only for the draft's X and q)."""
+        theme, tr = self.theme, self.trace.worked_example
+        if tr.draft_weight_sums is None:
+            return None
+        first = caption("Draft 002 prints other results: its s is not X\u00b7q\u1d40 "
+                        f"({tr.draft_score_mismatches} of {tr.scores.size} entries differ),",
+                        theme, 22, theme.negative)
+        sums = [NumberLabel(v, theme, ("worked_example.draft_check.printed_weight_sums", j),
+                            font_size=NUMBER_FONT, colour=theme.negative)
+                for j, v in enumerate(tr.draft_weight_sums)]
+        parts: list = [caption("and the columns of its \u03b1 sum to", theme, 22, theme.negative)]
+        parts += sums
+        second = VGroup(*parts).arrange(RIGHT, buff=0.3)
+        for n, lab in enumerate(sums):
+            lab.align_to(parts[0], DOWN)
+            if n < len(sums) - 1:  # a comma on the digits' baseline, its tail below
+                comma = caption(",", theme, 22, theme.negative)
+                comma.next_to(lab, RIGHT, buff=0.04).align_to(lab, DOWN).shift(DOWN * 0.07)
+                second.add(comma)
+        third = caption("(a softmax column sums to 1). Every value here is computed from X and q.",
+                        theme, 22)
+        note = VGroup(first, second, third).arrange(DOWN, buff=0.1)
+        fit_within(note, max_width=13.6)
+        note.move_to([0, -3.88 + note.height / 2, 0])
+        # What the reader has to read (the pacer times the caption by its words).
+        note.text = (f"Draft 002 prints other results: its s is not X q^T ({tr.draft_score_mismatches} "
+                     f"of {tr.scores.size} entries differ), and the columns of its alpha sum to "
+                     + ", ".join(lab.shown for lab in sums)
+                     + " (a softmax column sums to 1). Every value here is computed from X and q.")
+        return note
+
+    def _weighted_average(self, j: int, x_names: list[str], q_names: list[str]) -> VGroup:
+        """``c_j = a_1j x_1 + ...`` (inputs by name), the weights as numbers from the trace."""
         theme, tr = self.theme, self.trace.worked_example
         N = tr.inputs.shape[0]
-        shown = list(range(N)) if N <= 5 else [0, 1, 2, None, N - 1]
-        parts = [caption(f"Row {j + 1} of C:", theme, 22),
-                 math_label(f"c_{{{j + 1}}} =", theme, 30, theme.value)]
+        shown = list(range(N)) if N <= 5 else [0, 1, None, N - 1]
+        parts: list = [caption(f"Row \u201c{q_names[j]}\u201d of C =", theme, 22, theme.value)]
         for n, i in enumerate(shown):
             if n:
-                parts.append(math_label("+", theme, 30))
+                parts.append(caption("+", theme, 22))
             if i is None:
-                parts.append(math_label(r"\cdots", theme, 30))
+                parts.append(caption("\u2026", theme, 22))
                 continue
             parts.append(NumberLabel(tr.weights[i, j], theme, ("worked_example.weights", i, j),
-                                     font_size=22, colour=theme.highlight))
-            parts.append(math_label(rf"x_{{{i + 1}}}", theme, 30, theme.key))
-        parts.append(caption(": a weighted average of the inputs", theme, 22))
-        line = VGroup(*parts).arrange(RIGHT, buff=0.12)
+                                     font_size=NUMBER_FONT, colour=theme.weight))
+            parts.append(caption(f"\u00b7{x_names[i]}", theme, 22, theme.key))
+        line = VGroup(*parts).arrange(RIGHT, buff=0.1)
         for p in parts:
             if isinstance(p, NumberLabel):
                 p.align_to(parts[0], DOWN)
-        fit_within(line, max_width=13.6)
-        return line.move_to([0, CAPTION_Y, 0])
+        tail = caption("a weighted average of the input vectors, weights from column "
+                       f"\u201c{q_names[j]}\u201d of A.", theme, 22)
+        both = VGroup(line, tail).arrange(DOWN, buff=0.12)
+        fit_within(both, max_width=13.6)
+        both.text = ("Row of C equals weights times inputs, summed: " * 2).strip()
+        return both.move_to([0, CAPTION_Y, 0])
 
     @staticmethod
     def _top_y(top, result, below: float) -> float:

@@ -81,7 +81,8 @@ def check_numbers(scene: WalkthroughScene, independent: Trace) -> int:
     for shown in scene.audit.numbers:
         assert shown.key is not None, f"a number on screen has no key: {shown.shown!r}"
         expected = resolve(data, shown.key)
-        want = format_number(float(expected), scene.theme.decimals)
+        decimals = scene.theme.decimals if shown.decimals is None else shown.decimals
+        want = format_number(float(expected), decimals)
         assert shown.shown == want, f"{shown.key}: screen shows {shown.shown}, core says {want}"
         checked += 1
     return checked

@@ -253,3 +253,54 @@ def test_numbers_command_exports_the_three_sections():
     for name, keys in (("dot_product_attention", ("scores", "weights", "output", "partial_sums")),
                        ("multi_query_attention", ("scores", "weights", "outputs"))):
         assert all(k in data[name] for k in keys)
+
+
+# -- added for issues 11, 13, 15: multi-query close-up, the draft's printed results --
+
+
+def test_multi_query_weighted_inputs_by_hand():
+    # X = I (2x2), Q = [[ln 3, 0]]: A = [[3/4, 1/4]]; a_ji h_ik = [[[3/4, 0], [0, 1/4]]],
+    # and summing over the inputs gives O = [[3/4, 1/4]].
+    tr = multi_query_attention(np.eye(2), np.array([[LN3, 0.0]]))
+    np.testing.assert_allclose(tr.weighted_inputs, [[[0.75, 0.0], [0.0, 0.25]]])
+    np.testing.assert_allclose(tr.weighted_inputs.sum(axis=1), tr.outputs)
+    assert "weighted_inputs" in tr.to_dict()
+
+
+def test_draft_check_finds_the_drafts_printed_errors():
+    from attention_core.dot_attention import WORKED_EXAMPLE_INPUTS, WORKED_EXAMPLE_QUERIES
+    tr = worked_example(np.array(WORKED_EXAMPLE_INPUTS), np.array(WORKED_EXAMPLE_QUERIES))
+    # Draft 002 prints alpha's first column as .3218 .2586 .2857 .2784 .3055: by hand
+    # that sums to 1.4500, not 1; its fourth (.3057 .3319 .1809 .3422 .2193) to 1.38.
+    assert tr.draft_weight_sums[0] == pytest.approx(1.45)
+    assert tr.draft_weight_sums[3] == pytest.approx(1.38)
+    # Its s[0][0] is printed as 0.11; x_1 . q_1 = -0.2*0.1 + 0.3*0.2 + 0.5*(-0.3) = -0.11.
+    assert tr.scores[0, 0] == pytest.approx(-0.11)
+    assert tr.draft_score_mismatches >= 1
+    # The core's own alpha columns do sum to 1.
+    np.testing.assert_allclose(tr.weight_sums, 1.0)
+    check = tr.to_dict()["draft_check"]
+    assert check["printed_weight_sums"][0] == pytest.approx(1.45)
+
+
+def test_draft_check_is_absent_for_other_numbers():
+    tr = worked_example(np.eye(3), np.eye(3)[:2])
+    assert tr.draft_weight_sums is None and tr.draft_score_mismatches is None
+    assert tr.to_dict()["draft_check"] is None
+
+
+@pytest.mark.parametrize("n,max_shown,keep", [(10, 8, [7]), (10, 8, [8]), (10, 5, [6]), (10, 8, [3, 7]),
+                                              (6, 8, [2]), (30, 6, [15])])
+def test_elision_never_hides_a_kept_row(n, max_shown, keep):
+    from scenes.components import _kept_indices
+    shown = _kept_indices(n, max_shown, keep)
+    assert len(shown) <= max_shown
+    rows = [i for i in shown if i is not None]
+    assert set(keep) <= set(rows) and rows == sorted(rows) and rows[-1] == n - 1
+    # Dots stand exactly where rows are missing.
+    for a, b in zip(shown, shown[1:]):
+        assert not (a is None and b is None)
+        if a is not None and b is not None:
+            assert b == a + 1
+    if n <= max_shown:
+        assert shown == list(range(n))
