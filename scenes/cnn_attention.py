@@ -88,11 +88,11 @@ class CnnAttentionScene(WalkthroughScene):
         title = caption("Image captioning: attention over a grid of CNN features", theme, 30)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         image = self._image().move_to([IMAGE_X, MAIN_Y, 0])
-        where = (f"drawn scene {cnn.scene}, read at {cnn.input_size}\u00d7{cnn.input_size} pixels"
+        where = (f"drawn scene {cnn.scene}, read at {cnn.input_size}\u00d7{cnn.input_size} px"
                  if cnn.scene is not None else
-                 f"your image, read at {cnn.input_size}\u00d7{cnn.input_size} pixels")
+                 f"your image, read at {cnn.input_size}\u00d7{cnn.input_size} px")
         image_note = caption(where, theme, 22, theme.muted)
-        fit_within(image_note, max_width=SIDE + 0.4).move_to([IMAGE_X, NOTE_Y, 0])
+        fit_within(image_note, max_width=SIDE + 0.8).move_to([IMAGE_X, NOTE_Y, 0])
         self.play(fade_in(title), fade_in(image), fade_in(image_note))
 
         # -- the CNN: filters, ReLU, pooling to a G x G grid -----------------
@@ -379,10 +379,10 @@ class CnnAttentionScene(WalkthroughScene):
             caption(f"a grid of vectors f\u1d62\u2c7c ({G}\u00d7{G})", theme, 24, theme.encoder),
             caption("a grid of attention weights", theme, 22, theme.highlight),
         ).arrange(DOWN, buff=0.25)
-        row = VGroup(left, right).arrange(RIGHT, buff=1.2, aligned_edge=UP)
+        row = VGroup(left, right).arrange(RIGHT, buff=0.9, aligned_edge=UP)
         divider = Line(UP * 1.6, DOWN * 1.6, stroke_color=theme.muted, stroke_width=2)
         divider.move_to(row).set_x((left.get_right()[0] + right.get_left()[0]) / 2)
         group = VGroup(row, divider)
-        fit_within(group, max_width=8.4, max_height=5.4)
+        fit_within(group, max_width=9.0, max_height=5.4)
         return group.move_to([2.4, MAIN_Y + 0.2, 0])
 
