@@ -210,7 +210,8 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
               help="Numbers file whose [model] table sets the training; default: the shipped settings.")
 @click.option("--save", "save_to", type=click.Path(dir_okay=False), default=None,
               help="Also write the weights (.npz) here (the shipped files are made this way); "
-                   "with --network both, the plain network's go next to it with '-plain' added.")
+                   "with --network both or all, the plain network's go next to it with '-plain' added "
+                   "(and with all, the captioner's with '-captioner').")
 @click.option("--network", type=click.Choice(["all", "both", "attention", "plain", "captioner"]),
               default="all", show_default=True,
               help="Which network to train: the translator with attention (the attention scenes), "

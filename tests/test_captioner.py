@@ -193,3 +193,26 @@ def test_another_drawn_scene_and_a_given_caption():
     data["cnn"]["caption"] = "a sun over the water"
     forced = trace_from(data).cnn
     assert forced.forced and forced.tokens == ("a", "sun", "over", "the", "water")
+
+
+def test_render_train_retrains_the_shipped_captioner(tmp_path):
+    # The shipped weights come from this code: retrained here (16 s of CPU),
+    # the held-out figures printed match the shipped ones.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from attention_core.captioner.train import Captioner
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "captioner.npz"
+    run = subprocess.run([sys.executable, str(root / "render.py"), "train", "--network", "captioner",
+                          "--save", str(out)], capture_output=True, text=True, cwd=root, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "attention accuracy:" in run.stdout and "caption exact match:" in run.stdout
+    fresh, shipped = Captioner.load(out), shipped_captioner()
+    assert fresh.vocab == shipped.vocab
+    for key in ("caption_exact", "attention_accuracy", "object_mass"):
+        assert fresh.evaluation[key] == pytest.approx(shipped.evaluation[key], abs=0.02)
+        assert f"{100 * fresh.evaluation['attention_accuracy']:.1f} %" in run.stdout
+    assert fresh.cpu_seconds <= 60
