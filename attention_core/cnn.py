@@ -462,7 +462,15 @@ class CnnTrace:
             "probabilities": self.probabilities.tolist(),
             "object_cells": [[list(c) for c in cells] for cells in self.object_cells],
             "object_mass": list(self.object_mass),
-            "decoder": {k: v.tolist() for k, v in self.decoder.items()},
+            # The decoder's ~8,000 parameters are not listed (they would swamp
+            # the tables): they are the shipped file's, or seeded from `seed`;
+            # the digest ties this section (and the render cache) to them.
+            "decoder": {
+                "weights": "attention_core/captioner/weights_captioner.npz" if self.trained else "seeded",
+                "sizes": {k: list(v.shape) for k, v in self.decoder.items()},
+                "sha256": hashlib.sha256(b"".join(
+                    np.ascontiguousarray(self.decoder[k]).tobytes() for k in sorted(self.decoder))).hexdigest(),
+            },
         }
 
 

@@ -74,8 +74,12 @@ def test_light_theme_and_text_size(smallest_text):
 def test_the_spotlight_is_brightest_on_the_named_object():
     # The spotlit picture: per object word, the cells of its object are
     # brighter on average than the rest of the picture.
+    from manim import ImageMobject
+
     trace = load_default_trace()
     scene = build_scene("cnn_attention", trace)
+    # Drawn as rectangles: manim 0.22 cannot render an ImageMobject with Pillow 13.
+    assert not any(isinstance(m, ImageMobject) for top in scene.mobjects for m in top.get_family())
     cnn = trace.cnn
     G = cnn.grid
     for t, cells in enumerate(cnn.object_cells):
