@@ -477,6 +477,7 @@ class CnnTrace:
 def compute_cnn(cfg: CnnConfig, seed: int) -> CnnTrace:
     """Run the CNN over the image and the captioner's decoder over the grid."""
     from .captioner import model
+    from .captioner.drawing import IMAGE_SIZE
     from .captioner.train import DEFAULT_CONFIG, full_vocabulary, shipped_captioner
 
     d, g = cfg.features, cfg.grid
@@ -499,9 +500,11 @@ def compute_cnn(cfg: CnnConfig, seed: int) -> CnnTrace:
     features = mean_pool_grid(maps, g)
     cells = features.reshape(g * g, d)
 
+    # The shipped captioner read drawn scenes of IMAGE_SIZE pixels through
+    # the hand-made filters; any other CNN gives features it never saw.
     base = DEFAULT_CONFIG
-    trained = (g, d, cfg.input_size) == (base.grid, base.features, 48) and cfg.filters is None \
-        and cfg.bias is None
+    trained = ((g, d, cfg.input_size) == (base.grid, base.features, IMAGE_SIZE)
+               and cfg.filters is None and cfg.bias is None)
     if trained:
         captioner = shipped_captioner()
         params, vocab, held_out = captioner.params, captioner.vocab, captioner.evaluation

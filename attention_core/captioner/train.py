@@ -24,7 +24,7 @@ from ..cnn import grid_features, hand_filters
 from ..text import END, START
 from ..translator.train import _Adam
 from . import model
-from .drawing import IMAGE_SIZE, DrawnScene, caption_cells, make_scenes, vocabulary
+from .drawing import DrawnScene, caption_cells, make_scenes, vocabulary
 
 __all__ = [
     "CaptionerConfig",
@@ -67,7 +67,7 @@ DEFAULT_CONFIG = CaptionerConfig()
 
 
 def scene_features(pixels: np.ndarray, grid: int, features: int) -> np.ndarray:
-    """The fixed CNN over one ``IMAGE_SIZE`` picture: ``grid x grid x features``."""
+    """The fixed CNN over one picture (H x W x RGB in [0, 1]): ``grid x grid x features``."""
     _, filters, bias = hand_filters(features)
     return grid_features(pixels, filters, bias, grid)
 
