@@ -210,18 +210,23 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
               help="Numbers file whose [model] table sets the training; default: the shipped settings.")
 @click.option("--save", "save_to", type=click.Path(dir_okay=False), default=None,
               help="Also write the weights (.npz) here (the shipped files are made this way); "
-                   "with --network both, the plain network's go next to it with '-plain' added.")
-@click.option("--network", type=click.Choice(["both", "attention", "plain"]), default="both",
-              show_default=True,
-              help="Which translator to train: with attention (the attention scenes), without "
-                   "(plain: the Part 1 scenes), or both.")
+                   "with --network both or all, the plain network's go next to it with '-plain' added "
+                   "(and with all, the captioner's with '-captioner').")
+@click.option("--network", type=click.Choice(["all", "both", "attention", "plain", "captioner"]),
+              default="all", show_default=True,
+              help="Which network to train: the translator with attention (the attention scenes), "
+                   "without (plain: the Part 1 scenes), both, the image captioner, or all three.")
 def train_cmd(numbers: str | None, save_to: str | None, network: str) -> None:
-    """Train the translator, then print its held-out accuracy.
+    """Train the translators and the captioner, then print their held-out accuracy.
 
-    The scenes use two networks of the same [model] settings: one trained
+    The scenes use two translators of the same [model] settings: one trained
     with attention and its twin trained without (the plain encoder-decoder
-    of Part 1). Both are cached, so rendering never has to train.
+    of Part 1), and the image captioner of cnn_attention. All are cached or
+    shipped, so rendering never has to train.
     """
+    if network == "captioner":
+        _train_captioner(Path(save_to) if save_to else None)
+        return
     from attention_core import NumbersError, load_numbers
     from attention_core.translator.settings import ModelSettings
 
@@ -230,16 +235,40 @@ def train_cmd(numbers: str | None, save_to: str | None, network: str) -> None:
     except NumbersError as exc:
         raise UserError(f"numbers file {exc}") from None
     configs = []
-    if network in ("both", "attention"):
+    if network in ("all", "both", "attention"):
         configs.append(("", settings.config))
-    if network in ("both", "plain") and (network == "plain" or settings.config.attention):
-        configs.append(("-plain" if network == "both" else "", settings.plain.config))
+    if network in ("all", "both", "plain") and (network == "plain" or settings.config.attention):
+        configs.append(("-plain" if network in ("all", "both") else "", settings.plain.config))
     for suffix, cfg in configs:
         target = None
         if save_to:
             path = Path(save_to)
             target = path.with_name(path.stem + suffix + (path.suffix or ".npz"))
         _train_one(cfg, target)
+    if network == "all":
+        _train_captioner(Path(save_to).with_name(Path(save_to).stem + "-captioner.npz") if save_to else None)
+
+
+def _train_captioner(save_to: Path | None) -> None:
+    from attention_core.captioner.train import DEFAULT_CONFIG, train
+
+    cfg = DEFAULT_CONFIG
+    click.echo(f"training the captioner: {cfg.steps} steps of {cfg.batch_size} drawn scenes, "
+               f"hidden {cfg.hidden}, seed {cfg.seed}", err=True)
+    with click.progressbar(length=cfg.steps, label="training", file=sys.stderr) as bar:
+        captioner = train(cfg, progress=lambda step, steps, loss: bar.update(1))
+    ev = captioner.evaluation
+    click.echo(f"captioner: trained in {captioner.seconds:.1f} s ({captioner.cpu_seconds:.1f} s of processor time)")
+    click.echo(f"held-out scenes: {ev['scenes']} ({ev['object_words']} object words)")
+    click.echo(f"caption exact match: {100 * ev['caption_exact']:.1f} %")
+    click.echo(f"attention accuracy: {100 * ev['attention_accuracy']:.1f} %")
+    click.echo(f"mean attention mass on the object: {ev['object_mass']:.2f}")
+    if save_to:
+        try:
+            captioner.save(save_to)
+        except OSError as exc:
+            raise UserError(f"cannot write the weights ({exc.strerror or exc})") from None
+        click.echo(f"saved: {save_to}", err=True)
 
 
 def _train_one(cfg, save_to: Path | None) -> None:

@@ -3,47 +3,49 @@
 Draft 000, Part 2, "Abstraction 1": the input features need not come from
 an RNN over a sentence. Here a convolutional network turns an image into a
 ``G x G`` grid of ``D``-dimensional feature vectors, and a caption decoder
-attends over that grid, one weight per cell, for every word it produces.
+attends over that grid, one weight per cell, for every word it writes.
 
 The pipeline, all numpy:
 
 1. the image is read (Pillow, only to decode the file), centre-cropped to a
-   square and averaged down to ``input_size x input_size`` RGB in [0, 1];
-2. one convolution layer of ``D`` filters ``3 x 3 x 3`` (cross-correlation,
-   no padding, as CNN libraries do), plus a bias, then ReLU;
-3. max pooling over ``G x G`` near-equal blocks gives the feature grid;
-4. a small seeded RNN decoder reads ``<START>`` and the caption words; its
-   state ``s_{t-1}`` is the query for word ``t``: dot scores with every
-   cell, softmax over all ``G * G`` cells, and the context vector ``c_t``
-   as the weighted average of the cells' vectors; ``c_t`` feeds the next
-   state, as in "Show, Attend and Tell".
+   square and averaged down to ``input_size x input_size`` RGB in [0, 1]
+   (the default image is a drawn scene of :mod:`attention_core.captioner`,
+   drawn at that size);
+2. one convolution layer of ``D`` fixed, hand-made filters ``3 x 3 x 3``
+   (colour, brightness and edge detectors; cross-correlation, no padding,
+   as CNN libraries do), plus a bias, then ReLU;
+3. average pooling over ``G x G`` near-equal blocks gives the feature grid;
+4. the captioner's GRU decoder (trained on the drawn scenes, shipped) writes
+   the caption: for word t its state ``s_{t-1}`` scores every cell, a softmax
+   over all ``G * G`` cells gives the attention weights, and the context
+   ``c_t`` is the weighted average of the cells' vectors (Xu et al. 2015).
 
-The decoder weights are seeded, not trained: the weights show the
-mechanism, not what a trained captioner would look at.
+When the sizes or filters differ from the trained captioner's, the decoder's
+weights are seeded instead (``trained`` is false): the mechanism is the same,
+but the weights show nothing learnt.
 """
 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import maths
 from .numbers_file import NumbersError, as_int, as_str, as_table, as_vector, check_keys
-from .params import seeded_embeddings, seeded_normal
-from .text import START, tokenize
+from .text import END, START, tokenize
 
 __all__ = [
-    "SAMPLE_IMAGE_NAME",
     "GRID_RANGE",
     "FEATURE_RANGE",
     "INPUT_RANGE",
     "MAX_CAPTION_WORDS",
+    "MAX_IMAGE_SIDE",
+    "DEFAULT_SCENE",
     "KERNEL",
     "HAND_FILTERS",
     "CnnConfig",
@@ -53,15 +55,14 @@ __all__ = [
     "convolve",
     "relu",
     "pool_regions",
-    "max_pool_grid",
+    "mean_pool_grid",
+    "grid_features",
     "hand_filters",
+    "spotlight",
     "parse_cnn",
     "compute_cnn",
 ]
 
-# The sample image is drawn by scripts/make_sample_image.py (made by this
-# project, so it ships with the package).
-SAMPLE_IMAGE_NAME = "sample_image.png"
 GRID_RANGE = (3, 8)
 FEATURE_RANGE = (2, 8)
 INPUT_RANGE = (16, 64)
@@ -69,9 +70,12 @@ MAX_CAPTION_WORDS = 8
 KERNEL = 3
 MAX_IMAGE_SIDE = 4096  # larger files are refused rather than decoded
 IMAGE_FORMATS = {"PNG", "JPEG"}
-DEFAULT_CAPTION = "a red ball on the grass"
+#: The default image: this held-out drawn scene (two objects, so the
+#: attention has somewhere to move).
+DEFAULT_SCENE = 5
+SCENE_RANGE = (0, 499)  # the held-out scenes
 
-_KEYS = {"image", "grid", "features", "caption", "input_size", "filters", "bias"}
+_KEYS = {"image", "scene", "grid", "features", "caption", "input_size", "filters", "bias"}
 
 
 # --------------------------------------------------------------------------
@@ -93,8 +97,15 @@ def load_image(path: str | Path, where: str = "cnn.image") -> np.ndarray:
     from PIL import Image, UnidentifiedImageError  # a manim dependency
 
     shown = str(path)
+    too_big = (f"{where}: {shown!r} is too large to read "
+               f"(expected at most {MAX_IMAGE_SIDE} pixels on each side)")
     try:
-        with Image.open(path) as img:
+        # Pillow warns (then refuses) on images of tens of millions of pixels
+        # before our own size check can run: both become the one-line error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(path)
+        with img:
             fmt = img.format
             if fmt not in IMAGE_FORMATS:
                 raise NumbersError(f"{where}: {shown!r} is a {fmt} image, expected PNG or JPEG")
@@ -104,6 +115,8 @@ def load_image(path: str | Path, where: str = "cnn.image") -> np.ndarray:
                     f"expected at most {MAX_IMAGE_SIDE} on each side"
                 )
             pixels = np.array(img.convert("RGB"), dtype=np.uint8)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise NumbersError(too_big) from None
     except FileNotFoundError:
         raise NumbersError(f"{where}: no such image file {shown!r}") from None
     except IsADirectoryError:
@@ -185,14 +198,23 @@ def pool_regions(n: int, g: int) -> list[tuple[int, int]]:
     return [(edges[i], edges[i + 1]) for i in range(g)]
 
 
-def max_pool_grid(maps: np.ndarray, g: int) -> np.ndarray:
-    """Max of each of ``g x g`` blocks of ``H x W x D`` maps -> ``g x g x D``."""
+def grid_features(image: np.ndarray, filters: np.ndarray, bias: np.ndarray, g: int) -> np.ndarray:
+    """The CNN: convolution, ReLU, then average pooling to a ``g x g x D`` grid."""
+    return mean_pool_grid(relu(convolve(image, filters, bias)), g)
+
+
+def mean_pool_grid(maps: np.ndarray, g: int) -> np.ndarray:
+    """Mean of each of ``g x g`` blocks of ``H x W x D`` maps -> ``g x g x D``.
+
+    The mean, not the max: a cell that holds only a sliver of an object gets
+    a small value, so attention can tell it from the cell holding most of it.
+    """
     maps = np.asarray(maps, dtype=float)
     rows, cols = pool_regions(maps.shape[0], g), pool_regions(maps.shape[1], g)
     out = np.empty((g, g, maps.shape[2]))
     for i, (r0, r1) in enumerate(rows):
         for j, (c0, c1) in enumerate(cols):
-            out[i, j] = maps[r0:r1, c0:c1].max(axis=(0, 1))
+            out[i, j] = maps[r0:r1, c0:c1].mean(axis=(0, 1))
     return out
 
 
@@ -219,31 +241,46 @@ HAND_FILTERS: tuple[tuple[str, np.ndarray, float], ...] = (
     ("red", _centre_tap((3.0, -1.5, -1.5)), -0.3),
     ("green", _centre_tap((-1.5, 3.0, -1.5)), -0.3),
     ("blue", _centre_tap((-1.5, -1.5, 3.0)), -0.3),
-    ("bright", _centre_tap((0.5, 0.5, 0.5)), -0.75),
+    ("yellow", _centre_tap((1.5, 1.5, -3.0)), -1.2),
+    ("bright", _centre_tap((0.5, 0.5, 0.5)), -1.0),
+    ("dark", _centre_tap((-1.0, -1.0, -1.0)), 0.7),
     ("vertical edge", _sobel(vertical=True), 0.0),
     ("horizontal edge", _sobel(vertical=False), 0.0),
 )
 
 
-def hand_filters(seed: int, d: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-    """The default filter bank: the hand-made filters, then seeded random ones.
+def hand_filters(d: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """The first ``d`` hand-made filters: names, filters ``d x 3 x 3 x 3``, biases ``d``."""
+    chosen = HAND_FILTERS[:d]
+    return (tuple(name for name, _, _ in chosen), np.array([f for _, f, _ in chosen]),
+            np.array([b for _, _, b in chosen]))
 
-    Returns names, filters ``d x 3 x 3 x 3`` and biases ``d``. Random filters
-    (normal, scale ``1/sqrt(27)``, 2 decimals) fill places beyond the six
-    hand-made ones.
+
+def spotlight(weights: np.ndarray, size: int) -> np.ndarray:
+    """A ``G x G`` weight grid upsampled smoothly to ``size x size``, scaled to max 1.
+
+    Bilinear interpolation between the cells' centres (clamped at the
+    border), then a Gaussian blur of a third of a cell, as Xu et al.
+    upsample and smooth their attention maps for display.
     """
-    names, filters, biases = [], [], []
-    for i in range(d):
-        if i < len(HAND_FILTERS):
-            name, f, b = HAND_FILTERS[i]
-        else:
-            name = f"random {i - len(HAND_FILTERS) + 1}"
-            f = seeded_normal(seed, f"cnn.filters.{i}", (KERNEL, KERNEL, 3), (KERNEL * KERNEL * 3) ** -0.5)
-            b = float(seeded_normal(seed, f"cnn.bias.{i}", (1,), 0.1)[0])
-        names.append(name)
-        filters.append(f)
-        biases.append(b)
-    return tuple(names), np.array(filters), np.array(biases)
+    w = np.asarray(weights, dtype=float)
+    g = w.shape[0]
+    # Pixel centres in cell units: cell i's centre sits at i.
+    pos = np.clip((np.arange(size) + 0.5) * g / size - 0.5, 0, g - 1)
+    lo = np.minimum(np.floor(pos).astype(int), g - 2) if g > 1 else np.zeros(size, int)
+    frac = pos - lo
+    hi = np.minimum(lo + 1, g - 1)
+    rows = w[lo] * (1 - frac)[:, None] + w[hi] * frac[:, None]
+    up = rows[:, lo] * (1 - frac)[None, :] + rows[:, hi] * frac[None, :]
+    sigma = size / g / 3
+    radius = int(np.ceil(2 * sigma))
+    taps = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+    taps /= taps.sum()
+    padded = np.pad(up, radius, mode="edge")
+    up = np.apply_along_axis(lambda r: np.convolve(r, taps, mode="valid"), 1, padded)
+    up = np.apply_along_axis(lambda c: np.convolve(c, taps, mode="valid"), 0, up)
+    top = float(up.max())
+    return up / top if top > 0 else np.ones_like(up)
 
 
 # --------------------------------------------------------------------------
@@ -253,20 +290,21 @@ def hand_filters(seed: int, d: int) -> tuple[tuple[str, ...], np.ndarray, np.nda
 
 @dataclass(frozen=True)
 class CnnConfig:
-    """The ``[cnn]`` table, validated; the image is already read."""
+    """The ``[cnn]`` table, validated; the image is already read (or drawn)."""
 
-    image_source: str  # the path as given, or "sample" for the shipped image
+    image_source: str  # the path as given, or "drawn scene N"
     pixels: np.ndarray  # H x W x 3 uint8, read-only
+    scene: int | None = DEFAULT_SCENE  # the drawn scene shown, None for a user image
     grid: int = 4
-    features: int = 4
-    input_size: int = 32
-    caption: str = DEFAULT_CAPTION
+    features: int = 8
+    input_size: int = 48
+    caption: str | None = None  # given: the decoder is fed these words (teacher forcing)
     filters: np.ndarray | None = None  # D x 3 x 3 x 3 from the numbers file
     bias: np.ndarray | None = None  # D from the numbers file
 
     @property
-    def caption_tokens(self) -> tuple[str, ...]:
-        return tokenize(self.caption)
+    def caption_tokens(self) -> tuple[str, ...] | None:
+        return tokenize(self.caption) if self.caption is not None else None
 
 
 def _as_filters(value: Any, where: str, d: int) -> np.ndarray:
@@ -288,9 +326,18 @@ def _as_filters(value: Any, where: str, d: int) -> np.ndarray:
     return out
 
 
-def _sample_image() -> np.ndarray:
-    with resources.as_file(resources.files(__package__).joinpath(SAMPLE_IMAGE_NAME)) as path:
-        return load_image(path, "cnn.image (the shipped sample)")
+def _drawn(index: int, size: int):
+    from .captioner.drawing import draw_scene
+    from .captioner.train import held_out_scene
+
+    recipe = held_out_scene(index)
+    return draw_scene(recipe.background, recipe.things, size)
+
+
+def _as_uint8(pixels: np.ndarray) -> np.ndarray:
+    out = np.round(np.clip(pixels, 0, 1) * 255).astype(np.uint8)
+    out.flags.writeable = False
+    return out
 
 
 def parse_cnn(value: Any, base_dir: Path | None = None) -> CnnConfig:
@@ -299,20 +346,30 @@ def parse_cnn(value: Any, base_dir: Path | None = None) -> CnnConfig:
     A relative ``image`` path is resolved against ``base_dir`` (the numbers
     file's folder), or the current folder when there is none.
     """
+    from .captioner.drawing import vocabulary
+
     table: Mapping[str, Any] = as_table(value, "cnn")
     check_keys(table, _KEYS, "cnn")
     grid = as_int(table.get("grid", 4), "cnn.grid", *GRID_RANGE)
-    d = as_int(table.get("features", 4), "cnn.features", *FEATURE_RANGE)
-    size = as_int(table.get("input_size", 32), "cnn.input_size", *INPUT_RANGE)
+    d = as_int(table.get("features", 8), "cnn.features", *FEATURE_RANGE)
+    size = as_int(table.get("input_size", 48), "cnn.input_size", *INPUT_RANGE)
     if size - KERNEL + 1 < grid:
         raise NumbersError(f"cnn.input_size: {size} is too small for a {grid}x{grid} grid")
-    caption = as_str(table.get("caption", DEFAULT_CAPTION), "cnn.caption")
-    n = len(tokenize(caption))
-    if not 1 <= n <= MAX_CAPTION_WORDS:
-        raise NumbersError(f"cnn.caption: expected 1 to {MAX_CAPTION_WORDS} words, got {n}")
+    caption = None
+    if "caption" in table:
+        caption = as_str(table["caption"], "cnn.caption")
+        words = tokenize(caption)
+        if not 1 <= len(words) <= MAX_CAPTION_WORDS:
+            raise NumbersError(f"cnn.caption: expected 1 to {MAX_CAPTION_WORDS} words, got {len(words)}")
+        unknown = [w for w in words if w not in vocabulary()]
+        if unknown:
+            raise NumbersError(f"cnn.caption: the captioner does not know {unknown[0]!r} "
+                               f"(it knows: {', '.join(vocabulary())})")
     filters = _as_filters(table["filters"], "cnn.filters", d) if "filters" in table else None
     bias = as_vector(table["bias"], "cnn.bias", d) if "bias" in table else None
 
+    if "image" in table and "scene" in table:
+        raise NumbersError("cnn: give either image (a file) or scene (a drawn scene), not both")
     if "image" in table:
         given = as_str(table["image"], "cnn.image")
         if not given.strip():
@@ -320,16 +377,17 @@ def parse_cnn(value: Any, base_dir: Path | None = None) -> CnnConfig:
         path = Path(given).expanduser()
         if not path.is_absolute() and base_dir is not None:
             path = Path(base_dir) / path
-        pixels, source = load_image(path), given
+        pixels, source, scene = load_image(path), given, None
+        if min(pixels.shape[:2]) < size:
+            raise NumbersError(
+                f"cnn.image: {source!r} is {pixels.shape[1]}x{pixels.shape[0]} pixels, "
+                f"expected at least {size} on each side (cnn.input_size)"
+            )
     else:
-        pixels, source = _sample_image(), "sample"
-    if min(pixels.shape[:2]) < size:
-        raise NumbersError(
-            f"cnn.image: {source!r} is {pixels.shape[1]}x{pixels.shape[0]} pixels, "
-            f"expected at least {size} on each side (cnn.input_size)"
-        )
-    return CnnConfig(image_source=source, pixels=pixels, grid=grid, features=d, input_size=size,
-                     caption=caption, filters=filters, bias=bias)
+        scene = as_int(table.get("scene", DEFAULT_SCENE), "cnn.scene", *SCENE_RANGE)
+        pixels, source = _as_uint8(_drawn(scene, size).pixels), f"drawn scene {scene}"
+    return CnnConfig(image_source=source, pixels=pixels, scene=scene, grid=grid, features=d,
+                     input_size=size, caption=caption, filters=filters, bias=bias)
 
 
 # --------------------------------------------------------------------------
@@ -348,7 +406,8 @@ class CnnTrace:
     """Everything the ``cnn_attention`` scene shows."""
 
     image_source: str
-    pixels: np.ndarray  # the square crop of the file, uint8 (not exported)
+    scene: int | None  # the drawn scene, None for a user image
+    pixels: np.ndarray  # the square crop of the image, uint8 (not exported)
     input_image: np.ndarray  # input_size x input_size x RGB in [0, 1]: what the CNN reads
     image_size: tuple[int, int]  # width, height of the file
     input_size: int
@@ -357,17 +416,20 @@ class CnnTrace:
     bias: np.ndarray  # D
     conv_size: int  # side of the convolution output
     features: np.ndarray  # G x G x D
+    trained: bool  # the shipped captioner (else seeded decoder weights)
+    forced: bool  # the caption was given (teacher forcing), not written by the decoder
     tokens: tuple[str, ...]  # caption words y_1 ... y_T
+    reference: tuple[str, ...] | None  # the drawn scene's own caption
     decoder_inputs: tuple[str, ...]  # <START>, y_1 ... y_{T-1}
-    embeddings: np.ndarray  # T x D, of the decoder inputs
-    W_init: np.ndarray  # D x D
-    W_x: np.ndarray  # D x 2D: [embedding | context]
-    W_s: np.ndarray  # D x D
-    b: np.ndarray  # D
-    states: np.ndarray  # (T+1) x D: s_0 ... s_T; s_{t-1} is word t's query
+    queries: np.ndarray  # T x H: s_{t-1}, the query for word t
     scores: np.ndarray  # T x G x G
     weights: np.ndarray  # T x G x G, each sums to 1
     contexts: np.ndarray  # T x D
+    probabilities: np.ndarray  # T: the probability the decoder gave each word
+    object_cells: tuple[tuple[tuple[int, int], ...], ...]  # per word; empty without an object
+    object_mass: tuple[float | None, ...]  # per word: its weight on its object's cells
+    held_out: dict | None  # the captioner's held-out figures (trained only)
+    decoder: dict[str, np.ndarray]  # the decoder's parameters
 
     @property
     def grid(self) -> int:
@@ -377,9 +439,12 @@ class CnnTrace:
         return {
             # Not the pixels, but a digest of them, so a changed file at the
             # same path still changes this section (the render cache hashes it).
-            "image": {"source": self.image_source, "width": self.image_size[0],
-                      "height": self.image_size[1], "input_size": self.input_size,
+            "image": {"source": self.image_source, "drawn_scene": self.scene,
+                      "width": self.image_size[0], "height": self.image_size[1],
+                      "input_size": self.input_size,
                       "sha256": hashlib.sha256(np.ascontiguousarray(self.pixels).tobytes()).hexdigest()},
+            "trained": self.trained,
+            "held_out": self.held_out,
             "filter_names": list(self.filter_names),
             "filters": self.filters.tolist(),
             "bias": self.bias.tolist(),
@@ -387,21 +452,36 @@ class CnnTrace:
             "grid": self.grid,
             "features": self.features.tolist(),
             "caption": list(self.tokens),
+            "caption_given": self.forced,
+            "reference": list(self.reference) if self.reference is not None else None,
             "decoder_inputs": list(self.decoder_inputs),
-            "embeddings": self.embeddings.tolist(),
-            "decoder": {"W_init": self.W_init.tolist(), "W_x": self.W_x.tolist(),
-                        "W_s": self.W_s.tolist(), "b": self.b.tolist()},
-            "states": self.states.tolist(),
+            "queries": self.queries.tolist(),
             "scores": self.scores.tolist(),
             "weights": self.weights.tolist(),
             "contexts": self.contexts.tolist(),
+            "probabilities": self.probabilities.tolist(),
+            "object_cells": [[list(c) for c in cells] for cells in self.object_cells],
+            "object_mass": list(self.object_mass),
+            # The decoder's ~8,000 parameters are not listed (they would swamp
+            # the tables): they are the shipped file's, or seeded from `seed`;
+            # the digest ties this section (and the render cache) to them.
+            "decoder": {
+                "weights": "attention_core/captioner/weights_captioner.npz" if self.trained else "seeded",
+                "sizes": {k: list(v.shape) for k, v in self.decoder.items()},
+                "sha256": hashlib.sha256(b"".join(
+                    np.ascontiguousarray(self.decoder[k]).tobytes() for k in sorted(self.decoder))).hexdigest(),
+            },
         }
 
 
 def compute_cnn(cfg: CnnConfig, seed: int) -> CnnTrace:
-    """Run the CNN over the image and the attention decoder over the caption."""
+    """Run the CNN over the image and the captioner's decoder over the grid."""
+    from .captioner import model
+    from .captioner.drawing import IMAGE_SIZE
+    from .captioner.train import DEFAULT_CONFIG, full_vocabulary, shipped_captioner
+
     d, g = cfg.features, cfg.grid
-    names, filters, bias = hand_filters(seed, d)
+    names, filters, bias = hand_filters(d)
     if cfg.filters is not None:
         filters, names = np.asarray(cfg.filters), tuple(f"filter {i + 1}" for i in range(d))
     if cfg.bias is not None:
@@ -411,42 +491,57 @@ def compute_cnn(cfg: CnnConfig, seed: int) -> CnnTrace:
     top, left = (h - side) // 2, (w - side) // 2
     crop = np.ascontiguousarray(cfg.pixels[top:top + side, left:left + side])
     crop.flags.writeable = False
-    image = square_resize(cfg.pixels, cfg.input_size)
+    if cfg.scene is not None:
+        drawn = _drawn(cfg.scene, cfg.input_size)
+        image = drawn.pixels  # drawn at the size the CNN reads
+    else:
+        drawn, image = None, square_resize(cfg.pixels, cfg.input_size)
     maps = relu(convolve(image, filters, bias))
-    features = max_pool_grid(maps, g)
-    cells = features.reshape(g * g, d)  # row-major: cell (i, j) is row i*g + j
+    features = mean_pool_grid(maps, g)
+    cells = features.reshape(g * g, d)
 
-    tokens = cfg.caption_tokens
-    inputs = (START, *tokens[:-1])
-    vocab = tuple(dict.fromkeys(inputs))
-    table = seeded_embeddings(seed, "cnn.embeddings", vocab, d)
-    embeddings = table[[vocab.index(wd) for wd in inputs]]
-    # Scales 1/sqrt(fan-in) keep tanh away from saturation (seeded, not trained).
-    W_init = seeded_normal(seed, "cnn.W_init", (d, d), d**-0.5)
-    W_x = seeded_normal(seed, "cnn.W_x", (d, 2 * d), (2 * d) ** -0.5)
-    W_s = seeded_normal(seed, "cnn.W_s", (d, d), d**-0.5)
-    b = seeded_normal(seed, "cnn.b", (d,), 0.1)
-
+    # The shipped captioner read drawn scenes of IMAGE_SIZE pixels through
+    # the hand-made filters; any other CNN gives features it never saw.
+    base = DEFAULT_CONFIG
+    trained = ((g, d, cfg.input_size) == (base.grid, base.features, IMAGE_SIZE)
+               and cfg.filters is None and cfg.bias is None)
+    if trained:
+        captioner = shipped_captioner()
+        params, vocab, held_out = captioner.params, captioner.vocab, captioner.evaluation
+    else:
+        vocab = full_vocabulary()
+        rng = np.random.default_rng([seed, 12])
+        params = model.init_params(rng, len(vocab), d, base.embedding, base.hidden, base.attention_size)
+        held_out = None
+    start, end = vocab.index(START), vocab.index(END)
+    forced_words = cfg.caption_tokens
+    forced = [vocab.index(wd) for wd in forced_words] if forced_words is not None else None
+    records = model.decode(params, cells, start, end, MAX_CAPTION_WORDS, forced=forced)
+    if not records:  # the decoder said <END> first: show that one step
+        records = model.decode(params, cells, start, end, 1, forced=[end])
+    tokens = tuple(vocab[r["word"]] for r in records)
     T = len(tokens)
-    states = np.zeros((T + 1, d))
-    # s_0 from the mean feature, as "Show, Attend and Tell" initialises it.
-    states[0] = np.tanh(W_init @ cells.mean(axis=0))
-    scores = np.zeros((T, g * g))
-    weights = np.zeros((T, g * g))
-    contexts = np.zeros((T, d))
-    for t in range(T):
-        scores[t] = maths.dot_scores(states[t], cells)
-        weights[t] = maths.softmax(scores[t])
-        contexts[t] = maths.context_vector(weights[t], cells)
-        x = np.concatenate([embeddings[t], contexts[t]])
-        states[t + 1] = maths.rnn_step(x, states[t], W_x, W_s, b)
+    weights = np.array([r["weights"] for r in records]).reshape(T, g, g)
 
+    owned = {}
+    if drawn is not None:
+        from .captioner.drawing import word_cells
+
+        owned = word_cells(drawn, g)
+    object_cells = tuple(owned.get(wd, ()) for wd in tokens)
+    object_mass = tuple(float(sum(weights[t][i, j] for i, j in cells_t)) if cells_t else None
+                        for t, cells_t in enumerate(object_cells))
     return CnnTrace(
-        image_source=cfg.image_source, pixels=crop, input_image=_frozen(image), image_size=(w, h), input_size=cfg.input_size,
-        filter_names=names, filters=_frozen(filters), bias=_frozen(bias),
-        conv_size=maps.shape[0], features=_frozen(features), tokens=tokens,
-        decoder_inputs=inputs, embeddings=_frozen(embeddings), W_init=_frozen(W_init),
-        W_x=_frozen(W_x), W_s=_frozen(W_s), b=_frozen(b), states=_frozen(states),
-        scores=_frozen(scores.reshape(T, g, g)), weights=_frozen(weights.reshape(T, g, g)),
-        contexts=_frozen(contexts),
+        image_source=cfg.image_source, scene=cfg.scene, pixels=crop, input_image=_frozen(image),
+        image_size=(w, h), input_size=cfg.input_size, filter_names=names, filters=_frozen(filters),
+        bias=_frozen(bias), conv_size=maps.shape[0], features=_frozen(features), trained=trained,
+        forced=forced is not None, tokens=tokens,
+        reference=drawn.caption if drawn is not None else None,
+        decoder_inputs=(START, *tokens[:-1]),
+        queries=_frozen([r["query"] for r in records]),
+        scores=_frozen(np.array([r["scores"] for r in records]).reshape(T, g, g)),
+        weights=_frozen(weights), contexts=_frozen([r["context"] for r in records]),
+        probabilities=_frozen([r["probs"][r["word"]] for r in records]),
+        object_cells=object_cells, object_mass=object_mass, held_out=held_out,
+        decoder={k: _frozen(v) for k, v in params.items()},
     )

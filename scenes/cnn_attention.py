@@ -1,10 +1,11 @@
 """``cnn_attention``: image captioning with attention over a CNN feature grid.
 
 Draft 000, Part 2, "Abstraction 1: the input features": a CNN turns an
-image into a grid of feature vectors; for every caption word the decoder
-state scores every cell, a softmax over all cells gives a grid of attention
-weights, and the context vector is the weighted average of the cells'
-vectors. It is the sentence case with a grid instead of a sequence.
+image into a grid of feature vectors, as the encoder RNN turned a sentence
+into a set of them; the trained captioner writes the caption word by word,
+and for each word its attention over the grid is drawn as a spotlight on
+the image (the image darkened where the weight is low, upsampled smoothly as
+in Xu et al.'s figures), moving to each object as it is named.
 """
 
 from __future__ import annotations
@@ -12,23 +13,20 @@ from __future__ import annotations
 import numpy as np
 from manim import (
     DOWN,
-    LEFT,
     RIGHT,
     UP,
     Create,
-    FadeIn,
+    DashedVMobject,
     GrowArrow,
     ManimColor,
-    Indicate,
     Line,
     Rectangle,
-    ReplacementTransform,
-    RoundedRectangle,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
     Write,
 )
+
+from attention_core.cnn import spotlight
 
 from .base import WalkthroughScene
 from .components import (
@@ -48,145 +46,199 @@ from .components import (
 
 __all__ = ["CnnAttentionScene"]
 
-# Layout (frame is 14.2 x 8 units).
-TITLE_Y = 3.55
-CAPTION_Y = 2.75
-MAIN_Y = -0.15
-SIDE = 3.9  # image and feature grid are squares of this side
-IMAGE_X = -4.6
-GRID_X_CNN = 4.6  # where the feature grid appears, right of the CNN
-GRID_X = -0.2  # where it sits while the decoder attends
-CNN_X = 0.0
-QUERY_X = 3.05
-CONTEXT_X = 5.75
-NOTE_Y = -2.4
-PARALLEL_Y = -3.3
-GUTTER = 0.05  # gap inside each feature cell's edge
-MIN_STRIPE = 0.19  # a feature cell's row must be this tall to hold a number
-MIN_WEIGHT_CELL = 0.76  # an image cell must be this wide to hold its weight (G <= 5)
+# Layout (frame is 14.2 x 8 units; at 480p a unit is 60 pixels, so text of
+# font size 20 or more stands at least 12 pixels tall).
+TITLE_Y = 3.5
+CAPTION_Y = 2.7
+MAIN_Y = -0.2
+SIDE = 4.2  # the image, a square of this side
+IMAGE_X = -4.5
+CNN_X = 0.2
+GRID_SIDE_CNN = 3.2  # the feature grid beside the CNN
+GRID_X_CNN = 4.9
+WEIGHTS_SIDE = 3.6  # the attention-weight grid while decoding
+WEIGHTS_X = 0.95
+WEIGHTS_Y = -0.55
+CONTEXT_X = 4.75
+FORMULA_Y = 1.85
+NOTE_Y = -2.85
+SMALL = 20  # the smallest font size used
+SPOT_LEVELS = 24  # shades of the spotlight (runs of equal shade merge)
+SPOT_DARK = 0.82  # opacity of the dark where the weight is lowest
+MIN_NUMBER_CELL = 0.75  # a weight cell must be this wide to hold its number
+
+
+def _cell_centre(i: int, j: int, g: int, side: float) -> list[float]:
+    step = side / g
+    return [(j - (g - 1) / 2) * step, -(i - (g - 1) / 2) * step, 0]
 
 
 class CnnAttentionScene(WalkthroughScene):
     scene_id = "cnn_attention"
     trace_sections = ("cnn", "encoder")
-    description = ("Image captioning: a CNN turns an image into a grid of features; each caption "
-                   "word attends over the grid (heat map) and gets a context vector.")
+    description = ("Image captioning: a CNN turns a drawn scene into a grid of features; a trained "
+                   "captioner writes the caption and, for each word, its attention lights up the "
+                   "object it names.")
 
     def construct(self) -> None:
         theme, cnn = self.theme, self.trace.cnn
         G, D = cnn.grid, cnn.features.shape[2]
         T = len(cnn.tokens)
 
-        title = caption("Image captioning: attention over a grid of CNN features", theme, 28)
-        title.move_to([0, TITLE_Y, 0])
+        title = caption("Image captioning: attention over a grid of CNN features", theme, 30)
+        fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         image = self._image().move_to([IMAGE_X, MAIN_Y, 0])
-        image_note = caption(
-            f"the image (square crop, read at {cnn.input_size}\u00d7{cnn.input_size} pixels)",
-            theme, 18, theme.muted)
-        fit_within(image_note, max_width=SIDE).move_to([IMAGE_X, NOTE_Y, 0])
+        where = (f"drawn scene {cnn.scene}, read at {cnn.input_size}\u00d7{cnn.input_size} px"
+                 if cnn.scene is not None else
+                 f"your image, read at {cnn.input_size}\u00d7{cnn.input_size} px")
+        image_note = caption(where, theme, 22, theme.muted)
+        fit_within(image_note, max_width=SIDE + 0.8).move_to([IMAGE_X, NOTE_Y, 0])
         self.play(fade_in(title), fade_in(image), fade_in(image_note))
 
         # -- the CNN: filters, ReLU, pooling to a G x G grid -----------------
-        cnn_block = self._cnn_block().move_to([CNN_X, MAIN_Y, 0])
+        cnn_block = self._cnn_block().move_to([CNN_X, MAIN_Y + 0.2, 0])
         grid_lines = self._grid_lines().move_to(image)
-        features = self._feature_grid().move_to([GRID_X_CNN, MAIN_Y, 0])
-        feat_note = caption(f"{G}\u00d7{G} feature vectors f\u1d62\u2c7c, {D} numbers each",
-                            theme, 18, theme.encoder)
-        fit_within(feat_note, max_width=SIDE).move_to([GRID_X_CNN, NOTE_Y, 0])
+        features = self._feature_grid(GRID_SIDE_CNN).move_to([GRID_X_CNN, MAIN_Y, 0])
+        feat_note = caption(f"{G}\u00d7{G} cells f\u1d62\u2c7c, {D} numbers each", theme, 22,
+                            theme.encoder)
+        fit_within(feat_note, max_width=4.2).move_to([GRID_X_CNN, NOTE_Y + 0.55, 0])
+        legend = caption("stripes: " + ", ".join(cnn.filter_names), theme, 20, theme.muted)
+        fit_within(legend, max_width=13.4)
+        if legend.height < 0.2:  # too many filter names for one line at a readable size
+            legend = caption(f"stripes: the {D} filters' outputs, top to bottom", theme, 20, theme.muted)
+        legend.move_to([0, NOTE_Y - 0.6, 0])
         a1 = arrow_between(image, cnn_block[0], theme.muted)
         a2 = arrow_between(cnn_block[0], features.frame, theme.muted)
         self.play(fade_in(cnn_block), GrowArrow(a1), run_time=0.9)
         self.play(Create(grid_lines), run_time=0.8)
-        self.play(GrowArrow(a2), FadeIn(features, lag_ratio=0.05), fade_in(feat_note), run_time=1.4)
-        self.wait(0.8)
-
-        # -- the parallel with the sentence case -----------------------------
-        parallel = self._parallel()
-        self.play(fade_in(parallel, shift=UP * 0.2))
+        self.play(GrowArrow(a2), fade_in(features), fade_in(feat_note), fade_in(legend), run_time=1.4)
         self.wait(1.2)
 
-        # -- make room for the decoder ---------------------------------------
-        self.play(fade_out(cnn_block), fade_out(a1), fade_out(a2), fade_out(feat_note),
-                  features.animate.move_to([GRID_X, MAIN_Y, 0]),
-                  parallel.animate.set_opacity(0.35), run_time=1.0)
-        feat_note.move_to([GRID_X, NOTE_Y, 0])
-        seeded = caption("decoder weights are seeded, not trained", theme, 18, theme.muted)
-        fit_within(seeded, max_width=4.3).move_to([(QUERY_X + CONTEXT_X) / 2, NOTE_Y, 0])
-        cap_label = caption("caption:", theme, 22, theme.muted)
-        words = TokenStrip(cnn.tokens, theme, colour=theme.decoder, font_size=24, max_width=10.5)
-        # Lays the label and words out in one row (the group itself is not shown).
+        # -- the analogy with the sentence case ------------------------------
+        self.play(fade_out(cnn_block), fade_out(a1), fade_out(a2), fade_out(legend),
+                  fade_out(feat_note), fade_out(image_note), fade_out(features), fade_out(grid_lines),
+                  run_time=0.8)
+        analogy = self._analogy()
+        self.play(fade_in(analogy, shift=UP * 0.2), run_time=1.0)
+        self.wait(3.0)
+        self.play(fade_out(analogy), run_time=0.6)
+
+        # -- the decoder writes the caption ----------------------------------
+        cap_label = caption("caption:", theme, 26, theme.muted)
+        words = TokenStrip(cnn.tokens, theme, colour=theme.decoder, font_size=28, max_width=9.5)
         VGroup(cap_label, words).arrange(RIGHT, buff=0.3).move_to([0, CAPTION_Y, 0])
-        formulas = VGroup(
-            math_label(r"e_{ij} = s_{t-1} \cdot f_{ij}", theme, 28),
-            math_label(r"c_t = \sum_{i,j} a_{ij}\, f_{ij}", theme, 28),
-        ).arrange(RIGHT, buff=0.5)
-        fit_within(formulas, max_width=4.6).move_to([(QUERY_X + CONTEXT_X) / 2, 1.95, 0])
-        self.play(fade_in(feat_note), fade_in(seeded), fade_in(cap_label), Write(formulas))
+        formulas = math_label(r"e_{ij} = v \cdot \tanh(W_f f_{ij} + W_s s_{t-1}),\;\; "
+                              r"a_t = \mathrm{softmax}(e),\;\; c_t = \sum_{i,j} a_{ij} f_{ij}", theme, 30)
+        fit_within(formulas, max_width=8.4).move_to([2.75, FORMULA_Y, 0])
+        weights_title = caption("attention weights a\u1d62\u2c7c", theme, 24, theme.highlight)
+        weights_title.move_to([WEIGHTS_X, WEIGHTS_Y + WEIGHTS_SIDE / 2 + 0.3, 0])
+        status = self._status_note().move_to([0, NOTE_Y - 0.45, 0])
+        self.play(fade_in(cap_label), Write(formulas), fade_in(weights_title), fade_in(status),
+                  run_time=1.2)
 
-        query = context = heat = shade = heat_note = focus = None
+        spot = weights = context = focus = note = outline = None
         for t in range(T):
-            new_query = self._column(cnn.states[t], f"cnn.states.{t}", f"s{subscript(t)}", theme.decoder)
-            new_query.move_to([QUERY_X, MAIN_Y, 0])
-            new_heat = self._heat_overlay(t).move_to(image)
-            new_shade = self._shade(t).move_to(features)
-            note = VGroup(
-                caption(f"weights a\u1d62\u2c7c for \u201c{cnn.tokens[t]}\u201d", theme, 18,
-                        theme.highlight),
-                caption(f"softmax over {G * G} cells \u00b7 colour: least \u2192 most", theme, 16,
-                        theme.muted),
-            ).arrange(DOWN, buff=0.08)
-            fit_within(note, max_width=SIDE).move_to([IMAGE_X, NOTE_Y - 0.05, 0])
+            new_spot = self._spotlight(t).move_to(image)
+            new_outline = self._object_outline(t)
+            if new_outline is not None:
+                new_outline.shift(image.get_center())
+            new_weights = self._weight_grid(t).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
+            new_context = self._context(t).move_to([CONTEXT_X, WEIGHTS_Y + 0.2, 0])
             new_focus = SurroundingRectangle(words.boxes[t], color=theme.highlight, buff=0.06)
+            new_note = self._word_note(t)
+            fit_within(new_note, max_width=SIDE + 0.6).move_to([IMAGE_X, NOTE_Y + 0.1, 0])
 
-            out = [fade_out(m) for m in (context, heat, shade, heat_note, focus) if m is not None]
-            if t == 0:
-                out.append(fade_out(image_note))
-            q_anim = (ReplacementTransform(query, new_query) if query is not None
-                      else fade_in(new_query, shift=LEFT * 0.2))
-            self.play(*out, q_anim, Create(new_focus), run_time=0.8)
-            self.play(fade_in(new_heat), fade_in(new_shade), fade_in(note), run_time=1.0)
-
-            new_context = self._column(cnn.contexts[t], f"cnn.contexts.{t}", f"c{subscript(t + 1)}",
-                                       theme.value).move_to([CONTEXT_X, MAIN_Y, 0])
-            # The grid's frame shrinks into c_t: one vector made of the whole grid.
-            self.play(TransformFromCopy(features.frame, new_context.frame),
-                      fade_in(new_context.cells, shift=RIGHT * 0.3), fade_in(new_context.label),
-                      run_time=1.1)
-            self.play(fade_in(words.boxes[t], shift=UP * 0.15),
-                      Indicate(new_context.frame, color=theme.value, scale_factor=1.04), run_time=0.7)
-            self.wait(0.4)
-            query, context, heat, shade, heat_note, focus = (
-                new_query, new_context, new_heat, new_shade, note, new_focus)
+            out = [fade_out(m) for m in (spot, weights, context, focus, note, outline) if m is not None]
+            new = [fade_in(new_spot), fade_in(new_weights), fade_in(new_context), Create(new_focus)]
+            self.play(*out, *new, run_time=1.0)
+            shown = [fade_in(words.boxes[t], shift=UP * 0.15), fade_in(new_note)]
+            if new_outline is not None:
+                shown.append(Create(new_outline))
+            self.play(*shown, run_time=0.8)
+            self.wait(1.0)
+            spot, weights, context, focus, note, outline = (
+                new_spot, new_weights, new_context, new_focus, new_note, new_outline)
         self.play(fade_out(focus), run_time=0.4)
-        self.wait(1.5)
+        summary = self._summary()
+        if summary is not None:
+            fit_within(summary, max_width=8.4).move_to([2.75, NOTE_Y + 0.15, 0])
+            self.play(fade_in(summary), run_time=0.6)
+        self.wait(2.0)
 
     # -- builders ------------------------------------------------------------
 
-    def _image(self) -> VGroup:
-        """The image as the CNN reads it: one square per input pixel.
-
-        Drawn as squares rather than an ImageMobject because manim 0.22's
-        image rendering fails with Pillow 13 ("Invalid mode for data type").
-        """
-        rgb = np.round(np.asarray(self.trace.cnn.input_image) * 255).astype(int)
+    def _pixel_runs(self, rgb: np.ndarray, side: float) -> VGroup:
+        """The picture as rectangles: runs of equal pixels in a row, stacked
+        over the rows below while they repeat (fewer mobjects, fewer seams)."""
         n = rgb.shape[0]
-        px = SIDE / n
-        mosaic = VGroup()
+        px = side / n
+        blocks: list[list[int]] = []  # [row0, rows, j, k] per rectangle
+        open_runs: dict[tuple, list[int]] = {}
         for i in range(n):
+            runs = {}
             j = 0
             while j < n:
-                # One rectangle per run of equal pixels in a row: fewer
-                # mobjects for flat regions, the same picture.
                 k = j + 1
                 while k < n and np.array_equal(rgb[i, k], rgb[i, j]):
                     k += 1
-                colour = ManimColor.from_rgb(tuple(int(c) for c in rgb[i, j]))
-                # A hair of overlap hides the anti-aliased seams between rows.
-                mosaic.add(Rectangle(width=(k - j) * px + 0.01, height=px + 0.01, stroke_width=0,
-                                     fill_color=colour, fill_opacity=1)
-                           .move_to([((j + k - 1) / 2 - (n - 1) / 2) * px, -(i - (n - 1) / 2) * px, 0]))
+                key = (j, k, *(int(c) for c in rgb[i, j]))
+                block = open_runs.get(key)
+                if block is not None and block[0] + block[1] == i:
+                    block[1] += 1
+                else:
+                    block = [i, 1, j, k]
+                    blocks.append(block)
+                runs[key] = block
                 j = k
-        return mosaic
+            open_runs = runs
+        group = VGroup()
+        for (i, rows, j, k) in blocks:
+            colour = ManimColor.from_rgb(tuple(int(c) for c in rgb[i, j]))
+            # A hair of overlap hides the anti-aliased seams between blocks.
+            group.add(Rectangle(width=(k - j) * px + 0.01, height=rows * px + 0.01, stroke_width=0,
+                                fill_color=colour, fill_opacity=1)
+                      .move_to([((j + k - 1) / 2 - (n - 1) / 2) * px,
+                                -((i + i + rows - 1) / 2 - (n - 1) / 2) * px, 0]))
+        return group
+
+    def _image(self) -> VGroup:
+        """The image as the CNN reads it, drawn pixel by pixel.
+
+        Drawn as rectangles rather than an ImageMobject because manim 0.22's
+        image rendering fails with Pillow 13 ("Invalid mode for data type").
+        """
+        rgb = np.round(np.asarray(self.trace.cnn.input_image) * 255).astype(int)
+        mosaic = self._pixel_runs(rgb, SIDE)
+        frame = Rectangle(width=SIDE, height=SIDE, stroke_color=self.theme.muted, stroke_width=2)
+        return VGroup(mosaic, frame)
+
+    def _spotlight(self, t: int) -> VGroup:
+        """The image lit by word t's weights: upsampled smoothly, dark where they are low.
+
+        Painted into the pixels (not a translucent layer on top), so the
+        picture stays seamless.
+        """
+        rgb = np.asarray(self.trace.cnn.input_image)
+        light = spotlight(self.trace.cnn.weights[t], rgb.shape[0])
+        shade = np.round((1 - light) * SPOT_LEVELS) / SPOT_LEVELS * SPOT_DARK
+        lit = np.round(rgb * (1 - shade)[:, :, None] * 255).astype(int)
+        return VGroup(self._pixel_runs(lit, SIDE),
+                      Rectangle(width=SIDE, height=SIDE, stroke_color=self.theme.muted, stroke_width=2))
+
+    def _object_outline(self, t: int) -> VGroup | None:
+        """A dashed outline around the cells of the object word t names."""
+        cnn = self.trace.cnn
+        cells = cnn.object_cells[t]
+        if not cells:
+            return None
+        G = cnn.grid
+        step = SIDE / G
+        group = VGroup()
+        for i, j in cells:
+            sq = Rectangle(width=step, height=step).move_to(_cell_centre(i, j, G, SIDE))
+            group.add(DashedVMobject(sq, num_dashes=12))
+        group.set_stroke(self.theme.highlight, width=3)
+        return group
 
     def _grid_lines(self) -> VGroup:
         """The G x G cells over the image that the pooled features stand for."""
@@ -202,127 +254,135 @@ class CnnAttentionScene(WalkthroughScene):
     def _cnn_block(self) -> VGroup:
         theme, cnn = self.theme, self.trace.cnn
         D = len(cnn.filter_names)
-        box = CellBox("CNN", theme, theme.encoder, width=3.0, height=0.9, font_size=28)
-        # Names three to a line, so eight filters stay readable.
-        names = [", ".join(cnn.filter_names[k:k + 3]) for k in range(0, D, 3)]
+        box = CellBox("CNN", theme, theme.encoder, width=2.8, height=0.9, font_size=30)
+        fixed = "fixed, hand-made" if cnn.filter_names[0] == "red" else "from the numbers file"
         lines = VGroup(
-            caption(f"{D} filters 3\u00d73\u00d7RGB:", theme, 18),
-            *[caption(n, theme, 16, theme.muted) for n in names],
-            caption("then ReLU", theme, 18),
-            caption(f"then max-pool to {cnn.grid}\u00d7{cnn.grid}", theme, 18),
+            caption(f"{D} filters 3\u00d73\u00d7RGB", theme, 22),
+            caption(f"({fixed})", theme, 20, theme.muted),
+            caption("then ReLU", theme, 22),
+            caption("then average-pool", theme, 22),
+            caption(f"to {cnn.grid}\u00d7{cnn.grid} cells", theme, 22),
         ).arrange(DOWN, buff=0.12)
         for line in lines:
             fit_within(line, max_width=3.2)
         return VGroup(box, lines.next_to(box, DOWN, buff=0.25))
 
-    def _feature_grid(self) -> VGroup:
-        """G x G cells, each its D-vector as stacked stripes (numbers when they fit)."""
+    def _feature_grid(self, side: float) -> VGroup:
+        """G x G cells, each its D-vector as stacked colour stripes."""
         theme, feats = self.theme, self.trace.cnn.features
         G, D = feats.shape[0], feats.shape[2]
-        cell = SIDE / G
-        stripe = cell / D
-        show = stripe >= MIN_STRIPE and cell >= 0.6
-        font = 16 if stripe >= 0.24 else 14
+        cell = side / G
+        gutter = 0.04
         scale = max(float(np.max(np.abs(feats))), 1e-9)
         grid = VGroup()
-        grid.cells = VGroup()
         for i in range(G):
             for j in range(G):
-                # Each cell's stripes are inset, so the dark gutters show the grid.
                 col = VGroup(*[
-                    ValueCell(feats[i, j, d], theme, (f"cnn.features.{i}.{j}", d),
-                              width=cell - 2 * GUTTER, height=stripe - 2 * GUTTER / D,
-                              scale=scale, show_number=show, font_size=font)
+                    ValueCell(feats[i, j, d], theme, None, width=cell - 2 * gutter,
+                              height=(cell - 2 * gutter) / D, scale=scale, show_number=False)
                     for d in range(D)
                 ]).arrange(DOWN, buff=0)
                 for c in col:
                     c.box.set_stroke(width=0)
-                col.move_to([(j - (G - 1) / 2) * cell, -(i - (G - 1) / 2) * cell, 0])
-                grid.cells.add(col)
-        lines = VGroup()
-        for k in range(G + 1):
-            off = -SIDE / 2 + k * cell
-            lines.add(Line([off, -SIDE / 2, 0], [off, SIDE / 2, 0]),
-                      Line([-SIDE / 2, off, 0], [SIDE / 2, off, 0]))
-        lines.set_stroke(theme.muted, width=2)
-        grid.frame = Rectangle(width=SIDE + 0.08, height=SIDE + 0.08, stroke_color=theme.encoder,
+                grid.add(col.move_to(_cell_centre(i, j, G, side)))
+        grid.frame = Rectangle(width=side + 0.08, height=side + 0.08, stroke_color=theme.encoder,
                                stroke_width=3)
-        grid.add(grid.cells, lines, grid.frame)
+        grid.add(grid.frame)
         return grid
 
-    def _relative(self, t: int) -> np.ndarray:
-        # Colours run from the word's smallest weight to its largest (as an
-        # auto-scaled heat map does), so a near-uniform grid still shows where
-        # it leans; the numbers on the cells are the true weights.
-        w = self.trace.cnn.weights[t]
-        span = float(w.max() - w.min())
-        return (w - w.min()) / span if span > 1e-12 else np.ones_like(w)
-
-    def _heat_overlay(self, t: int) -> VGroup:
-        """Word t's weights over the image: heat-coloured cells, numbers if they fit."""
+    def _weight_grid(self, t: int) -> VGroup:
+        """Word t's G x G weights: cells tinted by weight, the numbers when they fit."""
         theme, w = self.theme, self.trace.cnn.weights[t]
         G = w.shape[0]
-        cell = SIDE / G
-        rel = self._relative(t)
+        cell = WEIGHTS_SIDE / G
+        top = max(float(w.max()), 1e-12)
         group = VGroup()
         for i in range(G):
             for j in range(G):
-                pos = [(j - (G - 1) / 2) * cell, -(i - (G - 1) / 2) * cell, 0]
-                group.add(Rectangle(width=cell, height=cell, stroke_width=1,
-                                    stroke_color=theme.background, fill_color=theme.heat(rel[i, j]),
-                                    fill_opacity=0.72 - 0.3 * rel[i, j]).move_to(pos))
-                if cell >= MIN_WEIGHT_CELL:
-                    num = NumberLabel(w[i, j], theme, (f"cnn.weights.{t}.{i}", j), font_size=16)
-                    fit_within(num, max_width=cell * 0.8)
-                    back = RoundedRectangle(corner_radius=0.05, width=num.width + 0.12,
-                                            height=num.height + 0.1, stroke_width=0,
-                                            fill_color=theme.background, fill_opacity=0.75)
-                    group.add(VGroup(back, num).move_to(pos))
+                pos = _cell_centre(i, j, G, WEIGHTS_SIDE)
+                group.add(Rectangle(width=cell, height=cell, stroke_width=1.5, stroke_color=theme.muted,
+                                    fill_color=theme.heat(w[i, j] / top), fill_opacity=0.25 + 0.6 * w[i, j] / top).move_to(pos))
+                if cell >= MIN_NUMBER_CELL:
+                    group.add(NumberLabel(w[i, j], theme, (f"cnn.weights.{t}.{i}", j), font_size=SMALL)
+                              .move_to(pos))
         return group
 
-    def _shade(self, t: int) -> VGroup:
-        """Dims each feature cell by how little weight it gets for word t."""
-        G = self.trace.cnn.grid
-        cell = SIDE / G
-        rel = self._relative(t)
-        group = VGroup()
-        for i in range(G):
-            for j in range(G):
-                group.add(Rectangle(width=cell, height=cell, stroke_width=0,
-                                    fill_color=self.theme.background,
-                                    fill_opacity=0.7 * (1 - rel[i, j]))
-                          .move_to([(j - (G - 1) / 2) * cell, -(i - (G - 1) / 2) * cell, 0]))
-        return group
-
-    def _column(self, values, key: str, label: str, colour) -> VectorColumn:
-        """A vector with a plain-text name (Pango: no LaTeX run per word)."""
-        D = len(values)
-        col = VectorColumn(values, self.theme, key=key, colour=colour,
-                           cell_height=0.40 if D <= 6 else 0.34)
-        col.label = caption(label, self.theme, 28, colour).next_to(col.frame, UP, buff=0.12)
-        col.add(col.label)
+    def _context(self, t: int) -> VectorColumn:
+        cnn = self.trace.cnn
+        col = VectorColumn(cnn.contexts[t], self.theme, key=f"cnn.contexts.{t}", colour=self.theme.value,
+                           cell_height=0.36, cell_width=0.95, font_size=SMALL)
+        label = caption(f"c{subscript(t + 1)}", self.theme, 30, self.theme.value)
+        col.add(label.next_to(col.frame, UP, buff=0.12))
         return col
 
-    def _parallel(self) -> VGroup:
-        """A set of features over a sentence there, a grid over an image here."""
+    def _word_note(self, t: int) -> VGroup:
+        """What word t names and how much of its weight lands there."""
+        theme, cnn = self.theme, self.trace.cnn
+        word = cnn.tokens[t]
+        mass = cnn.object_mass[t]
+        if mass is None:
+            text = (f"\u201c{word}\u201d names no object" if cnn.scene is not None
+                    else f"\u201c{word}\u201d: where it looks")
+            return VGroup(caption(text, theme, 24, theme.highlight))
+        lead = caption(f"\u201c{word}\u201d: weight on the {word}", theme, 24, theme.highlight)
+        num = NumberLabel(mass, theme, ("cnn.object_mass", t), font_size=26, colour=theme.highlight)
+        return VGroup(lead, num).arrange(RIGHT, buff=0.15)
+
+    def _status_note(self) -> VGroup:
+        """Says which decoder this is and where the image comes from."""
+        theme, cnn = self.theme, self.trace.cnn
+        parts = []
+        if not cnn.trained:
+            parts.append("decoder weights seeded, not trained: [cnn] sizes or filters differ "
+                         "from the trained captioner's")
+        elif cnn.scene is None:
+            parts.append("not a drawn scene: the captioner, trained on drawn scenes, captions what it can")
+        else:
+            parts.append("captioner trained on drawn scenes; dashed: the cells of the object named")
+        if cnn.forced:
+            parts.append("caption given in the numbers file (the decoder reads it)")
+        note = VGroup(*[caption(p, theme, 20, theme.muted) for p in parts]).arrange(DOWN, buff=0.08)
+        return fit_within(note, max_width=13.4)
+
+    def _summary(self) -> VGroup | None:
+        theme, cnn = self.theme, self.trace.cnn
+        if not cnn.held_out:
+            return None
+        lead = caption("held-out attention accuracy:", theme, 22, theme.text)
+        num = NumberLabel(cnn.held_out["attention_accuracy"], theme,
+                          ("cnn.held_out.attention_accuracy",), font_size=24, colour=theme.highlight)
+        why = caption("(share of object words whose top cell is on the object)", theme, 20, theme.muted)
+        return VGroup(VGroup(lead, num).arrange(RIGHT, buff=0.15), why).arrange(DOWN, buff=0.08)
+
+    def _analogy(self) -> VGroup:
+        """The draft's parallel: a set of features over a sentence, a grid over an image."""
         theme, enc, cnn = self.theme, self.trace.encoder, self.trace.cnn
-        chips = VGroup(*[
-            VectorColumn(h, theme, show_numbers=False, colour=theme.encoder, cell_width=0.2,
-                         cell_height=0.5 / len(h))
-            for h in enc.hidden[1:]
-        ]).arrange(RIGHT, buff=0.08)
-        fit_within(chips, max_width=3.0)
-        left = VGroup(caption("sentence \u2192 RNN \u2192 a set h\u2081 \u2026 h\u209c", theme, 18),
-                      chips).arrange(RIGHT, buff=0.25)
         G = cnn.grid
-        mini = VGroup(*[Rectangle(width=0.6 / G, height=0.6 / G, stroke_width=1.5,
-                                  stroke_color=theme.encoder) for _ in range(G * G)])
-        mini.arrange_in_grid(rows=G, cols=G, buff=0)
-        right = VGroup(caption("image \u2192 CNN \u2192 a grid f\u1d62\u2c7c", theme, 18),
-                       mini).arrange(RIGHT, buff=0.25)
-        row = VGroup(left, right).arrange(RIGHT, buff=1.0)
-        fit_within(row, max_width=13.4)
-        return row.move_to([0, PARALLEL_Y, 0])
-
-
+        chips = VGroup(*[
+            VectorColumn(h, theme, show_numbers=False, colour=theme.encoder, cell_width=0.28,
+                         cell_height=0.9 / len(h))
+            for h in enc.hidden[1:]
+        ]).arrange(RIGHT, buff=0.1)
+        fit_within(chips, max_width=3.6)
+        left = VGroup(
+            caption("Part 1: a sentence", theme, 26),
+            caption("encoder RNN, word by word", theme, 22, theme.muted),
+            chips,
+            caption("a set of vectors h\u2081 \u2026 h\u209c", theme, 24, theme.encoder),
+            caption("a set of attention weights", theme, 22, theme.highlight),
+        ).arrange(DOWN, buff=0.25)
+        mini = self._feature_grid(1.6)
+        right = VGroup(
+            caption("here: an image", theme, 26),
+            caption("encoder CNN, cell by cell", theme, 22, theme.muted),
+            mini,
+            caption(f"a grid of vectors f\u1d62\u2c7c ({G}\u00d7{G})", theme, 24, theme.encoder),
+            caption("a grid of attention weights", theme, 22, theme.highlight),
+        ).arrange(DOWN, buff=0.25)
+        row = VGroup(left, right).arrange(RIGHT, buff=0.9, aligned_edge=UP)
+        divider = Line(UP * 1.6, DOWN * 1.6, stroke_color=theme.muted, stroke_width=2)
+        divider.move_to(row).set_x((left.get_right()[0] + right.get_left()[0]) / 2)
+        group = VGroup(row, divider)
+        fit_within(group, max_width=9.0, max_height=5.4)
+        return group.move_to([2.4, MAIN_Y + 0.2, 0])
 

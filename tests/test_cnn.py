@@ -10,11 +10,13 @@ from PIL import Image
 
 from attention_core import NumbersError, compute_trace, load_numbers
 from attention_core.cnn import (
+    MAX_IMAGE_SIDE,
     convolve,
     hand_filters,
-    max_pool_grid,
+    mean_pool_grid,
     pool_regions,
     relu,
+    spotlight,
     square_resize,
 )
 
@@ -32,7 +34,11 @@ def _png(path, width, height, colour=None, seed=0):
 
 
 def _cnn(**keys):
-    return varied(cnn={**default_data()["cnn"], **keys})
+    data = varied()
+    data["cnn"].update(keys)
+    if "image" in keys:  # an image replaces the drawn scene
+        data["cnn"].pop("scene", None)
+    return data
 
 
 # -- the convolution ---------------------------------------------------------
@@ -82,9 +88,11 @@ def test_pooling_worked_by_hand():
     maps = np.arange(25, dtype=float).reshape(5, 5, 1)  # value 5*row + col
     # 5 rows in 2 blocks: rows 0-1 and rows 2-4 (same for columns).
     assert pool_regions(5, 2) == [(0, 2), (2, 5)]
-    pooled = max_pool_grid(maps, 2)
-    # Block maxima are their bottom-right entries: 5*1+1, 5*1+4, 5*4+1, 5*4+4.
-    np.testing.assert_allclose(pooled[:, :, 0], [[6, 9], [21, 24]])
+    pooled = mean_pool_grid(maps, 2)
+    # Block means: rows 0-1 x cols 0-1 = (0+1+5+6)/4 = 3; rows 0-1 x cols 2-4 =
+    # (2+3+4+7+8+9)/6 = 5.5; rows 2-4 x cols 0-1 = (10+11+15+16+20+21)/6 = 15.5;
+    # rows 2-4 x cols 2-4: centre 18, mean of a symmetric 3x3 block = 18.
+    np.testing.assert_allclose(pooled[:, :, 0], [[3, 5.5], [15.5, 18]])
 
 
 def test_square_resize_crops_the_centre_and_averages_blocks():
@@ -99,22 +107,47 @@ def test_square_resize_crops_the_centre_and_averages_blocks():
 
 def test_hand_filters_on_a_pure_red_image(tmp_path):
     _png(tmp_path / "red.png", 32, 32, colour=(255, 0, 0))
-    trace = trace_from(_cnn(image=str(tmp_path / "red.png"), features=6, grid=3))
+    trace = trace_from(_cnn(image=str(tmp_path / "red.png"), features=8, grid=3, input_size=32))
     feats = trace.cnn.features
-    assert trace.cnn.filter_names[:4] == ("red", "green", "blue", "bright")
-    # red: 3*1 - 1.5*0 - 1.5*0 - 0.3 = 2.7; green: -1.5 - 0.3 < 0 -> 0;
-    # blue: the same 0; bright: 0.5 - 0.75 < 0 -> 0; no edges in a flat image.
+    assert trace.cnn.filter_names[:6] == ("red", "green", "blue", "yellow", "bright", "dark")
+    # red: 3*1 - 1.5*0 - 1.5*0 - 0.3 = 2.7; green, blue: -1.5 - 0.3 < 0 -> 0;
+    # yellow: 1.5*1 + 1.5*0 - 3*0 - 1.2 = 0.3; bright: 0.5 - 1 < 0 -> 0;
+    # dark: -1 + 0.7 < 0 -> 0; no edges in a flat image.
     np.testing.assert_allclose(feats[:, :, 0], 2.7)
-    np.testing.assert_allclose(feats[:, :, 1:], 0.0)
+    np.testing.assert_allclose(feats[:, :, 3], 0.3)
+    np.testing.assert_allclose(feats[:, :, [1, 2, 4, 5, 6, 7]], 0.0)
 
 
-def test_hand_filters_then_seeded_random_ones():
-    names, filters, bias = hand_filters(3, 8)
-    assert names[6:] == ("random 1", "random 2")
-    assert filters.shape == (8, 3, 3, 3) and bias.shape == (8,)
-    again = hand_filters(3, 8)[1]
-    np.testing.assert_array_equal(filters, again)
-    assert not np.array_equal(hand_filters(4, 8)[1][6], filters[6])
+def test_hand_filters_are_a_prefix_of_the_bank():
+    names, filters, bias = hand_filters(3)
+    assert names == ("red", "green", "blue")
+    assert filters.shape == (3, 3, 3, 3) and bias.shape == (3,)
+    np.testing.assert_array_equal(hand_filters(8)[1][:3], filters)
+
+
+def test_spotlight_worked_by_hand_before_the_blur():
+    # With the blur's sigma tiny, bilinear interpolation alone: a 2x2 grid
+    # at 4 pixels puts pixel centres at cell coordinates -0.25, 0.25, 0.75,
+    # 1.25, clamped to 0, 0.25, 0.75, 1: factors 1, 0.75, 0.25, 0 from cell 0.
+    w = np.array([[1.0, 0.0], [0.0, 0.0]])
+    up = spotlight(w, 4)
+    assert up.shape == (4, 4) and up.max() == pytest.approx(1.0)
+    # Blurred, the brightest pixel is still the top-left one, and brightness
+    # falls away from it along the row and the column.
+    assert np.unravel_index(np.argmax(up), up.shape) == (0, 0)
+    assert np.all(np.diff(up[0]) <= 1e-12) and np.all(np.diff(up[:, 0]) <= 1e-12)
+    # A uniform grid lights everything equally.
+    np.testing.assert_allclose(spotlight(np.full((3, 3), 1 / 9), 12), 1.0)
+
+
+def test_spotlight_is_brightest_on_the_attended_cell():
+    w = np.zeros((4, 4))
+    w[2, 1] = 1.0
+    up = spotlight(w, 48)
+    i, j = np.unravel_index(np.argmax(up), up.shape)
+    assert 24 <= i < 36 and 12 <= j < 24
+    # Far corners stay dark.
+    assert up[0, 47] < 0.05 and up[0, 0] < 0.05
 
 
 # -- shapes and properties -----------------------------------------------------
@@ -125,54 +158,65 @@ def test_hand_filters_then_seeded_random_ones():
 ])
 def test_shapes_weights_and_contexts(tmp_path, width, height, grid, features):
     path = _png(tmp_path / "noise.png", width, height, seed=width)
-    caption = "one two three four five six seven eight"
+    caption = "a ball and a car on the sand"
     trace = trace_from(_cnn(image=str(path), grid=grid, features=features, caption=caption,
                             input_size=24))
     c = trace.cnn
     T = 8
+    assert c.tokens == tuple(caption.split()) and c.forced
+    assert not c.trained  # other sizes than the captioner's: seeded decoder
     assert c.features.shape == (grid, grid, features)
     assert c.conv_size == 22
     assert c.weights.shape == (T, grid, grid) and c.scores.shape == (T, grid, grid)
-    assert c.contexts.shape == (T, features) and c.states.shape == (T + 1, features)
+    assert c.contexts.shape == (T, features)
     assert c.image_size == (width, height)
-    assert np.all(c.features >= 0)  # after ReLU and max pooling
+    assert np.all(c.features >= 0)  # after ReLU and average pooling
     cells = c.features.reshape(-1, features)
     for t in range(T):
         assert c.weights[t].sum() == pytest.approx(1.0)
         assert np.all(c.weights[t] > 0)
-        # Word t's score of cell (i, j) is the dot product of s_{t-1} and f_ij.
-        np.testing.assert_allclose(c.scores[t], np.einsum("d,ijd->ij", c.states[t], c.features))
+        e = np.exp(c.scores[t] - c.scores[t].max())
+        np.testing.assert_allclose(c.weights[t], e / e.sum())
         # The context is inside the convex hull of the cells: each coordinate
         # between the cells' least and greatest, and a weighted sum of them.
         assert np.all(c.contexts[t] >= cells.min(axis=0) - 1e-12)
         assert np.all(c.contexts[t] <= cells.max(axis=0) + 1e-12)
         np.testing.assert_allclose(c.contexts[t], c.weights[t].reshape(-1) @ cells)
+    # A user image: no object is known, so no word has object cells.
+    assert c.object_cells == ((),) * T and c.object_mass == (None,) * T
 
 
 def test_to_dict_section():
     data = trace_from(default_data()).to_dict()
     section = data["cnn"]
     json.dumps(section)  # plain JSON values
-    assert set(section["image"]) == {"source", "width", "height", "input_size", "sha256"}
-    assert section["caption"] == ["a", "red", "ball", "on", "the", "grass"]
-    assert np.asarray(section["features"]).shape == (4, 4, 4)
-    assert np.asarray(section["filters"]).shape == (4, 3, 3, 3)
-    for w in section["weights"]:
-        assert np.sum(w) == pytest.approx(1.0)
-    assert len(section["contexts"]) == 6
+    assert set(section["image"]) == {"source", "drawn_scene", "width", "height", "input_size", "sha256"}
+    assert section["trained"] is True
+    assert set(section["held_out"]) >= {"caption_exact", "attention_accuracy", "object_mass"}
+    assert np.asarray(section["features"]).shape == (4, 4, 8)
+    assert np.asarray(section["filters"]).shape == (8, 3, 3, 3)
+    T = len(section["caption"])
+    assert len(section["weights"]) == len(section["object_cells"]) == len(section["object_mass"]) == T
+    for w, cells, mass in zip(section["weights"], section["object_cells"], section["object_mass"]):
+        assert np.asarray(w).shape == (4, 4) and np.sum(w) == pytest.approx(1.0)
+        if cells:
+            assert mass == pytest.approx(sum(w[i][j] for i, j in cells))
+        else:
+            assert mass is None
+    assert len(section["contexts"]) == T
 
 
 def test_explicit_filters_and_bias_replace_the_bank():
     ones = [[[1.0, 0.0, 0.0]] * 3] * 3
     trace = trace_from(_cnn(features=2, filters=[ones, ones], bias=[0.0, -100.0]))
-    assert trace.cnn.filter_names == ("filter 1", "filter 2")
+    assert trace.cnn.filter_names == ("filter 1", "filter 2") and not trace.cnn.trained
     np.testing.assert_allclose(trace.cnn.filters[0, :, :, 0], 1.0)
     np.testing.assert_allclose(trace.cnn.features[:, :, 1], 0.0)  # the bias kills it
 
 
 def test_relative_image_path_is_resolved_against_the_numbers_file(tmp_path, monkeypatch):
     (tmp_path / "imgs").mkdir()
-    _png(tmp_path / "imgs" / "pic.png", 40, 40, colour=(0, 0, 255))
+    _png(tmp_path / "imgs" / "pic.png", 50, 50, colour=(0, 0, 255))
     numbers = tmp_path / "n.toml"
     numbers.write_text('seed = 1\n[sentences]\nsource = "a b"\ntarget = "c d"\n'
                        '[sizes]\nembedding = 2\nhidden = 2\n'
@@ -180,7 +224,7 @@ def test_relative_image_path_is_resolved_against_the_numbers_file(tmp_path, monk
     monkeypatch.chdir("/")
     trace = compute_trace(load_numbers(numbers))
     assert trace.cnn.image_source == "imgs/pic.png"
-    assert trace.cnn.image_size == (40, 40)
+    assert trace.cnn.image_size == (50, 50)
 
 
 # -- bad numbers ---------------------------------------------------------------
@@ -236,6 +280,7 @@ def test_image_smaller_than_the_input_size(tmp_path):
 @pytest.mark.parametrize("key,value", [
     ("grid", 2), ("grid", 9), ("grid", 4.0), ("features", 1), ("features", 9),
     ("input_size", 15), ("input_size", 65), ("caption", ""), ("image", 3),
+    ("caption", "a zebra on the grass"), ("scene", -1), ("scene", 500), ("scene", "5"),
     ("caption", "one two three four five six seven eight nine"), ("bias", [0.1, 0.2]),
     ("bias", [0.1, 0.2, float("nan"), 0.4]), ("filters", [[[[0.0, 0.0, 0.0]] * 3] * 3]),
     ("filters", [[[[0.0, 0.0]] * 3] * 3] * 4), ("image", ""),
@@ -258,3 +303,54 @@ def test_load_numbers_prefixes_the_file(tmp_path):
         load_numbers(numbers)
     assert str(info.value).startswith(f"{numbers}: cnn.image")
     assert str(tmp_path / "gone.jpg") in str(info.value)
+
+
+def test_image_and_scene_together_are_refused(tmp_path):
+    path = _png(tmp_path / "pic.png", 60, 60, seed=4)
+    message = _error(varied(cnn={"image": str(path), "scene": 2}))
+    assert message.startswith("cnn:") and "image" in message and "scene" in message
+
+
+# -- decompression bombs (issue 15, item 5) ------------------------------------
+
+
+def _huge_png(path, side):
+    # A 1-bit image is side*side/8 bytes in memory and compresses to almost
+    # nothing, so even 15000x15000 is cheap to write.
+    Image.new("1", (side, side)).save(path)
+    return path
+
+
+@pytest.mark.parametrize("side", [10_000, 15_000])
+def test_a_huge_image_is_one_clear_error_without_warnings(tmp_path, side):
+    import warnings
+
+    path = _huge_png(tmp_path / f"huge{side}.png", side)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        message = _error(_cnn(image=str(path)))
+    assert message.startswith("cnn.image") and str(path) in message
+    assert f"at most {MAX_IMAGE_SIDE}" in message
+
+
+def test_a_huge_image_from_the_command_line(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    _huge_png(tmp_path / "huge.png", 15_000)
+    numbers = tmp_path / "n.toml"
+    from attention_core.numbers_file import default_numbers_text
+
+    text = default_numbers_text()
+    assert "\nscene = 5 " in text
+    numbers.write_text(text.replace("\nscene = 5 ", '\nimage = "huge.png" #'), "utf-8")
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, str(root / "render.py"), "numbers", "--numbers", str(numbers),
+                          "--scene", "cnn_attention"], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=120)
+    assert run.returncode != 0
+    assert run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert "cnn.image" in lines[0] and "huge.png" in lines[0] and "Traceback" not in run.stderr

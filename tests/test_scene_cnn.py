@@ -2,11 +2,39 @@
 
 from __future__ import annotations
 
+from importlib import resources
+
 import numpy as np
+import pytest
 from PIL import Image
 
+from scenes import LIGHT
+from scenes.base import _text_leaves, _visible
+from scenes.cnn_attention import CnnAttentionScene
 
-from .helpers import build_scene, check_scene, default_data, load_default_trace, shown_keys, trace_from, varied
+from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
+
+# At 480p a frame unit is 60 pixels; text of font size 20 stands about 12.6
+# pixels tall (a digit or a letter with an ascender), the least we allow.
+MIN_FONT_SIZE = 20
+
+
+@pytest.fixture
+def smallest_text(monkeypatch):
+    """Record the smallest visible text (font size after any scaling) at every snapshot."""
+    seen: list[tuple[float, str]] = []
+    original = CnnAttentionScene._snapshot
+
+    def snapshot(self):
+        original(self)
+        for top in self.mobjects:
+            for leaf in _text_leaves(top):
+                if _visible(leaf):
+                    label = getattr(leaf, "text", None) or getattr(leaf, "tex_string", "")
+                    seen.append((float(leaf.font_size), label))
+
+    monkeypatch.setattr(CnnAttentionScene, "_snapshot", snapshot)
+    return seen
 
 
 def _weight_keys(trace) -> set[tuple]:
@@ -14,62 +42,107 @@ def _weight_keys(trace) -> set[tuple]:
     return {(f"cnn.weights.{t}.{i}", j) for t in range(T) for i in range(G) for j in range(G)}
 
 
-def _vector_keys(trace) -> set[tuple]:
+def _context_keys(trace) -> set[tuple]:
     T, D = trace.cnn.contexts.shape
-    keys = {(f"cnn.contexts.{t}", d) for t in range(T) for d in range(D)}
-    keys |= {(f"cnn.states.{t}", d) for t in range(T) for d in range(D)}
-    return keys
+    return {(f"cnn.contexts.{t}", d) for t in range(T) for d in range(D)}
 
 
-def _feature_keys(trace) -> set[tuple]:
-    G, _, D = trace.cnn.features.shape
-    return {(f"cnn.features.{i}.{j}", d) for i in range(G) for j in range(G) for d in range(D)}
+def _mass_keys(trace) -> set[tuple]:
+    return {("cnn.object_mass", t) for t, m in enumerate(trace.cnn.object_mass) if m is not None}
 
 
-def _check(scene, independent) -> None:
-    check_scene(scene, independent)
-
-
-def test_default_numbers_every_frame():
+def test_default_numbers_every_frame(smallest_text):
     trace = load_default_trace()
     scene = build_scene("cnn_attention", trace, skip=False)
-    _check(scene, load_default_trace())
-    # 4x4 cells of 4 numbers and 16 weights per word are big enough to show
-    # every number: each feature, each weight, each s_{t-1} and each c_t.
-    assert shown_keys(scene) == _feature_keys(trace) | _weight_keys(trace) | _vector_keys(trace)
+    check_scene(scene, load_default_trace())
+    # Every weight, every context number, each object word's mass on its
+    # object, and the held-out attention accuracy.
+    assert shown_keys(scene) == (_weight_keys(trace) | _context_keys(trace) | _mass_keys(trace)
+                                 | {("cnn.held_out.attention_accuracy",)})
+    assert len(_mass_keys(trace)) >= 2
+    small = min(smallest_text)
+    assert small[0] >= MIN_FONT_SIZE - 1e-6, small
 
 
-def _cnn(**keys):
-    return varied(cnn={**default_data()["cnn"], **keys})
+def test_light_theme_and_text_size(smallest_text):
+    trace = load_default_trace()
+    scene = build_scene("cnn_attention", trace, theme=LIGHT)
+    check_scene(scene, load_default_trace())
+    assert min(smallest_text)[0] >= MIN_FONT_SIZE - 1e-6, min(smallest_text)
 
 
-def test_coarsest_grid_widest_vectors_one_word():
-    data = _cnn(grid=3, features=8, caption="ball")
+def test_the_spotlight_is_brightest_on_the_named_object():
+    # The spotlit picture: per object word, the cells of its object are
+    # brighter on average than the rest of the picture.
+    from manim import ImageMobject
+
+    trace = load_default_trace()
+    scene = build_scene("cnn_attention", trace)
+    # Drawn as rectangles: manim 0.22 cannot render an ImageMobject with Pillow 13.
+    assert not any(isinstance(m, ImageMobject) for top in scene.mobjects for m in top.get_family())
+    cnn = trace.cnn
+    G = cnn.grid
+    for t, cells in enumerate(cnn.object_cells):
+        if not cells:
+            continue
+        lit = scene._spotlight(t)[0]
+        # Back to pixels: each rectangle's colour, weighted by its area, per cell.
+        bright = np.zeros((G, G))
+        area = np.zeros((G, G))
+        side = lit.width
+        for rect in lit:
+            x, y = rect.get_center()[:2] - lit.get_corner(np.array([-1, 1, 0]))[:2]
+            j, i = min(int(x / side * G), G - 1), min(int(-y / side * G), G - 1)
+            a = rect.width * rect.height
+            bright[i, j] += np.mean(rect.get_fill_color().to_rgb()) * a
+            area[i, j] += a
+        mean = bright / np.maximum(area, 1e-9)
+        inside = np.mean([mean[i, j] for i, j in cells])
+        outside = np.mean([mean[i, j] for i in range(G) for j in range(G) if (i, j) not in cells])
+        assert inside > 2 * outside, (cnn.tokens[t], inside, outside)
+
+
+def test_coarsest_grid_fewest_features_untrained_given_caption(smallest_text):
+    data = varied()
+    data["cnn"].update(grid=3, features=2, caption="ball")
     scene = build_scene("cnn_attention", trace_from(data))
     independent = trace_from(data)
-    _check(scene, independent)
+    assert not independent.cnn.trained
+    check_scene(scene, independent)
     seen = shown_keys(scene)
-    assert _vector_keys(independent) <= seen
-    # 3x3 cells are wide enough for the weights, but 8 stripes of a cell are
-    # too thin for numbers: the features are shown as colour only.
-    assert _weight_keys(independent) <= seen
-    assert not _feature_keys(independent) & seen
+    assert _context_keys(independent) <= seen and _weight_keys(independent) <= seen
+    assert ("cnn.held_out.attention_accuracy",) not in seen  # untrained: no held-out figure
+    assert min(smallest_text)[0] >= MIN_FONT_SIZE - 1e-6
 
 
-def test_finest_grid_narrowest_vectors_eight_words_another_image(tmp_path):
+def test_finest_grid_a_user_photo(tmp_path, smallest_text):
     # A wide image written here: noise with a bright blob, many distinct pixels.
     rng = np.random.default_rng(3)
     pixels = rng.integers(0, 200, (60, 90, 3), dtype=np.uint8)
     pixels[20:40, 50:70] = (250, 250, 40)
     path = tmp_path / "other.jpg"
     Image.fromarray(pixels, "RGB").save(path, quality=90)
-    data = _cnn(image=str(path), grid=8, features=2, input_size=16,
-                caption="a small red ball lies on green grass")
+    data = varied()
+    data["cnn"] = {"image": str(path), "grid": 8, "features": 8, "input_size": 16}
     scene = build_scene("cnn_attention", trace_from(data))
     independent = trace_from(data)
-    _check(scene, independent)
-    assert independent.cnn.image_size == (90, 60)
+    check_scene(scene, independent)
+    assert independent.cnn.image_size == (90, 60) and independent.cnn.scene is None
     seen = shown_keys(scene)
-    assert _vector_keys(independent) <= seen
-    # 8x8 cells are too small for numbers: weights and features as colour only.
-    assert not (_weight_keys(independent) | _feature_keys(independent)) & seen
+    assert _context_keys(independent) <= seen
+    # 8x8 cells are too small for numbers: the weights as colour only.
+    assert not _weight_keys(independent) & seen
+    assert min(smallest_text)[0] >= MIN_FONT_SIZE - 1e-6
+
+
+def test_a_user_image_says_it_is_not_a_drawn_scene(smallest_text):
+    with resources.as_file(resources.files("attention_core").joinpath("sample_image.png")) as path:
+        data = varied()
+        data["cnn"] = {"image": str(path)}
+        trace = trace_from(data)
+    assert trace.cnn.trained and trace.cnn.scene is None
+    scene = build_scene("cnn_attention", trace)
+    check_scene(scene, trace)
+    texts = {label for _, label in smallest_text}  # manim's Text drops the spaces
+    assert any("notadrawnscene" in t for t in texts)
+    assert not any("dashed" in t for t in texts)
