@@ -40,14 +40,17 @@ __all__ = [
     "to_gif",
     "save_png",
     "gif_schedule",
+    "hold_last_frame",
+    "GIF_HOLD_MS",
 ]
 
 #: Bump when an encoder setting changes, so cached files are re-derived.
-ENCODER_VERSION = 1
+ENCODER_VERSION = 2
 GIF_MAX_FPS = 30
 GIF_MAX_WIDTH = 640
 GIF_COLOURS = 128
 GIF_STILL = 6  # max colour change (0-255) still counted as "unchanged"
+GIF_HOLD_MS = 2000  # the last frame stays this much longer before the gif loops
 
 
 def faststart_mp4(src: Path, dst: Path) -> None:
@@ -111,8 +114,13 @@ def _video_rate(stream) -> Fraction:
     return Fraction(whole) if abs(rate - whole) < 0.01 else rate
 
 
-def to_gif(src: Path, dst: Path, max_width: int = GIF_MAX_WIDTH) -> None:
+def to_gif(src: Path, dst: Path, max_width: int = GIF_MAX_WIDTH, background: str | None = None) -> None:
     """A looping gif of the video in ``src``: at most 30 fps, one palette.
+
+    ``background`` (``#rrggbb``, the theme's) is put into the palette
+    exactly, in place of the palette's nearest colour, so the gif sits on a
+    page of that colour without a visible box. The last frame is held for
+    :data:`GIF_HOLD_MS` more before the gif loops.
 
     The decoded H.264 frames carry faint noise that would make every frame
     differ; a pixel keeps its previous palette entry while its colour stays
@@ -134,6 +142,12 @@ def to_gif(src: Path, dst: Path, max_width: int = GIF_MAX_WIDTH) -> None:
     strip = Image.fromarray(np.concatenate(samples, axis=0), "RGB")
     palette = strip.quantize(colors=GIF_COLOURS, method=Image.Quantize.MEDIANCUT)
     rgb_pal = np.array(palette.getpalette()[: 3 * GIF_COLOURS], dtype=np.uint8).reshape(-1, 3)
+    if background is not None:
+        exact = np.array([int(background.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)], dtype=np.uint8)
+        nearest = int(np.abs(rgb_pal.astype(int) - exact).sum(axis=1).argmin())
+        rgb_pal[nearest] = exact
+        flat = rgb_pal.reshape(-1).tolist()
+        palette.putpalette(flat + [0] * (768 - len(flat)))
     argb = np.zeros((256, 4), dtype=np.uint8)
     argb[: len(rgb_pal), 0] = 255
     argb[: len(rgb_pal), 1:] = rgb_pal
@@ -165,9 +179,61 @@ def to_gif(src: Path, dst: Path, max_width: int = GIF_MAX_WIDTH) -> None:
                 out.mux(packet)
         for packet in stream.encode(None):
             out.mux(packet)
+    if delays:
+        hold_last_frame(dst, delays[-1] + GIF_HOLD_MS)
 
 
-def save_png(frame: np.ndarray, dst: Path) -> None:
-    """Save a renderer frame (H x W x 3 or 4, uint8) as an opaque PNG."""
+def _gif_blocks(data: bytes):
+    """Offsets of the Graphic Control Extensions of a GIF, in order."""
+    pos = 13
+    if data[10] & 0x80:  # global colour table
+        pos += 3 * (2 << (data[10] & 7))
+    while pos < len(data):
+        kind = data[pos]
+        if kind == 0x3B:  # trailer
+            return
+        if kind == 0x21:
+            if data[pos + 1] == 0xF9:
+                yield pos
+            pos += 2
+        elif kind == 0x2C:
+            packed = data[pos + 9]
+            pos += 10
+            if packed & 0x80:
+                pos += 3 * (2 << (packed & 7))
+            pos += 1  # LZW minimum code size
+        else:
+            raise ValueError(f"not a GIF block at byte {pos}")
+        while data[pos]:  # data sub-blocks
+            pos += data[pos] + 1
+        pos += 1
+
+
+def hold_last_frame(path: Path, delay_ms: int) -> None:
+    """Set the delay of a GIF's last frame (ffmpeg leaves it at its minimum)."""
+    data = bytearray(path.read_bytes())
+    offsets = list(_gif_blocks(bytes(data)))
+    if not offsets:
+        return
+    centis = max(2, min(0xFFFF, round(delay_ms / 10)))
+    last = offsets[-1]
+    data[last + 4:last + 6] = centis.to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+
+
+def save_png(frame: np.ndarray, dst: Path, transparent: bool = False) -> None:
+    """Save a renderer frame (H x W x 3 or 4, uint8) as a PNG.
+
+    Opaque by default. ``transparent`` keeps the alpha channel; cairo draws
+    with premultiplied alpha, so the colours of half-covered pixels (the
+    anti-aliased edges) are divided back by their alpha.
+    """
+    if transparent and frame.shape[-1] == 4:
+        rgba = frame.astype(np.float64)
+        alpha = rgba[..., 3:4]
+        rgb = np.where(alpha > 0, rgba[..., :3] * 255.0 / np.maximum(alpha, 1), 0)
+        out = np.concatenate([np.clip(np.rint(rgb), 0, 255), alpha], axis=2).astype(np.uint8)
+        Image.fromarray(np.ascontiguousarray(out), "RGBA").save(dst, format="PNG", optimize=True)
+        return
     image = Image.fromarray(np.ascontiguousarray(frame[..., :3]), "RGB")
     image.save(dst, format="PNG", optimize=True)

@@ -10,7 +10,7 @@ overlap), so that headless tests can check what a viewer would see.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, config
@@ -20,7 +20,7 @@ from attention_core import Trace
 from .components import NumberLabel
 from .theme import DARK, Theme
 
-__all__ = ["WalkthroughScene", "Audit", "ShownNumber"]
+__all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline"]
 
 FRAME_TOLERANCE = 0.02
 OVERLAP_TOLERANCE = 0.02
@@ -75,6 +75,62 @@ def _describe(mob: Mobject) -> str:
     return f"{type(mob).__name__}({text!r})" if text else type(mob).__name__
 
 
+@dataclass
+class Step:
+    """A named part of a scene (``self.next_section(name)``), in seconds of the clip."""
+
+    name: str
+    start: float
+    end: float | None = None
+
+
+@dataclass(frozen=True)
+class Cue:
+    """An on-screen caption: its text and when it was on screen."""
+
+    text: str
+    start: float
+    end: float
+
+
+#: Sentences on screen (at least this many words) are captions; shorter
+#: texts are labels (``h_3``, ``source words``) that a caption file skips.
+CAPTION_MIN_WORDS = 3
+
+
+@dataclass
+class Timeline:
+    """When each caption appeared and went, recorded while the scene plays."""
+
+    cues: list[Cue] = field(default_factory=list)
+    shown: dict[tuple[int, str], float] = field(default_factory=dict)  # (id, text) -> since
+
+    def update(self, visible: set[tuple[int, str]], appeared_at: float, gone_at: float) -> None:
+        for key in visible - self.shown.keys():
+            self.shown[key] = appeared_at
+        for key in set(self.shown) - visible:
+            self.cues.append(Cue(key[1], self.shown.pop(key), gone_at))
+
+    def close(self, at: float) -> None:
+        self.update(set(), at, at)
+
+    def captions(self) -> list[Cue]:
+        """The cues in order of appearance (flickers under 50 ms dropped)."""
+        return sorted((c for c in self.cues if c.end - c.start > 0.05), key=lambda c: (c.start, c.end, c.text))
+
+
+def caption_texts(mobjects: list[Mobject]) -> set[tuple[int, str]]:
+    """Visible sentences among ``mobjects``: (identity, text)."""
+    found: set[tuple[int, str]] = set()
+    for top in mobjects:
+        for mob in top.get_family():
+            if isinstance(mob, Text) and _visible(mob):
+                text = " ".join(str(getattr(mob, "original_text", "") or "").split())
+                if len(text.split()) >= CAPTION_MIN_WORDS:
+                    found.add((id(mob), text))
+    return found
+
+
 class WalkthroughScene(Scene):
     """Base of all scenes: holds the trace, the theme and the audit.
 
@@ -96,12 +152,45 @@ class WalkthroughScene(Scene):
         self.trace = trace
         self.theme = theme
         self.audit: Audit | None = Audit() if audit else None
+        #: Named steps (``self.next_section(name)``), in order; the content
+        #: before the first named section is no step.
+        self.steps: list[Step] = []
+        #: Called with each step when it ends, while the scene shows its
+        #: last frame (the render pipeline saves the step's stills there).
+        self.on_step_end: Callable[[Step], None] | None = None
+        #: Set by the render pipeline to record the captions' times.
+        self.timeline: Timeline | None = None
         super().__init__(**kwargs)
+
+    # -- steps and captions ---------------------------------------------------
+
+    def next_section(self, name: str = "unnamed", *args: Any, **kwargs: Any) -> None:
+        self._end_step()
+        super().next_section(name, *args, **kwargs)
+        self.steps.append(Step(name, self.renderer.time))
+
+    def _end_step(self) -> None:
+        if self.steps and self.steps[-1].end is None:
+            self.steps[-1].end = self.renderer.time
+            if self.on_step_end is not None:
+                self.on_step_end(self.steps[-1])
+
+    def tear_down(self) -> None:
+        super().tear_down()
+        self._end_step()
+        if self.timeline is not None:
+            self.timeline.close(self.renderer.time)
 
     # -- the audit ---------------------------------------------------------
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        if self.timeline is not None:
+            start = self.renderer.time
+            self.timeline.update(caption_texts(self.mobjects), start, start)
         super().play(*args, **kwargs)
+        if self.timeline is not None:
+            # Appeared during the animation: shown from its start; gone: until its end.
+            self.timeline.update(caption_texts(self.mobjects), start, self.renderer.time)
         self._snapshot()
 
     def wait(self, *args: Any, **kwargs: Any) -> None:
