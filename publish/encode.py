@@ -142,12 +142,11 @@ def to_gif(src: Path, dst: Path, max_width: int = GIF_MAX_WIDTH, background: str
     strip = Image.fromarray(np.concatenate(samples, axis=0), "RGB")
     palette = strip.quantize(colors=GIF_COLOURS, method=Image.Quantize.MEDIANCUT)
     rgb_pal = np.array(palette.getpalette()[: 3 * GIF_COLOURS], dtype=np.uint8).reshape(-1, 3)
+    bg_index = exact = None
     if background is not None:
-        exact = np.array([int(background.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)], dtype=np.uint8)
-        nearest = int(np.abs(rgb_pal.astype(int) - exact).sum(axis=1).argmin())
-        rgb_pal[nearest] = exact
-        flat = rgb_pal.reshape(-1).tolist()
-        palette.putpalette(flat + [0] * (768 - len(flat)))
+        exact = np.array([int(background.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)], dtype=np.int16)
+        bg_index = int(np.abs(rgb_pal.astype(int) - exact).sum(axis=1).argmin())
+        rgb_pal[bg_index] = exact
     argb = np.zeros((256, 4), dtype=np.uint8)
     argb[: len(rgb_pal), 0] = 255
     argb[: len(rgb_pal), 1:] = rgb_pal
@@ -161,6 +160,10 @@ def to_gif(src: Path, dst: Path, max_width: int = GIF_MAX_WIDTH, background: str
         for rgb, delay in zip(kept, delays):
             idx = np.asarray(Image.fromarray(rgb, "RGB").quantize(palette=palette, dither=Image.Dither.NONE))
             now = rgb.astype(np.int16)
+            if bg_index is not None:
+                # The video's background is the theme's colour plus coding noise:
+                # write it as the theme's exact colour.
+                idx = np.where(np.abs(now - exact).max(axis=2) <= GIF_STILL, bg_index, idx)
             if prev is not None:
                 # Keep the previous entry while the pixel stays within noise
                 # of the colour it had when that entry was chosen.
