@@ -262,3 +262,15 @@ def test_gallery_lists_steps_captions_alt_text_and_an_embed_snippet(light):
     assert 'src="Tiny_Steps/01-show-the-vector.svg"' in page and 'href="Tiny_Steps/02-final-softmax.mp4"' in page
     assert "&lt;video autoplay muted loop playsinline poster=&quot;Tiny_Steps.png&quot;" in page
     assert 'src="Tiny_Steps.svg"' in page
+
+
+def test_gallery_in_chromium_loads_step_svgs_and_caption_cues(light):
+    from .test_rendering import chromium_check
+
+    found = chromium_check(light, gallery_html(light, render_scenes.registry()))
+    svgs = {i["src"]: (i["width"], i["height"]) for i in found["images"] if i["src"].endswith(".svg")}
+    assert svgs == dict.fromkeys(["Tiny_Steps.svg", "tiny_poster.svg", "Tiny_Steps/01-show-the-vector.svg",
+                                  "Tiny_Steps/02-final-softmax.svg"], (854, 480))
+    tracks = {t["src"]: (t["ready"], t["cues"]) for t in found["tracks"]}
+    # readyState 2: loaded; the clip's two sentences are its two cues.
+    assert tracks == {"Tiny_Steps.vtt": (2, 2), "tiny_poster.vtt": (2, 0)}
