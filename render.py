@@ -258,8 +258,17 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
 @click.option("--format", "fmt", default="json", show_default=True, help="json, markdown or latex.")
 @click.option("--scene", "scene_id", default=None,
               help="Only the values this scene shows (its trace sections), rounded as on screen.")
-def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
-    """Print computed values: all of them as JSON, or a scene's as tables for the post."""
+@click.option("--init", "init_file", type=click.Path(dir_okay=False), default=None,
+              help="Write a numbers file to start from (every value commented out) to this path, and stop.")
+def numbers(numbers: str | None, fmt: str, scene_id: str | None, init_file: str | None) -> None:
+    """Print computed values: all of them as JSON, or a scene's as tables for the post.
+
+    A numbers file needs only the values it changes; everything else is the
+    shipped default's. --init FILE writes a commented starting file.
+    """
+    if init_file is not None:
+        _write_starting_file(Path(init_file))
+        return
     from publish.tables import dumps, scene_sections, to_json, to_latex, to_markdown
 
     fmt = _choice(fmt, ("json", "markdown", "latex"), "numbers format")
@@ -281,6 +290,19 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
     else:
         writer = to_markdown if fmt == "markdown" else to_latex
         click.echo("\n".join(writer(sections[s], heading=None if scene_id else s) for s in chosen))
+
+
+def _write_starting_file(path: Path) -> None:
+    from attention_core.numbers_file import starting_file_text
+
+    if path.exists():
+        raise UserError(f"--init: {path} exists; give a new file name")
+    try:
+        path.write_text(starting_file_text(), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--init: cannot write {path} ({exc.strerror or exc})") from None
+    click.echo(f"wrote {path}: uncomment and edit the values to change, then "
+               f"render.py render --all --numbers {path}", err=True)
 
 
 @cli.command("train")
