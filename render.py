@@ -288,8 +288,11 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None, init_file: str 
     if fmt == "json":
         click.echo(dumps(to_json(sections[scene_id])))
     else:
-        writer = to_markdown if fmt == "markdown" else to_latex
-        click.echo("\n".join(writer(sections[s], heading=None if scene_id else s) for s in chosen))
+        # One table per matrix on screen, labelled as there (words, x_1, q_1), ASCII minus.
+        from publish.tables import scene_latex, scene_markdown
+
+        writer = scene_markdown if fmt == "markdown" else scene_latex
+        click.echo("\n".join(writer(s, data, sections[s], heading=None if scene_id else s) for s in chosen))
 
 
 def _write_starting_file(path: Path) -> None:
