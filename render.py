@@ -232,11 +232,15 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
     from publish.gallery import write_gallery
     from publish.pipeline import OutputOptions, run_renders
 
+    from publish.progress import LiveProgress
+
     options = OutputOptions(steps=steps, naming=naming.lower(), transparent=transparent)
     try:
-        summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
-                              echo=lambda line: click.echo(line, err=True), registry=registry,
-                              options=options)
+        # A live panel (scenes done/total, each running scene's animation, ETA) on a
+        # terminal; plain lines with the count otherwise.
+        with LiveProgress(out_dir, len(chosen), stream=sys.stderr) as progress:
+            summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
+                                  echo=progress.echo, registry=registry, options=options)
     except KeyboardInterrupt:
         # click would print "Aborted!" and exit 1; say what was kept instead.
         click.echo(_INTERRUPTED, err=True)

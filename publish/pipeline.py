@@ -33,6 +33,7 @@ from typing import Any, Callable
 from . import cache
 from .captions import to_webvtt, window
 from .names import output_stem, step_stem
+from .progress import write_status
 from .tables import dumps, scene_sections, to_json
 
 __all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result", "Summary",
@@ -233,6 +234,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             with tempconfig(settings):
                 scene_obj = cls(trace, theme)
                 renderer = scene_obj.renderer
+                _report_animations(scene_obj, work)
                 if "vtt" in formats:
                     scene_obj.timeline = Timeline()
                 if step_formats:
@@ -292,6 +294,23 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return written
+
+
+def _report_animations(scene_obj: Any, work: Path) -> None:
+    """Write each animation's number and kind for the live progress display."""
+    original_play = scene_obj.play
+    count = 0
+
+    def play(*args: Any, **kwargs: Any) -> None:
+        nonlocal count
+        count += 1
+        # FadeIn, Transform, ...; ".animate" calls are builders until played.
+        names = ("animate" if type(a).__name__ == "_AnimationBuilder" else type(a).__name__ for a in args)
+        kinds = ", ".join(dict.fromkeys(names)) or "wait"
+        write_status(work, count, kinds, scene_obj.renderer.time)
+        original_play(*args, **kwargs)
+
+    scene_obj.play = play
 
 
 def _attach_section_videos(file_writer: Any, steps: list[dict[str, Any]]) -> None:

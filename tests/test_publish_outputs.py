@@ -274,3 +274,32 @@ def test_gallery_in_chromium_loads_step_svgs_and_caption_cues(light):
     tracks = {t["src"]: (t["ready"], t["cues"]) for t in found["tracks"]}
     # readyState 2: loaded; the clip's two sentences are its two cues.
     assert tracks == {"Tiny_Steps.vtt": (2, 2), "tiny_poster.vtt": (2, 0)}
+
+
+# -- progress ---------------------------------------------------------------------------
+
+def test_progress_counts_scenes_reads_running_animations_and_estimates(tmp_path):
+    import io as _io
+
+    from publish.progress import LiveProgress, running_status, write_status
+
+    now = [100.0]
+    stream = _io.StringIO()
+    progress = LiveProgress(tmp_path, total=3, stream=stream, live=False, clock=lambda: now[0])
+    progress.echo("[1/3] a: up to date (mp4), skipped")
+    progress.echo("b: rendering mp4 (low, dark)")
+    progress.echo("c: rendering mp4 (low, dark)")
+    assert progress.eta() is None  # nothing rendered yet: no pace to go by
+    work = tmp_path / ".rendering-4242-c-ab12cd_x"
+    work.mkdir()
+    write_status(work, 7, "FadeIn, Transform", 12.34)
+    assert running_status(tmp_path) == {"c": "animation 7: FadeIn, Transform (at 12.3 s of the clip)"}
+    now[0] = 130.0
+    progress.echo("b: rendered mp4 in 30.0 s")
+    # One of two renders took 30 s: the other needs about 30 s more.
+    assert progress.eta() == pytest.approx(30.0)
+    lines = stream.getvalue().splitlines()
+    assert lines[-1] == "b: rendered mp4 in 30.0 s  [2/3 scenes done, 0:30 elapsed, about 0:30 left]"
+    assert lines[0].endswith("[1/3 scenes done, 0:00 elapsed]")
+    panel_text = str([str(c) for c in progress.panel().columns[0]._cells])
+    assert "2/3 scenes done" in panel_text and "c: animation 7: FadeIn, Transform" in panel_text
