@@ -103,13 +103,13 @@ class Timeline:
     """When each caption appeared and went, recorded while the scene plays."""
 
     cues: list[Cue] = field(default_factory=list)
-    shown: dict[tuple[int, str], float] = field(default_factory=dict)  # (id, text) -> since
+    shown: dict[str, float] = field(default_factory=dict)  # text -> on screen since
 
-    def update(self, visible: set[tuple[int, str]], appeared_at: float, gone_at: float) -> None:
-        for key in visible - self.shown.keys():
-            self.shown[key] = appeared_at
-        for key in set(self.shown) - visible:
-            self.cues.append(Cue(key[1], self.shown.pop(key), gone_at))
+    def update(self, visible: set[str], appeared_at: float, gone_at: float) -> None:
+        for text in visible - self.shown.keys():
+            self.shown[text] = appeared_at
+        for text in set(self.shown) - visible:
+            self.cues.append(Cue(text, self.shown.pop(text), gone_at))
 
     def close(self, at: float) -> None:
         self.update(set(), at, at)
@@ -119,15 +119,15 @@ class Timeline:
         return sorted((c for c in self.cues if c.end - c.start > 0.05), key=lambda c: (c.start, c.end, c.text))
 
 
-def caption_texts(mobjects: list[Mobject]) -> set[tuple[int, str]]:
-    """Visible sentences among ``mobjects``: (identity, text)."""
-    found: set[tuple[int, str]] = set()
+def caption_texts(mobjects: list[Mobject]) -> set[str]:
+    """Visible sentences among ``mobjects`` (the same words twice on screen are one caption)."""
+    found: set[str] = set()
     for top in mobjects:
         for mob in top.get_family():
             if isinstance(mob, Text) and _visible(mob):
                 text = " ".join(str(getattr(mob, "original_text", "") or "").split())
                 if len(text.split()) >= CAPTION_MIN_WORDS:
-                    found.add((id(mob), text))
+                    found.add(text)
     return found
 
 

@@ -91,6 +91,10 @@ def test_webm_is_vp9_with_the_same_frames(rendered):
     # Same picture (up to lossy coding): compare the last frames.
     diff = np.abs(frames[-1][1].astype(int) - mp4_frames[-1][1].astype(int)).mean()
     assert diff < 4
+    # No bigger than the mp4 it comes from, and as faithful: PSNR over all frames.
+    assert (rendered / "tiny.webm").stat().st_size <= (rendered / "tiny.mp4").stat().st_size
+    mse = np.mean([np.mean((a.astype(float) - b.astype(float)) ** 2) for (_, a), (_, b) in zip(frames, mp4_frames)])
+    assert 10 * np.log10(255 ** 2 / mse) > 40
 
 
 def test_gif_is_at_most_30_fps_and_small(rendered):
