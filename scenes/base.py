@@ -154,7 +154,7 @@ class WalkthroughScene(Scene):
         self.audit: Audit | None = Audit() if audit else None
         #: Named steps (``self.next_section(name)``), in order; the content
         #: before the first named section is no step.
-        self.steps: list[Step] = []
+        self.named_steps: list[Step] = []
         #: Called with each step when it ends, while the scene shows its
         #: last frame (the render pipeline saves the step's stills there).
         self.on_step_end: Callable[[Step], None] | None = None
@@ -167,13 +167,13 @@ class WalkthroughScene(Scene):
     def next_section(self, name: str = "unnamed", *args: Any, **kwargs: Any) -> None:
         self._end_step()
         super().next_section(name, *args, **kwargs)
-        self.steps.append(Step(name, self.renderer.time))
+        self.named_steps.append(Step(name, self.renderer.time))
 
     def _end_step(self) -> None:
-        if self.steps and self.steps[-1].end is None:
-            self.steps[-1].end = self.renderer.time
+        if self.named_steps and self.named_steps[-1].end is None:
+            self.named_steps[-1].end = self.renderer.time
             if self.on_step_end is not None:
-                self.on_step_end(self.steps[-1])
+                self.on_step_end(self.named_steps[-1])
 
     def tear_down(self) -> None:
         super().tear_down()
