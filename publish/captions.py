@@ -24,8 +24,9 @@ def vtt_time(seconds: float) -> str:
 
 
 def _escape(text: str) -> str:
-    # A cue's text may not contain "-->" or raw "<" / "&".
-    return " ".join(text.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # A cue's text may not contain "-->", raw "<" / "&" or an empty line; its lines are kept.
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def window(cues: Iterable[tuple[str, float, float]], start: float, end: float) -> list[tuple[str, float, float]]:

@@ -91,6 +91,8 @@ class Cue:
     text: str
     start: float
     end: float
+    #: Where it was on screen (top edge, left edge): orders the lines of cues shown together.
+    at: tuple[float, float] = (0.0, 0.0)
 
 
 #: Sentences on screen (at least this many words) are captions; shorter
@@ -103,31 +105,45 @@ class Timeline:
     """When each caption appeared and went, recorded while the scene plays."""
 
     cues: list[Cue] = field(default_factory=list)
-    shown: dict[str, float] = field(default_factory=dict)  # text -> on screen since
+    shown: dict[str, tuple[float, tuple[float, float]]] = field(default_factory=dict)  # text -> (since, at)
 
-    def update(self, visible: set[str], appeared_at: float, gone_at: float) -> None:
-        for text in visible - self.shown.keys():
-            self.shown[text] = appeared_at
-        for text in set(self.shown) - visible:
-            self.cues.append(Cue(text, self.shown.pop(text), gone_at))
+    def update(self, visible: dict[str, tuple[float, float]], appeared_at: float, gone_at: float) -> None:
+        for text in visible.keys() - self.shown.keys():
+            self.shown[text] = (appeared_at, visible[text])
+        for text in set(self.shown) - visible.keys():
+            since, at = self.shown.pop(text)
+            self.cues.append(Cue(text, since, gone_at, at))
 
     def close(self, at: float) -> None:
-        self.update(set(), at, at)
+        self.update({}, at, at)
 
     def captions(self) -> list[Cue]:
-        """The cues in order of appearance (flickers under 50 ms dropped)."""
-        return sorted((c for c in self.cues if c.end - c.start > 0.05), key=lambda c: (c.start, c.end, c.text))
+        """The cues in order of appearance (flickers under 50 ms dropped).
+
+        Sentences shown and gone together (a caption wrapped over several
+        lines, each its own Text) are one cue, its lines top to bottom.
+        """
+        groups: dict[tuple[float, float], list[Cue]] = {}
+        for cue in self.cues:
+            if cue.end - cue.start > 0.05:
+                groups.setdefault((round(cue.start, 3), round(cue.end, 3)), []).append(cue)
+        merged = []
+        for (start, end), cues in groups.items():
+            cues.sort(key=lambda c: (-c.at[0], c.at[1]))
+            merged.append(Cue("\n".join(c.text for c in cues), cues[0].start, cues[0].end, cues[0].at))
+        return sorted(merged, key=lambda c: (c.start, -c.at[0], c.at[1], c.end))
 
 
-def caption_texts(mobjects: list[Mobject]) -> set[str]:
-    """Visible sentences among ``mobjects`` (the same words twice on screen are one caption)."""
-    found: set[str] = set()
+def caption_texts(mobjects: list[Mobject]) -> dict[str, tuple[float, float]]:
+    """Visible sentences among ``mobjects`` and where (top, left); the same words twice are one."""
+    found: dict[str, tuple[float, float]] = {}
     for top in mobjects:
         for mob in top.get_family():
             if isinstance(mob, Text) and _visible(mob):
                 text = " ".join(str(getattr(mob, "original_text", "") or "").split())
                 if len(text.split()) >= CAPTION_MIN_WORDS:
-                    found.add(text)
+                    x0, _, _, y1 = _box(mob)
+                    found.setdefault(text, (round(float(y1), 2), round(float(x0), 2)))
     return found
 
 

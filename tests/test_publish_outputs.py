@@ -303,3 +303,17 @@ def test_progress_counts_scenes_reads_running_animations_and_estimates(tmp_path)
     assert lines[0].endswith("[1/3 scenes done, 0:00 elapsed]")
     panel_text = str([str(c) for c in progress.panel().columns[0]._cells])
     assert "2/3 scenes done" in panel_text and "c: animation 7: FadeIn, Transform" in panel_text
+
+
+def test_lines_shown_together_are_one_cue_top_line_first():
+    from scenes.base import Timeline
+
+    timeline = Timeline()
+    # A caption wrapped over two Texts (the lower one listed first), and a title.
+    timeline.update({"second line of it": (-3.0, -5.0), "Step 1: the first line": (-2.5, -5.0),
+                     "A title up top": (3.5, -2.0)}, 0.0, 0.0)
+    timeline.update({"A title up top": (3.5, -2.0)}, 1.0, 2.0)
+    timeline.close(4.0)
+    cues = [(c.text, c.start, c.end) for c in timeline.captions()]
+    assert cues == [("A title up top", 0.0, 4.0), ("Step 1: the first line\nsecond line of it", 0.0, 2.0)]
+    assert to_webvtt(cues).split("\n\n")[2] == "2\n00:00:00.000 --> 00:00:02.000\nStep 1: the first line\nsecond line of it\n"
