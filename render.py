@@ -191,8 +191,8 @@ def list_scenes() -> None:
 @click.option("-s", "--still", is_flag=True, help="Also the png still (manim's -s); with --format png: only it.")
 @click.option("--theme", type=OneLineChoice(THEME_NAMES, "theme"), default="dark", show_default=True,
               help="dark or light.")
-@click.option("--steps", is_flag=True,
-              help="Also each step the scene names: OUT/<name>/<nn>-<step>.<png|svg|mp4|vtt>.")
+@click.option("--steps", "--save_sections", "steps", is_flag=True,
+              help="Also each step the scene names (manim sections): OUT/<name>/<nn>-<step>.<png|svg|mp4|vtt>.")
 @click.option("--names", "naming", type=OneLineChoice(NAMINGS, "naming"), default="id", show_default=True,
               help="File names: the scene id, or the draft's names (CNN_attention.mp4, seq2seq_basic.svg).")
 @click.option("--transparent", is_flag=True, help="No background (png, svg, webm; mp4 and gif cannot).")
