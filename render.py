@@ -25,8 +25,15 @@ __all__ = ["cli", "main", "render_scene", "QUALITIES", "FORMATS", "THEME_NAMES"]
 
 # Kept in sync with publish.pipeline (imported lazily: `--help` needs no manim).
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
-FORMATS = ("mp4", "webm", "gif", "png")
+FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
 THEME_NAMES = ("dark", "light")
+
+# -- output options (issue 14): Manim's short quality names, naming, steps ----
+#: Manim's -ql/-qm/-qh/-qk.
+QUALITY_SHORT = {"l": "low", "m": "medium", "h": "high", "k": "4k"}
+#: Formats that can keep an alpha channel (--transparent).
+TRANSPARENT_FORMATS = ("png", "svg", "webm")
+NAMINGS = ("id", "draft")
 
 
 _INTERRUPTED = "interrupted: finished files are kept, unfinished ones were discarded; run again to resume"
@@ -101,32 +108,101 @@ def _formats(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen))
 
 
+class OneLineChoice(click.Choice):
+    """A click Choice (so shells complete it) whose bad value is one line: ``error: unknown ...``."""
+
+    def __init__(self, choices, what: str) -> None:
+        super().__init__(choices, case_sensitive=False)
+        self.what = what
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            shown = ", ".join(c for c in self.choices if len(c) > 1 or self.what != "quality")
+            raise UserError(f"unknown {self.what} {value!r} (valid: {shown})") from None
+
+
+class FormatList(click.ParamType):
+    """Comma-separated formats; completes each name."""
+
+    name = "formats"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, tuple) else _formats(value)
+
+    def shell_complete(self, ctx, param, incomplete):
+        from click.shell_completion import CompletionItem
+
+        done, _, last = incomplete.rpartition(",")
+        prefix = f"{done}," if done else ""
+        return [CompletionItem(prefix + f) for f in FORMATS if f.startswith(last)]
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"attention-animations {version('attention-animations')} (manim {version('manim')})"
+    except Exception:  # not installed as a package: the source tree's version
+        return "attention-animations 0.1.0"
+
+
+def _output_formats(formats: tuple[str, ...], still: bool, transparent: bool) -> tuple[str, ...]:
+    """The formats asked for, with -s's png, and the captions every clip gets."""
+    if still:
+        formats = tuple(dict.fromkeys((*formats, "png")))
+    if transparent:
+        opaque = [f for f in formats if f not in TRANSPARENT_FORMATS + ("vtt",)]
+        if opaque:
+            raise UserError(f"--transparent: {opaque[0]} cannot be transparent "
+                            f"(use {', '.join(TRANSPARENT_FORMATS)})")
+    if any(f in ("mp4", "webm", "gif") for f in formats) and "vtt" not in formats:
+        formats += ("vtt",)  # every clip gets its captions
+    return formats
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(message="%(version)s", version=_version(), package_name="attention-animations")
 def cli() -> None:
     """Render the attention walkthrough's animations from real numbers."""
 
 
 @cli.command("list")
 def list_scenes() -> None:
-    """Every scene: its id, then what it shows."""
+    """Every scene: its id, the draft's file name for it (--names draft), what it shows."""
+    from publish.names import draft_name
+
     for scene_id, cls in _scene_registry().items():
-        click.echo(f"{scene_id:<24} {cls.description}")
+        draft = draft_name(scene_id)
+        click.echo(f"{scene_id:<24} {('draft: ' + draft) if draft else '':<22} {cls.description}")
 
 
 @cli.command()
 @click.argument("scene_ids", nargs=-1, metavar="SCENE...")
 @click.option("--all", "all_scenes", is_flag=True, help="Render every scene.")
-@click.option("--quality", default="low", show_default=True, help=f"One of {', '.join(QUALITIES)} (as in manim).")
-@click.option("--format", "fmt", default="mp4", show_default=True,
+@click.option("-q", "--quality", type=OneLineChoice([*QUALITIES, *QUALITY_SHORT], "quality"), default="low",
+              show_default=True, help="low, medium, high or 4k (480p15, 720p30, 1080p60, 2160p60); "
+                                      "or manim's l, m, h, k.")
+@click.option("--format", "fmt", type=FormatList(), default="mp4", show_default=True,
               help="Comma-separated: mp4 (H.264, fast start), webm (VP9), gif (<= 30 fps), "
-                   "png (the poster frame: last frame unless the scene sets poster_time).")
-@click.option("--theme", default="dark", show_default=True, help="dark or light.")
+                   "png and svg (the poster frame: last frame unless the scene sets poster_time), "
+                   "vtt (captions; added to every clip).")
+@click.option("-s", "--still", is_flag=True, help="Also the png still (manim's -s); with --format png: only it.")
+@click.option("--theme", type=OneLineChoice(THEME_NAMES, "theme"), default="dark", show_default=True,
+              help="dark or light.")
+@click.option("--steps", "--save_sections", "steps", is_flag=True,
+              help="Also each step the scene names (manim sections): OUT/<name>/<nn>-<step>.<png|svg|mp4|vtt>.")
+@click.option("--names", "naming", type=OneLineChoice(NAMINGS, "naming"), default="id", show_default=True,
+              help="File names: the scene id, or the draft's names (CNN_attention.mp4, seq2seq_basic.svg).")
+@click.option("--transparent", is_flag=True, help="No background (png, svg, webm; mp4 and gif cannot).")
 @click.option("--numbers", type=click.Path(dir_okay=True), default=None,
               help="Numbers file (TOML); default: the one shipped with the package.")
 @click.option("--out", default="media", show_default=True, help="Output folder.")
 @click.option("--jobs", default=None, help="Scenes rendered in parallel (default: number of cores).")
 @click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
-def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str, theme: str,
+def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tuple[str, ...], still: bool,
+           theme: str, steps: bool, naming: str, transparent: bool,
            numbers: str | None, out: str, jobs: str | None, force: bool) -> None:
     """Render scenes to OUT/<scene-id>.<format>, skipping what is current; write OUT/index.html.
 
@@ -134,9 +210,9 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str,
     code, the numbers in its trace sections, quality, format, theme or the
     manim version (records in OUT/.cache/). Copy OUT as it is into a site.
     """
-    quality = _choice(quality, QUALITIES, "quality")
-    formats = _formats(fmt)
-    theme = _choice(theme, THEME_NAMES, "theme")
+    quality = QUALITY_SHORT.get(quality.lower(), quality.lower())
+    formats = _output_formats(fmt if isinstance(fmt, tuple) else _formats(fmt), still, transparent)
+    theme = theme.lower()
     if jobs is not None:
         if not jobs.strip().isdigit() or int(jobs) < 1:
             raise UserError(f"--jobs must be a whole number of at least 1, got {jobs!r}")
@@ -154,11 +230,17 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str,
     out_dir = _check_out_dir(out)
 
     from publish.gallery import write_gallery
-    from publish.pipeline import run_renders
+    from publish.pipeline import OutputOptions, run_renders
 
+    from publish.progress import LiveProgress
+
+    options = OutputOptions(steps=steps, naming=naming.lower(), transparent=transparent)
     try:
-        summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
-                              echo=lambda line: click.echo(line, err=True), registry=registry)
+        # A live panel (scenes done/total, each running scene's animation, ETA) on a
+        # terminal; plain lines with the count otherwise.
+        with LiveProgress(out_dir, len(chosen), stream=sys.stderr) as progress:
+            summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
+                                  echo=progress.echo, registry=registry, options=options)
     except KeyboardInterrupt:
         # click would print "Aborted!" and exit 1; say what was kept instead.
         click.echo(_INTERRUPTED, err=True)
@@ -180,8 +262,17 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str,
 @click.option("--format", "fmt", default="json", show_default=True, help="json, markdown or latex.")
 @click.option("--scene", "scene_id", default=None,
               help="Only the values this scene shows (its trace sections), rounded as on screen.")
-def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
-    """Print computed values: all of them as JSON, or a scene's as tables for the post."""
+@click.option("--init", "init_file", type=click.Path(dir_okay=False), default=None,
+              help="Write a numbers file to start from (every value commented out) to this path, and stop.")
+def numbers(numbers: str | None, fmt: str, scene_id: str | None, init_file: str | None) -> None:
+    """Print computed values: all of them as JSON, or a scene's as tables for the post.
+
+    A numbers file needs only the values it changes; everything else is the
+    shipped default's. --init FILE writes a commented starting file.
+    """
+    if init_file is not None:
+        _write_starting_file(Path(init_file))
+        return
     from publish.tables import dumps, scene_sections, to_json, to_latex, to_markdown
 
     fmt = _choice(fmt, ("json", "markdown", "latex"), "numbers format")
@@ -201,8 +292,24 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None) -> None:
     if fmt == "json":
         click.echo(dumps(to_json(sections[scene_id])))
     else:
-        writer = to_markdown if fmt == "markdown" else to_latex
-        click.echo("\n".join(writer(sections[s], heading=None if scene_id else s) for s in chosen))
+        # One table per matrix on screen, labelled as there (words, x_1, q_1), ASCII minus.
+        from publish.tables import scene_latex, scene_markdown
+
+        writer = scene_markdown if fmt == "markdown" else scene_latex
+        click.echo("\n".join(writer(s, data, sections[s], heading=None if scene_id else s) for s in chosen))
+
+
+def _write_starting_file(path: Path) -> None:
+    from attention_core.numbers_file import starting_file_text
+
+    if path.exists():
+        raise UserError(f"--init: {path} exists; give a new file name")
+    try:
+        path.write_text(starting_file_text(), encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--init: cannot write {path} ({exc.strerror or exc})") from None
+    click.echo(f"wrote {path}: uncomment and edit the values to change, then "
+               f"render.py render --all --numbers {path}", err=True)
 
 
 @cli.command("train")

@@ -11,6 +11,7 @@ knows is an error, so a typo never passes silently.
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ __all__ = [
     "EncoderWeights",
     "DEFAULT_NUMBERS_NAME",
     "default_numbers_text",
+    "merge_with_default",
+    "starting_file_text",
     "load_numbers",
     "parse_numbers",
     "MAX_TOKENS",
@@ -345,13 +348,57 @@ def _parse_part1b(data: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def starting_file_text() -> str:
+    """A numbers file to start from: the default with every value commented out.
+
+    Table headers stay, so a value uncommented lands in its table; the file
+    as written changes nothing (every value comes from the default).
+    """
+    lines = ["# A numbers file for render.py --numbers. It needs only what it changes:",
+             "# every value left out (here: every commented line) is the shipped default's.",
+             "# Uncomment a line and edit its value; a list or matrix is replaced whole.",
+             "#", ""]
+    depth = 0  # open brackets of a multi-line value
+    for line in default_numbers_text().splitlines():
+        stripped = line.strip()
+        if depth == 0 and (not stripped or stripped.startswith("#") or stripped.startswith("[")):
+            lines.append(line)
+            continue
+        lines.append("# " + line)
+        code = re.sub(r'"[^"]*"|\'[^\']*\'', "", line).split("#")[0]
+        depth += code.count("[") - code.count("]")
+    return "\n".join(lines) + "\n"
+
+
 def default_numbers_text() -> str:
     """The text of the numbers file that ships with the package."""
     return resources.files(__package__).joinpath(DEFAULT_NUMBERS_NAME).read_text("utf-8")
 
 
+def merge_with_default(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A numbers file's values over the shipped default's.
+
+    A file holds only what it changes: tables merge key by key (a table the
+    file gives keeps the default's other keys), and any other value (a
+    number, a sentence, a list, a matrix) replaces the default's whole.
+    """
+    def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(base)
+        for key, value in over.items():
+            if isinstance(value, Mapping) and isinstance(base.get(key), Mapping):
+                out[key] = merge(base[key], value)
+            else:
+                out[key] = value
+        return out
+
+    return merge(tomllib.loads(default_numbers_text()), data)
+
+
 def load_numbers(path: str | Path | None = None) -> Scenario:
     """Read and validate a numbers file; ``None`` reads the shipped default.
+
+    A file needs only the values it changes; everything else comes from the
+    shipped default (:func:`merge_with_default`).
 
     Raises
     ------
@@ -378,6 +425,8 @@ def load_numbers(path: str | Path | None = None) -> Scenario:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise NumbersError(f"{origin}: not valid TOML ({exc})") from None
+    if path is not None:
+        data = merge_with_default(data)
     try:
         return parse_numbers(data, origin, base_dir)
     except NumbersError as exc:

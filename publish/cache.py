@@ -30,7 +30,8 @@ __all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key",
 CACHE_DIR = ".cache"
 ROOT = Path(__file__).resolve().parents[1]
 # Files outside the scene's imports that still shape every frame or file.
-EXTRA_FILES = (ROOT / "attention_core" / "formatting.py", ROOT / "publish" / "encode.py")
+EXTRA_FILES = (ROOT / "attention_core" / "formatting.py", ROOT / "publish" / "encode.py",
+               ROOT / "publish" / "vector.py", ROOT / "publish" / "captions.py")
 
 
 def _module_file(name: str) -> Path | None:
@@ -105,9 +106,14 @@ def manim_version() -> str:
 
 
 def cache_key(cls: type, data: dict[str, Any], quality: str, fmt: str, theme: str,
-              code: str | None = None) -> dict[str, str]:
-    """Everything the file ``<scene>.<fmt>`` depends on, as named hashes."""
+              code: str | None = None, options: dict[str, str] | None = None) -> dict[str, str]:
+    """Everything the file ``<scene>.<fmt>`` depends on, as named hashes.
+
+    ``options`` (steps, naming, transparent) change which files a format
+    writes and how they look, so they are part of the key too.
+    """
     return {
+        **(options or {}),
         "scene": cls.scene_id,
         "code": code if code is not None else code_hash(cls),
         "numbers": sections_hash(cls, data),
@@ -119,23 +125,30 @@ def cache_key(cls: type, data: dict[str, Any], quality: str, fmt: str, theme: st
     }
 
 
-def record_path(out_dir: Path, scene_id: str, fmt: str) -> Path:
-    return out_dir / CACHE_DIR / f"{scene_id}.{fmt}.json"
+def record_path(out_dir: Path, stem: str, fmt: str) -> Path:
+    """The record of ``OUT/<stem>.<fmt>`` (stem: the scene id or its draft name)."""
+    return out_dir / CACHE_DIR / f"{stem}.{fmt}.json"
 
 
-def output_path(out_dir: Path, scene_id: str, fmt: str) -> Path:
-    return out_dir / f"{scene_id}.{fmt}"
+def output_path(out_dir: Path, stem: str, fmt: str) -> Path:
+    return out_dir / f"{stem}.{fmt}"
 
 
-def is_fresh(out_dir: Path, scene_id: str, fmt: str, key: dict[str, str]) -> bool:
-    """The output exists, is the file the record describes, and the key matches."""
-    out = output_path(out_dir, scene_id, fmt)
+def is_fresh(out_dir: Path, stem: str, fmt: str, key: dict[str, str]) -> bool:
+    """The output (and every step file it came with) exists, is the file the
+    record describes, and the key matches."""
+    out = output_path(out_dir, stem, fmt)
     try:
-        record = json.loads(record_path(out_dir, scene_id, fmt).read_text(encoding="utf-8"))
+        record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
         size = out.stat().st_size
-    except (OSError, ValueError):
+        if not isinstance(record, dict):
+            return False
+        extra = record.get("files", {})
+        if any((out_dir / name).stat().st_size != n for name, n in extra.items()):
+            return False
+    except (OSError, ValueError, AttributeError):
         return False
-    return isinstance(record, dict) and record.get("key") == key and record.get("size") == size
+    return record.get("key") == key and record.get("size") == size
 
 
 def recorded_theme(out_dir: Path, scene_id: str, fmt: str) -> str | None:
@@ -166,7 +179,10 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-def write_record(out_dir: Path, scene_id: str, fmt: str, key: dict[str, str]) -> None:
-    size = output_path(out_dir, scene_id, fmt).stat().st_size
-    atomic_write_text(record_path(out_dir, scene_id, fmt),
-                      json.dumps({"key": key, "size": size}, indent=1, sort_keys=True))
+def write_record(out_dir: Path, stem: str, fmt: str, key: dict[str, str],
+                 files: list[str] | tuple[str, ...] = ()) -> None:
+    """Record ``OUT/<stem>.<fmt>`` and the step files (paths relative to OUT) written with it."""
+    size = output_path(out_dir, stem, fmt).stat().st_size
+    extra = {name: (out_dir / name).stat().st_size for name in files}
+    atomic_write_text(record_path(out_dir, stem, fmt),
+                      json.dumps({"key": key, "size": size, "files": extra}, indent=1, sort_keys=True))

@@ -31,14 +31,19 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import cache
+from .captions import to_webvtt, window
+from .names import output_stem, step_stem
+from .progress import write_status
 from .tables import dumps, scene_sections, to_json
 
-__all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "scene_ref", "Job", "Result", "Summary",
+__all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result", "Summary",
            "render_scene", "run_job", "run_renders", "clean_stale_work"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
-FORMATS = ("mp4", "webm", "gif", "png")
+FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
 VIDEO_FORMATS = ("mp4", "webm", "gif")
+#: The formats each step is written in, with --steps.
+STEP_FORMATS = ("png", "svg", "mp4", "vtt")
 WORK_PREFIX = ".rendering-"
 
 _tex_lock: Any = None  # held for the life of the process
@@ -71,6 +76,27 @@ def _tex_slot() -> Path:
     raise RuntimeError(f"no free LaTeX folder under {base}")
 
 
+@dataclass(frozen=True)
+class OutputOptions:
+    """What a render writes besides the clip itself; part of every cache key.
+
+    ``steps``: also each named step of the scene (``self.next_section``) as
+    ``OUT/<name>/<nn>-<step>.<fmt>`` (png, svg, mp4, vtt). ``naming``: ``id``
+    (``encoder.mp4``) or ``draft`` (the draft's names, :mod:`publish.names`).
+    ``transparent``: no background in png, svg and webm.
+    """
+
+    steps: bool = False
+    naming: str = "id"
+    transparent: bool = False
+
+    def stem(self, scene_id: str) -> str:
+        return output_stem(scene_id, self.naming)
+
+    def key(self) -> dict[str, str]:
+        return {"steps": str(self.steps), "naming": self.naming, "transparent": str(self.transparent)}
+
+
 def scene_ref(cls: type) -> str:
     """``module:QualName`` of a scene class, importable in a spawned process."""
     return f"{cls.__module__}:{cls.__qualname__}"
@@ -101,6 +127,7 @@ class Job:
     theme: str
     trace: Any
     source_video: Path | None = None  # a current mp4 to derive webm/gif from
+    options: OutputOptions = OutputOptions()
 
 
 @dataclass
@@ -132,41 +159,63 @@ class Summary:
 def _atomic_move(src: Path, final: Path) -> None:
     if not src.is_file() or src.stat().st_size == 0:
         raise RuntimeError(f"no output produced for {final.name}")
+    final.parent.mkdir(parents=True, exist_ok=True)
     os.replace(src, final)
+
+
+def _step_files(out_dir: Path, stem: str, fmt: str) -> list[Path]:
+    folder = out_dir / stem
+    return sorted(folder.glob(f"[0-9][0-9]-*.{fmt}")) if folder.is_dir() else []
 
 
 def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "low",
                  formats: tuple[str, ...] = ("mp4",), theme_name: str = "dark",
                  keys: dict[str, dict[str, str]] | None = None,
-                 source_video: Path | None = None) -> list[Path]:
-    """Render one scene once and write ``out_dir/<scene_id>.<fmt>`` for each format.
+                 source_video: Path | None = None,
+                 options: OutputOptions = OutputOptions()) -> list[Path]:
+    """Render one scene once and write ``out_dir/<name>.<fmt>`` for each format.
 
-    The scene runs once; mp4/webm/gif come from its H.264 video and the png
+    The scene runs once; mp4/webm/gif come from its video, the png and svg
     from the poster frame (``poster_time`` seconds in, a ClassVar of the
-    scene; ``None``, the default, means the last frame). With ``keys``, a
-    cache record is written after each file is in place. With
-    ``source_video`` (a current mp4 of this scene) and only webm/gif asked
-    for, the scene is not rendered at all: they are derived from that file.
+    scene; ``None``, the default, means the last frame), the vtt from the
+    captions it showed. With ``options.steps``, each named step also gets
+    its still (its last frame), its clip and captions under ``<name>/``.
+    With ``keys``, a cache record is written after each format's files are
+    in place. With ``source_video`` (a current mp4 of this scene) and only
+    webm/gif asked for, the scene is not rendered at all: they are derived
+    from that file.
     """
     from manim import tempconfig
 
     from scenes import THEMES
+    from scenes.base import Timeline
 
-    from . import encode
+    from . import encode, vector
 
     cls = _resolve(scene)
     scene_id = cls.scene_id
+    stem = options.stem(scene_id)
     theme = THEMES[theme_name]
+    transparent = options.transparent
+    if transparent and set(formats) & {"mp4", "gif"}:
+        raise ValueError("mp4 and gif cannot be transparent (use png, svg or webm)")
+    background = None if transparent else theme.background
     poster_time = getattr(cls, "poster_time", None)
-    need_video = any(f in VIDEO_FORMATS for f in formats) or ("png" in formats and poster_time is not None)
+    step_formats = [f for f in formats if f in STEP_FORMATS] if options.steps else []
+    need_video = (any(f in VIDEO_FORMATS or f == "vtt" for f in formats)
+                  or (bool({"png", "svg"} & set(formats)) and poster_time is not None))
     derive_only = source_video is not None and set(formats) <= {"webm", "gif"}
     work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir))
     written: list[Path] = []
     still = video = None
+    poster_svg = work / "poster.svg"
+    cues: list[tuple[str, float, float]] = []
+    steps: list[dict[str, Any]] = []  # per step: name, start, end, frame, svg, video
     try:
         settings = {
             "quality": QUALITIES[quality],
-            "format": "mp4" if need_video else "png",
+            "format": ("webm" if transparent else "mp4") if need_video else "png",
+            "transparent": transparent,
             "media_dir": str(work),
             "tex_dir": str(_tex_slot()),
             "background_color": theme.background,
@@ -174,6 +223,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "progress_bar": "none",
             "verbosity": "ERROR",
             "output_file": scene_id,
+            "save_sections": "mp4" in step_formats,
         }
         poster: list[Any] = []
         if derive_only:
@@ -182,8 +232,22 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             shutil.copyfile(source_video, video)
         else:
             with tempconfig(settings):
-                scene = cls(trace, theme)
-                renderer = scene.renderer
+                scene_obj = cls(trace, theme)
+                renderer = scene_obj.renderer
+                _report_animations(scene_obj, work)
+                if "vtt" in formats:
+                    scene_obj.timeline = Timeline()
+                if step_formats:
+                    def step_end(step: Any) -> None:
+                        # The step's last frame, as the camera drew it, and the same picture as vectors.
+                        svg = None
+                        if "svg" in step_formats:
+                            svg = work / f"step-{len(steps)}.svg"
+                            vector.write_svg(scene_obj, svg, background)
+                        steps.append({"name": step.name, "start": step.start, "end": step.end,
+                                      "frame": renderer.get_frame(), "svg": svg, "video": None})
+
+                    scene_obj.on_step_end = step_end
                 if poster_time is not None:
                     original = renderer.add_frame
 
@@ -191,30 +255,108 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                         # The first frame shown at or after poster_time.
                         if not poster and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
                             poster.append(frame.copy())
+                            if "svg" in formats:
+                                vector.write_svg(scene_obj, poster_svg, background)
                         original(frame, num_frames)
 
                     renderer.add_frame = add_frame
-                scene.render()
+                scene_obj.render()
                 still = poster[0] if poster else renderer.get_frame()
+                if "svg" in formats and not poster:
+                    vector.write_svg(scene_obj, poster_svg, background)
+                if scene_obj.timeline is not None:
+                    cues = [(c.text, c.start, c.end) for c in scene_obj.timeline.captions()]
                 video = Path(renderer.file_writer.final_file_path) if need_video else None
+                if "mp4" in step_formats:
+                    _attach_section_videos(renderer.file_writer, steps)
         if video is not None and (not video.is_file() or video.stat().st_size == 0):
             raise RuntimeError(f"manim produced no video for {scene_id}")
         makers: dict[str, Callable[[Path], None]] = {
-            "png": lambda dst: encode.save_png(still, dst),
+            "png": lambda dst: encode.save_png(still, dst, transparent),
+            "svg": lambda dst: shutil.copyfile(poster_svg, dst),
             "mp4": lambda dst: encode.faststart_mp4(video, dst),
-            "gif": lambda dst: encode.to_gif(video, dst),
-            "webm": lambda dst: encode.to_webm(video, dst),
+            "gif": lambda dst: encode.to_gif(video, dst, background=theme.background),
+            "webm": (lambda dst: shutil.copyfile(video, dst)) if transparent else
+                    (lambda dst: encode.to_webm(video, dst)),
+            "vtt": lambda dst: dst.write_text(to_webvtt(cues), encoding="utf-8"),
         }
         for fmt in sorted(formats, key=FORMATS.index):
+            step_written = _write_steps(work, out_dir, stem, fmt, steps, cues, transparent) \
+                if fmt in step_formats else []
             tmp = work / f"final.{fmt}"
             makers[fmt](tmp)
-            final = cache.output_path(out_dir, scene_id, fmt)
+            final = cache.output_path(out_dir, stem, fmt)
             _atomic_move(tmp, final)
-            written.append(final)
+            written += [*step_written, final]
             if keys is not None:
-                cache.write_record(out_dir, scene_id, fmt, keys[fmt])
+                cache.write_record(out_dir, stem, fmt, keys[fmt],
+                                   [p.relative_to(out_dir).as_posix() for p in step_written])
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    return written
+
+
+def _report_animations(scene_obj: Any, work: Path) -> None:
+    """Write each animation's number and kind for the live progress display."""
+    original_play = scene_obj.play
+    count = 0
+
+    def play(*args: Any, **kwargs: Any) -> None:
+        nonlocal count
+        count += 1
+        # FadeIn, Transform, ...; ".animate" calls are builders until played.
+        names = ("animate" if type(a).__name__ == "_AnimationBuilder" else type(a).__name__ for a in args)
+        kinds = ", ".join(dict.fromkeys(names)) or "wait"
+        write_status(work, count, kinds, scene_obj.renderer.time)
+        original_play(*args, **kwargs)
+
+    scene_obj.play = play
+
+
+def _attach_section_videos(file_writer: Any, steps: list[dict[str, Any]]) -> None:
+    """Pair each step with the clip manim wrote for its section (same name, in order).
+
+    Manim drops sections without any animation, and the content before the
+    first named section is its own ("autocreated") section: match by name.
+    """
+    videos = [(s.name, file_writer.sections_output_dir / s.video)
+              for s in file_writer.sections if s.video is not None]
+    i = 0
+    for step in steps:
+        for j in range(i, len(videos)):
+            if videos[j][0] == step["name"]:
+                step["video"] = videos[j][1] if videos[j][1].is_file() else None
+                i = j + 1
+                break
+
+
+def _write_steps(work: Path, out_dir: Path, stem: str, fmt: str, steps: list[dict[str, Any]],
+                 cues: list[tuple[str, float, float]], transparent: bool) -> list[Path]:
+    """Write every step's file of one format to ``OUT/<stem>/``; remove steps no longer there."""
+    from . import encode
+
+    written: list[Path] = []
+    for n, step in enumerate(steps, start=1):
+        name = step_stem(n, step["name"])
+        tmp = work / f"step-{n}.final.{fmt}"
+        if fmt == "png":
+            encode.save_png(step["frame"], tmp, transparent)
+        elif fmt == "svg":
+            shutil.copyfile(step["svg"], tmp)
+        elif fmt == "mp4":
+            if step["video"] is None:
+                continue  # a step without animation has a still but no clip
+            encode.faststart_mp4(step["video"], tmp)
+        elif fmt == "vtt":
+            if step["end"] - step["start"] <= 0:
+                continue
+            tmp.write_text(to_webvtt(window(cues, step["start"], step["end"])), encoding="utf-8")
+        final = out_dir / stem / f"{name}.{fmt}"
+        _atomic_move(tmp, final)
+        written.append(final)
+    for old in _step_files(out_dir, stem, fmt):
+        if old not in written:
+            old.unlink(missing_ok=True)
     return written
 
 
@@ -223,7 +365,7 @@ def run_job(job: Job) -> Result:
     start = time.monotonic()
     try:
         render_scene(job.scene, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys,
-                     job.source_video)
+                     job.source_video, job.options)
     except Exception as exc:  # one scene failing must not stop the others
         where = traceback.extract_tb(exc.__traceback__)[-1]
         message = f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
@@ -274,11 +416,13 @@ def _write_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> None:
 def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = "low",
                 formats: tuple[str, ...] = ("mp4",), theme: str = "dark", jobs: int | None = None,
                 force: bool = False, echo: Callable[[str], None] = print,
-                registry: dict[str, type] | None = None) -> Summary:
+                registry: dict[str, type] | None = None, options: OutputOptions | None = None) -> Summary:
     """Render the stale formats of each scene (cache first), ``jobs`` at a time.
 
-    ``registry`` maps scene ids to classes (default: ``scenes.SCENES``).
+    ``registry`` maps scene ids to classes (default: ``scenes.SCENES``);
+    ``options`` says how files are named and what else is written.
     """
+    options = options or OutputOptions()
     if registry is None:
         from scenes import SCENES as registry
 
@@ -294,12 +438,13 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
         cls = SCENES[scene_id]
         try:
             code = cache.code_hash(cls)
-            keys = {f: cache.cache_key(cls, data, quality, f, theme, code) for f in formats}
+            keys = {f: cache.cache_key(cls, data, quality, f, theme, code, options.key()) for f in formats}
+            stem = options.stem(scene_id)
         except (KeyError, OSError) as exc:
             summary.results.append(Result(scene_id, "failed", formats, 0.0, str(exc)))
             echo(f"[{i}/{n}] {scene_id}: FAILED ({exc})")
             continue
-        stale = tuple(f for f in formats if force or not cache.is_fresh(out_dir, scene_id, f, keys[f]))
+        stale = tuple(f for f in formats if force or not cache.is_fresh(out_dir, stem, f, keys[f]))
         if not stale:
             summary.results.append(Result(scene_id, "cached", formats))
             _write_numbers_snapshot(out_dir, cls, data)
@@ -307,13 +452,13 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
             continue
         source = None
         if set(stale) <= {"webm", "gif"}:
-            mp4_key = keys.get("mp4") or cache.cache_key(cls, data, quality, "mp4", theme, code)
-            if cache.is_fresh(out_dir, scene_id, "mp4", mp4_key):
-                source = cache.output_path(out_dir, scene_id, "mp4")
-        todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace, source))
+            mp4_key = keys.get("mp4") or cache.cache_key(cls, data, quality, "mp4", theme, code, options.key())
+            if cache.is_fresh(out_dir, stem, "mp4", mp4_key):
+                source = cache.output_path(out_dir, stem, "mp4")
+        todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace, source, options))
         # File names do not carry the theme: say so before a clip of the other theme is replaced.
-        replaced += [f"{scene_id}.{f}" for f in stale
-                     if cache.recorded_theme(out_dir, scene_id, f) not in (None, theme)]
+        replaced += [f"{stem}.{f}" for f in stale
+                     if cache.recorded_theme(out_dir, stem, f) not in (None, theme)]
 
     if replaced:
         shown = ", ".join(replaced[:4]) + (f" and {len(replaced) - 4} more" if len(replaced) > 4 else "")

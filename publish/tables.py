@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from attention_core.formatting import format_number
 
-__all__ = ["section", "scene_sections", "tables", "to_markdown", "to_latex", "to_html", "to_json", "DECIMALS"]
+__all__ = ["section", "scene_sections", "tables", "to_markdown", "to_latex", "to_html", "to_json", "DECIMALS",
+           "MatrixSpec", "TABLE_SPECS", "labelled_tables", "scene_markdown", "scene_latex"]
 
 DECIMALS = 2  # the themes' number format (Theme.decimals)
 
@@ -84,6 +86,170 @@ def tables(sections: dict[str, Any]) -> list[tuple[str, list[str], list[list[str
     for path, node in sections.items():
         walk(path, node)
     return out
+
+
+# -- tables as on screen (issue 14) ---------------------------------------------
+#
+# For the scenes whose matrices a post quotes, each displayed matrix is one
+# table with the labels the screen gives its rows and columns. A label rule
+# is ("index", "x") for x_1, x_2, ...; ("words", "encoder.tokens") for the
+# words at that path; ("dims", "") for 1, 2, ... (feature dimensions).
+
+@dataclass(frozen=True)
+class MatrixSpec:
+    path: str  # dotted path into Trace.to_dict()
+    caption: str
+    symbol: str  # LaTeX name of the matrix
+    rows: tuple[str, str]
+    cols: tuple[str, str]
+
+
+_DIMS = ("dims", "")
+TABLE_SPECS: dict[str, tuple[MatrixSpec, ...]] = {
+    "worked_example": (
+        MatrixSpec("worked_example.inputs", "X: the input vectors, one per row", "X", ("index", "x"), _DIMS),
+        MatrixSpec("worked_example.queries", "q: the query vectors, one per row", "q", ("index", "q"), _DIMS),
+        MatrixSpec("worked_example.scores", "s = X q^T: the score of each input for each query", "s",
+                   ("index", "x"), ("index", "q")),
+        MatrixSpec("worked_example.weights", "alpha = softmax of each column of s", r"\alpha",
+                   ("index", "x"), ("index", "q")),
+        MatrixSpec("worked_example.context", "C = alpha^T X: the context vector of each query", "C",
+                   ("index", "c"), _DIMS),
+    ),
+    "dot_product_attention": (
+        MatrixSpec("dot_product_attention.inputs", "X: the input features, one per row", "X",
+                   ("index", "h"), _DIMS),
+        MatrixSpec("dot_product_attention.query", "s_2: the query", "s_2", ("none", ""), _DIMS),
+        MatrixSpec("dot_product_attention.scores", "E = s_2 X^T: the raw attention weights", "E",
+                   ("none", ""), ("index", "h")),
+        MatrixSpec("dot_product_attention.weights", "A = softmax(E): the attention weights", "A",
+                   ("none", ""), ("index", "h")),
+        MatrixSpec("dot_product_attention.output", "o = A X: the output vector", "o", ("none", ""), _DIMS),
+    ),
+    "multi_query_attention": (
+        MatrixSpec("multi_query_attention.inputs", "X: the input features, one per row", "X",
+                   ("index", "h"), _DIMS),
+        MatrixSpec("multi_query_attention.queries", "Q: the queries, one per row", "Q", ("index", "q"), _DIMS),
+        MatrixSpec("multi_query_attention.scores", "E = Q X^T: the raw attention weights", "E",
+                   ("index", "q"), ("index", "h")),
+        MatrixSpec("multi_query_attention.weights", "A = softmax of each row of E", "A",
+                   ("index", "q"), ("index", "h")),
+        MatrixSpec("multi_query_attention.outputs", "O = A X: one output per query", "O",
+                   ("index", "q"), _DIMS),
+    ),
+    "encoder": (
+        MatrixSpec("encoder.inputs", "x_t: each source word's embedding", "X", ("words", "encoder.tokens"), _DIMS),
+        MatrixSpec("encoder.hidden", "h_t: the encoder state after each word (h_0 = 0)", "H",
+                   ("index0", "h"), _DIMS),
+    ),
+}
+
+
+def _labels(rule: tuple[str, str], n: int, data: dict[str, Any] | None) -> list[str]:
+    kind, arg = rule
+    if kind == "index":
+        return [f"{arg}_{i + 1}" for i in range(n)]
+    if kind == "index0":
+        return [f"{arg}_{i}" for i in range(n)]
+    if kind == "words" and data is not None:
+        words = [str(w) for w in section(data, arg)]
+        return words + [str(i + 1) for i in range(len(words), n)]
+    if kind == "dims":
+        return [str(i + 1) for i in range(n)]
+    return [""] * n
+
+
+def _ascii(text: str) -> str:
+    return text.replace("\u2212", "-")
+
+
+def labelled_tables(scene_id: str, data: dict[str, Any]) -> list[tuple[str, str, list[str], list[list[str]]]] | None:
+    """``(caption, symbol, header, rows)`` per displayed matrix, labelled as on screen; ``None``
+    for a scene without a table spec. Values as on screen, with an ASCII minus."""
+    specs = TABLE_SPECS.get(scene_id)
+    if specs is None:
+        return None
+    out = []
+    for spec in specs:
+        node = section(data, spec.path)
+        matrix = node if node and isinstance(node[0], list) else [node]
+        width = max(len(r) for r in matrix)
+        rows = _labels(spec.rows, len(matrix), data)
+        header = [""] + _labels(spec.cols, width, data)
+        body = [[rows[i]] + [_ascii(_cell(v)) for v in row] for i, row in enumerate(matrix)]
+        out.append((spec.caption, spec.symbol, header, body))
+    return out
+
+
+def scene_markdown(scene_id: str, data: dict[str, Any], sections: dict[str, Any],
+                   heading: str | None = None) -> str:
+    """Markdown tables a post can paste: one per displayed matrix, captioned, labelled as on screen."""
+    labelled = labelled_tables(scene_id, data)
+    if labelled is None:
+        return _ascii(to_markdown(sections, heading))
+    parts = [f"## {heading}\n"] if heading else []
+    for caption, _, header, rows in labelled:
+        parts.append(f"*{_md_escape(caption)}*\n")
+        parts.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
+        parts.append("|---|" + "|".join("---:" for _ in header[1:]) + "|")
+        parts.extend("| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows)
+        parts.append("")
+    return "\n".join(parts)
+
+
+def _bmatrix(symbol: str, rows: list[list[str]]) -> str:
+    body = r" \\ ".join(" & ".join(row) for row in rows)
+    return f"{symbol} = \\begin{{bmatrix}} {body} \\end{{bmatrix}}"
+
+
+def scene_latex(scene_id: str, data: dict[str, Any], sections: dict[str, Any],
+                heading: str | None = None) -> str:
+    """Each displayed matrix as ``$$ X = \\begin{bmatrix} ... \\end{bmatrix} $$`` (KaTeX and
+    MathJax render it), preceded by its caption and the labels of its rows and columns."""
+    parts = [f"<!-- {heading} -->"] if heading else []
+    labelled = labelled_tables(scene_id, data)
+    if labelled is None:
+        labelled = []
+        for title, header, rows in tables(sections):
+            name = r"\mathrm{" + _tex_name(title.rsplit(".", 1)[-1]) + "}"
+            if not header or not rows:
+                continue
+            if header[0] == "name":  # a table of scalars: one "name = value" each
+                labelled += [(f"{title}.{r[0]}", r"\mathrm{" + _tex_name(r[0]) + "}", ["", ""],
+                              [["", _ascii(r[1])]]) for r in rows]
+            elif header[0] == "row":  # a matrix
+                labelled.append((title, name, [""] * len(header), [[""] + [_ascii(c) for c in r[1:]] for r in rows]))
+            else:  # a vector
+                labelled.append((title, name, [""] * (len(header) + 1), [[""] + [_ascii(c) for c in r] for r in rows]))
+    for caption, symbol, header, rows in labelled:
+        cells = [row[1:] for row in rows]
+        if not cells or not all(_is_number(c) for row in cells for c in row) or len({len(r) for r in cells}) != 1:
+            continue  # words and flags are no matrix
+        parts.append(caption)
+        row_names = [r[0] for r in rows if r[0]]
+        col_names = [h for h in header[1:] if h]
+        if row_names or col_names:
+            parts.append("(" + "; ".join(x for x in (
+                f"rows: {', '.join(row_names)}" if row_names else "",
+                f"columns: {', '.join(col_names)}" if col_names else "") if x) + ")")
+        if len(cells) == 1 and len(cells[0]) == 1:
+            parts.append(f"$$ {symbol} = {cells[0][0]} $$")
+        else:
+            parts.append("$$ " + _bmatrix(symbol, cells) + " $$")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _tex_name(name: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in name)
 
 
 def _md_escape(text: str) -> str:

@@ -10,7 +10,7 @@ overlap), so that headless tests can check what a viewer would see.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, config
@@ -20,7 +20,7 @@ from attention_core import Trace
 from .components import NumberLabel
 from .theme import DARK, Theme
 
-__all__ = ["WalkthroughScene", "Audit", "ShownNumber"]
+__all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline"]
 
 FRAME_TOLERANCE = 0.02
 OVERLAP_TOLERANCE = 0.02
@@ -76,6 +76,78 @@ def _describe(mob: Mobject) -> str:
     return f"{type(mob).__name__}({text!r})" if text else type(mob).__name__
 
 
+@dataclass
+class Step:
+    """A named part of a scene (``self.next_section(name)``), in seconds of the clip."""
+
+    name: str
+    start: float
+    end: float | None = None
+
+
+@dataclass(frozen=True)
+class Cue:
+    """An on-screen caption: its text and when it was on screen."""
+
+    text: str
+    start: float
+    end: float
+    #: Where it was on screen (top edge, left edge): orders the lines of cues shown together.
+    at: tuple[float, float] = (0.0, 0.0)
+
+
+#: Sentences on screen (at least this many words) are captions; shorter
+#: texts are labels (``h_3``, ``source words``) that a caption file skips.
+CAPTION_MIN_WORDS = 3
+
+
+@dataclass
+class Timeline:
+    """When each caption appeared and went, recorded while the scene plays."""
+
+    cues: list[Cue] = field(default_factory=list)
+    shown: dict[str, tuple[float, tuple[float, float]]] = field(default_factory=dict)  # text -> (since, at)
+
+    def update(self, visible: dict[str, tuple[float, float]], appeared_at: float, gone_at: float) -> None:
+        for text in visible.keys() - self.shown.keys():
+            self.shown[text] = (appeared_at, visible[text])
+        for text in set(self.shown) - visible.keys():
+            since, at = self.shown.pop(text)
+            self.cues.append(Cue(text, since, gone_at, at))
+
+    def close(self, at: float) -> None:
+        self.update({}, at, at)
+
+    def captions(self) -> list[Cue]:
+        """The cues in order of appearance (flickers under 50 ms dropped).
+
+        Sentences shown and gone together (a caption wrapped over several
+        lines, each its own Text) are one cue, its lines top to bottom.
+        """
+        groups: dict[tuple[float, float], list[Cue]] = {}
+        for cue in self.cues:
+            if cue.end - cue.start > 0.05:
+                groups.setdefault((round(cue.start, 3), round(cue.end, 3)), []).append(cue)
+        merged = []
+        for (start, end), cues in groups.items():
+            cues.sort(key=lambda c: (-c.at[0], c.at[1]))
+            merged.append(Cue("\n".join(c.text for c in cues), cues[0].start, cues[0].end, cues[0].at))
+        return sorted(merged, key=lambda c: (c.start, -c.at[0], c.at[1], c.end))
+
+
+def caption_texts(mobjects: list[Mobject]) -> dict[str, tuple[float, float]]:
+    """Visible sentences among ``mobjects`` and where (top, left); the same words twice are one."""
+    found: dict[str, tuple[float, float]] = {}
+    for top in mobjects:
+        for mob in top.get_family():
+            if isinstance(mob, Text) and _visible(mob):
+                text = " ".join(str(getattr(mob, "original_text", "") or "").split())
+                if len(text.split()) >= CAPTION_MIN_WORDS:
+                    x0, _, _, y1 = _box(mob)
+                    found.setdefault(text, (round(float(y1), 2), round(float(x0), 2)))
+    return found
+
+
 class WalkthroughScene(Scene):
     """Base of all scenes: holds the trace, the theme and the audit.
 
@@ -97,12 +169,45 @@ class WalkthroughScene(Scene):
         self.trace = trace
         self.theme = theme
         self.audit: Audit | None = Audit() if audit else None
+        #: Named steps (``self.next_section(name)``), in order; the content
+        #: before the first named section is no step.
+        self.named_steps: list[Step] = []
+        #: Called with each step when it ends, while the scene shows its
+        #: last frame (the render pipeline saves the step's stills there).
+        self.on_step_end: Callable[[Step], None] | None = None
+        #: Set by the render pipeline to record the captions' times.
+        self.timeline: Timeline | None = None
         super().__init__(**kwargs)
+
+    # -- steps and captions ---------------------------------------------------
+
+    def next_section(self, name: str = "unnamed", *args: Any, **kwargs: Any) -> None:
+        self._end_step()
+        super().next_section(name, *args, **kwargs)
+        self.named_steps.append(Step(name, self.renderer.time))
+
+    def _end_step(self) -> None:
+        if self.named_steps and self.named_steps[-1].end is None:
+            self.named_steps[-1].end = self.renderer.time
+            if self.on_step_end is not None:
+                self.on_step_end(self.named_steps[-1])
+
+    def tear_down(self) -> None:
+        super().tear_down()
+        self._end_step()
+        if self.timeline is not None:
+            self.timeline.close(self.renderer.time)
 
     # -- the audit ---------------------------------------------------------
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        if self.timeline is not None:
+            start = self.renderer.time
+            self.timeline.update(caption_texts(self.mobjects), start, start)
         super().play(*args, **kwargs)
+        if self.timeline is not None:
+            # Appeared during the animation: shown from its start; gone: until its end.
+            self.timeline.update(caption_texts(self.mobjects), start, self.renderer.time)
         self._snapshot()
 
     def wait(self, *args: Any, **kwargs: Any) -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from typing import ClassVar
 
-from manim import DOWN, RIGHT, FadeIn, MathTex, VGroup, Write
+from manim import DOWN, RIGHT, FadeIn, FadeOut, MathTex, VGroup, Write
 
 from scenes import SCENES
 from scenes.base import WalkthroughScene
 from scenes.components import VectorColumn, caption
 
-__all__ = ["TinyScene", "PosterScene", "BrokenScene", "LATEX_SCENES", "TEST_SCENES", "registry", "register"]
+__all__ = ["TinyScene", "PosterScene", "BrokenScene", "StepsScene", "LATEX_SCENES", "TEST_SCENES", "registry", "register"]
 
 
 def _nonce() -> str:
@@ -61,6 +61,32 @@ class BrokenScene(TinyScene):
         raise RuntimeError("scene bug for the test")
 
 
+class StepsScene(WalkthroughScene):
+    """Two named steps after an unnamed opening, with sentences on screen.
+
+    0-1 s: "the opening sentence here" (no step); step "Show the vector"
+    1-2.5 s: the column fades in, the caption changes to "the context vector
+    appears"; step "Final: softmax!" 2.5-3.5 s: a wait, then the caption goes.
+    """
+
+    scene_id = "tiny_steps"
+    description = "Test scene: h_T in two named steps."
+    trace_sections = ("sizes", "encoder.context")
+
+    def construct(self) -> None:
+        opening = caption("the opening sentence here", self.theme, 24).to_edge([0, 1, 0])
+        self.play(FadeIn(opening), run_time=1.0)
+        self.next_section("Show the vector")
+        col = VectorColumn(self.trace.encoder.context, self.theme, key="encoder.context", label="h_T",
+                           colour=self.theme.encoder)
+        said = caption("the context vector appears", self.theme, 24).to_edge([0, -1, 0])
+        self.play(FadeIn(col), FadeOut(opening), FadeIn(said), run_time=1.0)
+        self.wait(0.5)
+        self.next_section("Final: softmax!")
+        self.play(FadeOut(said), run_time=0.5)
+        self.wait(0.5)
+
+
 def _latex_scene(n: int) -> type[WalkthroughScene]:
     class LatexScene(WalkthroughScene):
         scene_id = f"latex_{n}"
@@ -82,7 +108,7 @@ def _latex_scene(n: int) -> type[WalkthroughScene]:
 
 LatexScene0, LatexScene1, LatexScene2, LatexScene3 = (_latex_scene(n) for n in range(4))
 LATEX_SCENES = (LatexScene0, LatexScene1, LatexScene2, LatexScene3)
-TEST_SCENES = (TinyScene, PosterScene, BrokenScene, *LATEX_SCENES)
+TEST_SCENES = (TinyScene, PosterScene, BrokenScene, StepsScene, *LATEX_SCENES)
 
 
 def registry() -> dict[str, type[WalkthroughScene]]:

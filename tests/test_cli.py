@@ -7,6 +7,7 @@ traceback, and leave whatever is already in the output folder untouched.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,21 +66,130 @@ def test_numbers_markdown_and_latex_write_values_as_on_screen():
     h = trace.encoder.hidden
     md = _invoke("numbers", "--format", "markdown", "--scene", "encoder")
     assert md.exit_code == 0
-    rows = [line for line in md.stdout.splitlines() if line.startswith("| 3 |")]
-    # Row h_3 of encoder.hidden, every value as format_number writes it.
-    want = "| 3 | " + " | ".join(format_number(v) for v in h[3]) + " |"
-    assert want in rows
-    assert "**encoder.hidden**" in md.stdout
+    # Row h_3 of the encoder states, labelled as on screen, every value as
+    # format_number writes it but with an ASCII minus (pastes into code).
+    want = "| h_3 | " + " | ".join(format_number(v).replace("\u2212", "-") for v in h[3]) + " |"
+    assert want in md.stdout.splitlines()
+    assert "\u2212" not in md.stdout
+    # The inputs' rows are the words.
+    first_word = trace.encoder.tokens[0]
+    assert any(line.startswith(f"| {first_word} | ") for line in md.stdout.splitlines())
     tex = _invoke("numbers", "--format", "latex", "--scene", "encoder")
     assert tex.exit_code == 0
-    assert r"\begin{tabular}" in tex.stdout and r"\end{tabular}" in tex.stdout
+    assert r"\begin{bmatrix}" in tex.stdout and r"\begin{tabular}" not in tex.stdout
     negative = next(v for v in h.ravel() if format_number(v).startswith("\u2212"))
-    assert "$-$" + format_number(negative)[1:] in tex.stdout
+    assert "-" + format_number(negative)[1:] in tex.stdout
     # Without --scene: one heading per scene.
     every = _invoke("numbers", "--format", "markdown")
     assert every.exit_code == 0
     assert all(f"## {s}" in every.stdout.splitlines() for s in SCENES)
     assert "## encoder" not in md.stdout  # one scene asked for: no heading
+
+
+def test_worked_example_tables_are_labelled_captioned_and_correct():
+    md = _invoke("numbers", "--format", "markdown", "--scene", "worked_example")
+    assert md.exit_code == 0
+    lines = md.stdout.splitlines()
+    # One captioned table per matrix on screen: X, q, s, alpha, C.
+    captions = [line for line in lines if line.startswith("*") and line.endswith("*")]
+    assert len(captions) == 5 and captions[2].startswith("*s = X q^T")
+    # Headers as on screen: the scores' columns are the queries, rows the inputs.
+    assert "|  | q_1 | q_2 | q_3 | q_4 |" in lines
+    # s_11 = x_1 . q_1 by hand from the draft's X and q (the default numbers):
+    # (-0.2)(0.1) + (0.3)(0.2) + (0.5)(-0.3) = -0.02 + 0.06 - 0.15 = -0.11.
+    row = next(line for line in lines[lines.index(captions[2]):] if line.startswith("| x_1 |"))
+    assert row.split("|")[2].strip() == "-0.11"
+
+
+def _strict_bmatrix_check(block: str) -> None:
+    """What KaTeX needs of our blocks: known commands only, balanced braces,
+    one bmatrix with rows of equal length, every cell a number."""
+    assert block.count("{") == block.count("}")
+    for command in re.findall(r"\\([A-Za-z]+)", block):
+        assert command in {"begin", "end", "mathrm", "alpha"}, command
+    match = re.fullmatch(r"(.+?) = (?:\\begin\{bmatrix\} (.+) \\end\{bmatrix\}|(-?[0-9.]+))", block)
+    assert match, block
+    if match.group(2):
+        rows = [[c.strip() for c in r.split("&")] for r in match.group(2).split(r" \\ ")]
+        assert len({len(r) for r in rows}) == 1, block
+        for cell in (c for r in rows for c in r):
+            float(cell)
+
+
+def _katex() -> Path | None:
+    """A katex npm package to render with, if installed (setup or KATEX_DIR)."""
+    import os
+    import shutil
+
+    if not shutil.which("node"):
+        return None
+    for base in filter(None, [os.environ.get("KATEX_DIR"), str(ROOT / ".venv" / "katex")]):
+        if (Path(base) / "node_modules" / "katex").is_dir():
+            return Path(base)
+    return None
+
+
+def test_latex_tables_are_katex_renderable_bmatrix():
+    tex = _invoke("numbers", "--format", "latex")
+    assert tex.exit_code == 0
+    blocks = re.findall(r"\$\$ (.*?) \$\$", tex.stdout)
+    assert len(blocks) > 100 and "\u2212" not in tex.stdout
+    for block in blocks:
+        _strict_bmatrix_check(block)
+    katex = _katex()
+    if katex is not None:  # the real renderer, when installed
+        script = ("const k=require('katex');const b=JSON.parse(require('fs').readFileSync(0,'utf8'));"
+                  "const bad=[];for(const x of b){try{k.renderToString(x,{displayMode:true,throwOnError:true,"
+                  "strict:'error'})}catch(e){bad.push(x+': '+e.message)}}console.log(JSON.stringify(bad))")
+        out = subprocess.run(["node", "-e", script], input=json.dumps(blocks), capture_output=True, text=True,
+                             cwd=katex, env={"NODE_PATH": str(katex / "node_modules")}, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout) == []
+    # The strict check itself rejects what KaTeX would.
+    for broken in (r"X = \begin{bmatrix} 1 & 2 \\ 3 \end{bmatrix}", r"X = \frac{1", r"X = \begin{tabular} 1"):
+        with pytest.raises(AssertionError):
+            _strict_bmatrix_check(broken)
+
+
+def test_numbers_file_holds_only_what_it_changes(tmp_path):
+    part = tmp_path / "part.toml"
+    part.write_text("[worked_example]\nqueries = [[1.0, 0.0, 0.0]]\n")
+    got = json.loads(_invoke("numbers", "--numbers", str(part)).stdout)
+    default = json.loads(json.dumps(load_default_trace().to_dict()))
+    # The one change: with q = e_1, each input's score is its first number.
+    assert got["worked_example"]["scores"] == [[row[0]] for row in default["worked_example"]["inputs"]]
+    # Everything else is the default's.
+    for key in ("source", "encoder", "dot_product", "dot_product_attention"):
+        assert got[key] == default[key], key
+    # --init writes a file that changes nothing, and refuses to overwrite.
+    start = tmp_path / "start.toml"
+    result = _invoke("numbers", "--init", str(start))
+    assert result.exit_code == 0 and start.is_file()
+    text = start.read_text()
+    assert "# seed = 2024" in text and "[worked_example]" in text
+    assert json.loads(_invoke("numbers", "--numbers", str(start)).stdout)["encoder"] == default["encoder"]
+    edited = tmp_path / "edited.toml"
+    edited.write_text(text.replace("# seed = 2024", "seed = 7"))
+    assert json.loads(_invoke("numbers", "--numbers", str(edited)).stdout)["seed"] == 7
+    _one_line_error(_invoke("numbers", "--init", str(start)), "exists")
+
+
+def test_manim_style_options_and_draft_names():
+    version = _invoke("--version")
+    assert version.exit_code == 0 and "manim" in version.stdout
+    listed = _invoke("list").stdout.splitlines()
+    line = next(line for line in listed if line.startswith("cnn_attention "))
+    assert "draft: CNN_attention" in line
+    assert "draft:" not in next(line for line in listed if line.startswith("worked_example "))
+    assert render.QUALITY_SHORT == {"l": "low", "m": "medium", "h": "high", "k": "4k"}
+    assert render._output_formats(("mp4",), still=True, transparent=False) == ("mp4", "png", "vtt")
+    assert render._output_formats(("png", "svg"), still=False, transparent=True) == ("png", "svg")
+    # Choices complete in a shell.
+    from click.shell_completion import ShellComplete
+
+    complete = ShellComplete(render.cli, {}, "render.py", "_X").get_completions
+    assert [c.value for c in complete(["render", "--theme"], "")] == ["dark", "light"]
+    assert [c.value for c in complete(["render", "--format"], "mp4,s")] == ["mp4,svg"]
 
 
 @pytest.mark.parametrize("args,needles", [
@@ -94,8 +204,13 @@ def test_numbers_markdown_and_latex_write_values_as_on_screen():
     (["render", "encoder", "--jobs", "many"], ["--jobs"]),
     (["render"], ["name at least one scene"]),
     (["render", "encoder", "--all"], ["not both"]),
+    (["render", "encoder", "-q", "x"], ["unknown quality 'x'"]),
+    (["render", "encoder", "--names", "nick"], ["unknown naming 'nick'"]),
+    (["render", "encoder", "--transparent", "--format", "mp4,png"], ["mp4 cannot be transparent"]),
+    (["render", "encoder", "--transparent", "--format", "gif"], ["gif cannot be transparent"]),
 ], ids=["numbers-scene", "numbers-format", "render-scene", "format", "empty-format", "theme", "quality",
-        "jobs", "jobs-text", "no-scene", "ids-and-all"])
+        "jobs", "jobs-text", "no-scene", "ids-and-all", "short-quality", "naming", "transparent-mp4",
+        "transparent-gif"])
 def test_bad_arguments(args, needles, tmp_path):
     result = _invoke(*args, *(["--out", str(tmp_path / "out")] if args[0] == "render" else []))
     _one_line_error(result, *needles)
@@ -161,7 +276,8 @@ def test_unwritable_output_folder(tmp_path, monkeypatch):
 
 def test_table_export_and_cache_never_import_manim():
     code = ("import sys; sys.path.insert(0, sys.argv[1]); "
-            "import publish.tables, publish.cache, publish.gallery, attention_core.formatting, attention_core; "
+            "import publish.tables, publish.cache, publish.gallery, publish.names, publish.captions, "
+            "publish.progress, attention_core.formatting, attention_core; "
             "print('manim' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

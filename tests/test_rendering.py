@@ -32,7 +32,7 @@ from .render_scenes import BrokenScene, LatexScene0, TinyScene
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
-ALL = ("mp4", "webm", "gif", "png")
+ALL = ("mp4", "webm", "gif", "png", "svg", "vtt")
 
 
 def _run(out: Path, ids, formats=("png",), data=None, theme="dark", quality="low", jobs=1,
@@ -49,7 +49,7 @@ def _status(summary) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
-    """tiny and tiny_poster rendered once to all four formats."""
+    """tiny and tiny_poster rendered once to every format."""
     out = tmp_path_factory.mktemp("formats")
     TinyScene.plays = 0
     summary, _ = _run(out, ["tiny", "tiny_poster"], ALL)
@@ -67,9 +67,9 @@ def _frames(path: Path):
 # -- formats -------------------------------------------------------------------
 
 def test_each_scene_is_rendered_once_for_all_formats(rendered):
-    # tiny's construct ran once, though four files were written.
+    # tiny's construct ran once, though six files were written.
     assert TinyScene.plays == 1
-    assert sorted(p.name for p in rendered.glob("tiny.*")) == ["tiny.gif", "tiny.mp4", "tiny.png", "tiny.webm"]
+    assert sorted(p.name for p in rendered.glob("tiny.*")) == [f"tiny.{f}" for f in sorted(ALL)]
     # Nothing temporary is left in the folder.
     assert not list(rendered.glob(".rendering-*")) and not list(rendered.rglob("*.part"))
 
@@ -91,6 +91,10 @@ def test_webm_is_vp9_with_the_same_frames(rendered):
     # Same picture (up to lossy coding): compare the last frames.
     diff = np.abs(frames[-1][1].astype(int) - mp4_frames[-1][1].astype(int)).mean()
     assert diff < 4
+    # No bigger than the mp4 it comes from, and as faithful: PSNR over all frames.
+    assert (rendered / "tiny.webm").stat().st_size <= (rendered / "tiny.mp4").stat().st_size
+    mse = np.mean([np.mean((a.astype(float) - b.astype(float)) ** 2) for (_, a), (_, b) in zip(frames, mp4_frames)])
+    assert 10 * np.log10(255 ** 2 / mse) > 40
 
 
 def test_gif_is_at_most_30_fps_and_small(rendered):
@@ -338,13 +342,62 @@ _CHECK = """
   const own = [...document.querySelectorAll('video')];
   const results = [];
   for (const src of srcs) results.push(await probe(src));
+  // Every svg still decodes; every captions track loads its cues.
+  const images = [...document.querySelectorAll('img')].map(img => ({
+    src: img.getAttribute('src'), width: img.naturalWidth, height: img.naturalHeight}));
+  const tracks = [];
+  for (const t of document.querySelectorAll('video track')) {
+    t.track.mode = 'hidden';
+    if (t.readyState < 2) await new Promise(done => {
+      t.addEventListener('load', done); t.addEventListener('error', done); setTimeout(done, 5000);
+    });
+    tracks.push({src: t.getAttribute('src'), ready: t.readyState,
+                 cues: t.track.cues ? t.track.cues.length : -1});
+  }
   const out = document.createElement('pre');
   out.id = 'results';
-  out.textContent = JSON.stringify({videos: own.length, results});
+  out.textContent = JSON.stringify({videos: own.length, results, images, tracks});
   document.body.appendChild(out);
 })();
 </script>
 """
+
+
+def chromium_check(folder: Path, page: str) -> dict:
+    """Open ``page`` (HTML of ``folder``) in headless Chromium over local HTTP; return what _CHECK found.
+
+    Served over http://127.0.0.1, as a site would serve it: browsers refuse
+    caption tracks from file:// pages (no origin to check them against).
+    """
+    import functools
+    import http.server
+    import threading
+
+    check = folder / "check.html"
+    check.write_text(page.replace("</body>", _CHECK + "</body>"))
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with tempfile.TemporaryDirectory() as profile:
+            result = subprocess.run(
+                ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--mute-audio", f"--user-data-dir={profile}", "--virtual-time-budget=20000",
+                 "--dump-dom", f"http://127.0.0.1:{server.server_address[1]}/check.html"],
+                capture_output=True, text=True, timeout=120)
+    finally:
+        server.shutdown()
+        server.server_close()
+        check.unlink()
+    dom = result.stdout
+    assert '<pre id="results">' in dom, result.stderr[-2000:]
+    return json.loads(dom.split('<pre id="results">')[1].split("</pre>")[0].replace("&quot;", '"'))
 
 
 def test_gallery_plays_every_clip_in_chromium(rendered, tmp_path):
@@ -353,21 +406,16 @@ def test_gallery_plays_every_clip_in_chromium(rendered, tmp_path):
     assert 'poster="tiny.png"' in text and 'href="tiny.gif"' in text
     assert str(rendered) not in text  # relative links only
     assert "Test scene: the context vector" in text and "encoder.context" in text
-    check = rendered / "check.html"
-    check.write_text(text.replace("</body>", _CHECK + "</body>"))
-    with tempfile.TemporaryDirectory() as profile:
-        result = subprocess.run(
-            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--mute-audio", f"--user-data-dir={profile}", "--virtual-time-budget=20000",
-             "--dump-dom", check.as_uri()],
-            capture_output=True, text=True, timeout=120)
-    check.unlink()
-    dom = result.stdout
-    assert '<pre id="results">' in dom, result.stderr[-2000:]
-    found = json.loads(dom.split('<pre id="results">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    found = chromium_check(rendered, text)
     assert found["videos"] == 2  # tiny and tiny_poster
     assert sorted(r["src"] for r in found["results"]) == sorted(
         f"{s}.{f}" for s in ("tiny", "tiny_poster") for f in ("mp4", "webm"))
     for r in found["results"]:
         assert r["error"] is None and r["ready"] >= 2 and r["duration"] > 1.0, r
+    # The svg stills (shown under each clip) load at the frame's size.
+    svgs = [i for i in found["images"] if i["src"].endswith(".svg")]
+    assert sorted(i["src"] for i in svgs) == ["tiny.svg", "tiny_poster.svg"]
+    assert all((i["width"], i["height"]) == (854, 480) for i in svgs), svgs
+    # Each clip's captions track loads (readyState 2 = LOADED); tiny shows no sentence, so no cues.
+    assert sorted(t["src"] for t in found["tracks"]) == ["tiny.vtt", "tiny_poster.vtt"]
+    assert all(t["ready"] == 2 and t["cues"] == 0 for t in found["tracks"]), found["tracks"]
