@@ -65,6 +65,7 @@ SAMPLE_IMAGE_NAME = "sample_image.png"
 GRID_RANGE = (3, 8)
 FEATURE_RANGE = (2, 8)
 INPUT_RANGE = (16, 64)
+BIAS_RANGE = (-100.0, 100.0)
 MAX_CAPTION_WORDS = 8
 KERNEL = 3
 MAX_IMAGE_SIDE = 4096  # larger files are refused rather than decoded
@@ -311,7 +312,9 @@ def parse_cnn(value: Any, base_dir: Path | None = None) -> CnnConfig:
     if not 1 <= n <= MAX_CAPTION_WORDS:
         raise NumbersError(f"cnn.caption: expected 1 to {MAX_CAPTION_WORDS} words, got {n}")
     filters = _as_filters(table["filters"], "cnn.filters", d) if "filters" in table else None
-    bias = as_vector(table["bias"], "cnn.bias", d) if "bias" in table else None
+    # A filter sums 27 weighted pixels, so a bias that switches a feature off may need +-100.
+    bias = (as_vector(table["bias"], "cnn.bias", d, value_range=BIAS_RANGE)
+            if "bias" in table else None)
 
     if "image" in table:
         given = as_str(table["image"], "cnn.image")
