@@ -35,6 +35,7 @@ class ShownNumber:
     key: tuple | None
     value: float
     shown: str
+    decimals: int | None = None  # None: the theme's; fewer where a cell was too narrow
 
 
 @dataclass
@@ -136,7 +137,7 @@ class WalkthroughScene(Scene):
         for top in self.mobjects:
             for mob in top.get_family():
                 if isinstance(mob, NumberLabel) and _visible(mob):
-                    self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown))
+                    self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown, mob.decimals))
             for mob in top.family_members_with_points():
                 if not _visible(mob):
                     continue

@@ -122,3 +122,48 @@ def test_measured_text_height_matches_the_pixels_of_a_capital():
         h.scale(0.25)
         assert text_height_px(h) == pytest.approx(h.height * 60, rel=1e-3)
         assert text_height_px(Text("", font=DARK.font)) is None
+
+
+# --- the shared builders keep text above the floor ----------------------------
+
+
+def test_a_long_word_keeps_the_smallest_size_and_loses_its_end():
+    from scenes.components import MIN_FONT_SIZE, readable_text, word_box
+
+    word = "pneumonoultramicroscopicsilicovolcanoconiosis"  # 45 letters
+    boxed = word_box(word, DARK, DARK.text, font_size=24)
+    text = boxed[1]
+    assert text.font_size == pytest.approx(MIN_FONT_SIZE, rel=0.02)
+    assert text.text.endswith("\u2026") and word.startswith(text.text[:-1])
+    assert len(text.text) >= 25  # most of the word is still there
+    assert text.width <= 3.2 + 1e-6
+    assert text.full_text == word
+    # 20 letters fit the box at 24 points: neither shrunk nor cut.
+    whole = word_box("internationalisation", DARK, DARK.text, font_size=24)[1]
+    assert whole.text == "internationalisation" and whole.font_size == pytest.approx(24)
+    # A word that fits by shrinking a little is shrunk, not cut.
+    mid = readable_text("dernières", DARK, 24, max_width=1.2)
+    assert mid.text == "dernières" and MIN_FONT_SIZE < mid.font_size < 24
+    assert mid.width == pytest.approx(1.2, rel=1e-3)
+
+
+def test_a_number_too_wide_for_its_cell_drops_decimals_not_size():
+    from scenes.components import MIN_FONT_SIZE, ValueCell
+
+    narrow = ValueCell(-634.45, DARK, ("x", 0), width=0.6)
+    assert narrow.number.font_size >= MIN_FONT_SIZE - 1e-6
+    assert narrow.number.shown in ("\u2212634.5", "\u2212634")
+    assert narrow.number.width <= 0.6 * 0.9 + 1e-6
+    wide = ValueCell(-634.45, DARK, ("x", 0), width=1.6)
+    assert wide.number.shown == "\u2212634.45" and wide.number.decimals == 2
+
+
+def test_twelve_long_words_wrap_to_three_rows_at_a_readable_size():
+    from scenes.components import TokenStrip
+
+    words = ["characteristically", "incomprehensibility", "disproportionately"] * 4  # 18-19 letters
+    strip = TokenStrip(words, DARK, max_width=13.0)
+    rows = sorted({round(b.get_y(), 2) for b in strip.boxes})
+    assert len(rows) == 3
+    assert strip.width <= 13.0 + 1e-6
+    assert min(w.font_size for w in strip.words) >= 0.8 * 12 - 1e-6
