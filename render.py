@@ -71,6 +71,10 @@ def _check_cache_dir(path: Path, out: str) -> None:
 
 
 def _check_out_dir(out: str) -> Path:
+    if not out.strip():
+        # Path("") is the current folder: an empty --out (an unset shell
+        # variable) would otherwise scatter clips where the command runs.
+        raise UserError("--out: expected a folder name, got an empty string")
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise UserError(f"output folder {out}: exists and is not a folder")

@@ -66,6 +66,7 @@ __all__ = [
 GRID_RANGE = (3, 8)
 FEATURE_RANGE = (2, 8)
 INPUT_RANGE = (16, 64)
+BIAS_RANGE = (-100.0, 100.0)
 MAX_CAPTION_WORDS = 8
 KERNEL = 3
 MAX_IMAGE_SIDE = 4096  # larger files are refused rather than decoded
@@ -366,7 +367,9 @@ def parse_cnn(value: Any, base_dir: Path | None = None) -> CnnConfig:
             raise NumbersError(f"cnn.caption: the captioner does not know {unknown[0]!r} "
                                f"(it knows: {', '.join(vocabulary())})")
     filters = _as_filters(table["filters"], "cnn.filters", d) if "filters" in table else None
-    bias = as_vector(table["bias"], "cnn.bias", d) if "bias" in table else None
+    # A filter sums 27 weighted pixels, so a bias that switches a feature off may need +-100.
+    bias = (as_vector(table["bias"], "cnn.bias", d, value_range=BIAS_RANGE)
+            if "bias" in table else None)
 
     if "image" in table and "scene" in table:
         raise NumbersError("cnn: give either image (a file) or scene (a drawn scene), not both")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -38,12 +39,19 @@ __all__ = [
     "parse_numbers",
     "MAX_TOKENS",
     "SIZE_RANGE",
+    "VALUE_RANGE",
+    "SUPPORTED_SCRIPTS",
+    "check_drawable",
 ]
 
 DEFAULT_NUMBERS_NAME = "default_numbers.toml"
 MAX_TOKENS = 12
 SIZE_RANGE = (2, 8)
 MAX_EXTRA_WORDS = 30
+#: Every number of a numeric table (weights, embeddings, inputs, queries...)
+#: lies in this range unless its parser names another. Bounded inputs keep
+#: every derived value finite and short enough to read in a cell.
+VALUE_RANGE = (-10.0, 10.0)
 
 
 class NumbersError(ValueError):
@@ -78,12 +86,17 @@ def as_table(value: Any, where: str) -> Mapping[str, Any]:
     return value
 
 
-def as_number(value: Any, where: str) -> float:
+def as_number(value: Any, where: str, value_range: tuple[float, float] | None = None) -> float:
+    """A finite number, within ``value_range`` (inclusive) when one is given."""
     # bool is an int subclass in Python; "true" is not a number here.
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _fail(where, "a number", value)
     if not math.isfinite(value):
         raise _fail(where, "a finite number (no nan or inf)", value)
+    if value_range is not None:
+        lo, hi = value_range
+        if not lo <= value <= hi:
+            raise _fail(where, f"a number from {lo:g} to {hi:g}", value)
     return float(value)
 
 
@@ -101,10 +114,12 @@ def as_str(value: Any, where: str) -> str:
     return value
 
 
-def as_vector(value: Any, where: str, length: int | None = None) -> np.ndarray:
+def as_vector(value: Any, where: str, length: int | None = None,
+              value_range: tuple[float, float] | None = VALUE_RANGE) -> np.ndarray:
+    """A non-empty list of numbers in ``value_range`` (default :data:`VALUE_RANGE`)."""
     if not isinstance(value, list) or not value:
         raise _fail(where, "a non-empty list of numbers", value)
-    vec = np.array([as_number(v, f"{where}[{i}]") for i, v in enumerate(value)])
+    vec = np.array([as_number(v, f"{where}[{i}]", value_range) for i, v in enumerate(value)])
     if length is not None and vec.shape[0] != length:
         raise NumbersError(f"{where}: expected {length} numbers, got {vec.shape[0]}")
     vec.flags.writeable = False
@@ -112,9 +127,11 @@ def as_vector(value: Any, where: str, length: int | None = None) -> np.ndarray:
 
 
 def as_matrix(
-    value: Any, where: str, rows: int | None = None, cols: int | None = None
+    value: Any, where: str, rows: int | None = None, cols: int | None = None,
+    value_range: tuple[float, float] | None = VALUE_RANGE,
 ) -> np.ndarray:
-    """A list of equally long lists of finite numbers, optionally of a set shape."""
+    """A list of equally long lists of numbers in ``value_range`` (default
+    :data:`VALUE_RANGE`), optionally of a set shape."""
     want = f"a {rows if rows is not None else 'N'}x{cols if cols is not None else 'M'} matrix"
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
         raise _fail(where, f"{want} (a list of rows)", value)
@@ -127,7 +144,7 @@ def as_matrix(
             raise NumbersError(
                 f"{where}: expected {want}, row {i} has {len(row)} numbers instead of {width}"
             )
-        out.append([as_number(v, f"{where}[{i}][{j}]") for j, v in enumerate(row)])
+        out.append([as_number(v, f"{where}[{i}][{j}]", value_range) for j, v in enumerate(row)])
     mat = np.array(out, dtype=float)
     mat.flags.writeable = False
     return mat
@@ -145,6 +162,94 @@ def as_word_list(value: Any, where: str, max_len: int) -> tuple[str, ...]:
     if len(words) > max_len:
         raise NumbersError(f"{where}: expected at most {max_len} words, got {len(words)}")
     return tuple(words)
+
+
+# --------------------------------------------------------------------------
+# Text the fonts can draw
+# --------------------------------------------------------------------------
+
+#: Scripts of the letters the theme's DejaVu fonts draw; any other letter
+#: (CJK, Arabic, emoji...) would show as an empty box or vanish.
+SUPPORTED_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+_NOT_TEXT = {"cnn.image"}  # paths, not shown as words
+
+
+def _undrawable(ch: str) -> bool:
+    if ord(ch) < 0x80:
+        return False
+    category = unicodedata.category(ch)
+    name = unicodedata.name(ch, "")
+    if category[0] == "L":
+        return not name.startswith(SUPPORTED_SCRIPTS)
+    if category[0] == "M":
+        return not name.startswith("COMBINING")
+    if category[0] == "N":
+        return not name.startswith(("DIGIT", "SUPERSCRIPT", "SUBSCRIPT", "VULGAR FRACTION"))
+    if category[0] in "PS":
+        # Latin-1 and General Punctuation, and currency signs; not emoji or CJK marks.
+        return not (ord(ch) < 0x2070 or 0x20A0 <= ord(ch) <= 0x20CF)
+    if category == "Zs":
+        return False
+    return True  # controls, joiners, private use
+
+
+def _script_of(ch: str) -> str:
+    category = unicodedata.category(ch)
+    if category == "So" or 0x1F000 <= ord(ch) or 0x2600 <= ord(ch) <= 0x27BF:
+        return "an emoji or symbol"
+    if category[0] in "CZ" or category == "Mn":
+        return "an invisible formatting character"
+    first = unicodedata.name(ch, "?").split()[0]
+    return f"{first if len(first) <= 3 else first.title()} script"
+
+
+def check_drawable(text: str, where: str) -> None:
+    """Raise :class:`NumbersError` if ``text`` has a character the fonts cannot draw.
+
+    The message names the key, the word and the character: a CJK word
+    would otherwise draw as empty boxes and an emoji would vanish silently.
+    """
+    for i, ch in enumerate(text):
+        if _undrawable(ch):
+            start = max((text.rfind(c, 0, i) for c in " \t\n"), default=-1) + 1
+            ends = [e for e in (text.find(c, i) for c in " \t\n") if e != -1]
+            word = text[start:min(ends) if ends else len(text)]
+            raise NumbersError(
+                f"{where}: {word!r} has {ch!r} (U+{ord(ch):04X}, {_script_of(ch)}), which the "
+                "fonts cannot draw; supported: Latin, Greek and Cyrillic letters, digits and "
+                "punctuation"
+            )
+
+
+def _composed(node: Any, where: str = "") -> Any:
+    """The document with every string in NFC form: an accent typed as a
+    separate combining mark joins its letter instead of splitting the word."""
+    if where in _NOT_TEXT:
+        return node
+    if isinstance(node, str):
+        return unicodedata.normalize("NFC", node)
+    if isinstance(node, Mapping):
+        return {unicodedata.normalize("NFC", str(k)): _composed(v, f"{where}.{k}" if where else str(k))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_composed(v, where) for v in node]
+    return node
+
+
+def _check_all_drawable(node: Any, where: str) -> None:
+    """Every string and table key in the document, except file paths."""
+    if where in _NOT_TEXT:
+        return
+    if isinstance(node, str):
+        check_drawable(node, where)
+    elif isinstance(node, Mapping):
+        for key, value in node.items():
+            inner = f"{where}.{key}" if where else str(key)
+            check_drawable(str(key), inner)
+            _check_all_drawable(value, inner)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _check_all_drawable(value, f"{where}[{i}]")
 
 
 # --------------------------------------------------------------------------
@@ -249,6 +354,8 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
         With a one-line message naming the key and what was expected.
     """
     check_keys(data, _TOP_KEYS, "")
+    data = _composed(data)
+    _check_all_drawable(data, "")
     for required in ("seed", "sentences", "sizes"):
         if required not in data:
             raise NumbersError(f"{required}: missing (required)")
@@ -392,6 +499,23 @@ def merge_with_default(data: Mapping[str, Any]) -> dict[str, Any]:
         return out
 
     return merge(tomllib.loads(default_numbers_text()), data)
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _decode(raw: bytes, origin: str) -> str:
+    """The file's text: UTF-8, with or without the byte-order mark some editors add."""
+    if raw.startswith(_UTF8_BOM):
+        raw = raw[len(_UTF8_BOM):]
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise NumbersError(f"{origin}: is UTF-16 text, expected UTF-8 (save it as UTF-8)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise NumbersError(
+            f"{origin}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at position {exc.start}, "
+            f"line {line}); save it as UTF-8"
+        ) from None
 
 
 def load_numbers(path: str | Path | None = None) -> Scenario:
@@ -413,14 +537,15 @@ def load_numbers(path: str | Path | None = None) -> Scenario:
         base_dir = Path(path).resolve().parent
         origin = str(path)
         try:
-            text = Path(path).read_text("utf-8")
+            raw = Path(path).read_bytes()
         except FileNotFoundError:
             raise NumbersError(f"{origin}: no such file") from None
         except IsADirectoryError:
             raise NumbersError(f"{origin}: is a folder, expected a TOML file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or type(exc).__name__
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
             raise NumbersError(f"{origin}: cannot read ({reason})") from None
+        text = _decode(raw, origin)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

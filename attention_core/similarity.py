@@ -195,8 +195,12 @@ def parse_dot_product(value: Any) -> DotProductInputs:
     vectors = {}
     for key in ("movie", "user"):
         vec = as_vector(table[key], f"dot_product.{key}", len(features))
-        if not np.any(vec):
-            raise NumbersError(f"dot_product.{key}: expected a vector that is not all zeros")
+        # At least one entry must show as non-zero at two decimals: a vector that
+        # rounds to all zeros has no visible direction (and 1e-300 has no norm).
+        if np.max(np.abs(vec)) < 0.005:
+            raise NumbersError(
+                f"dot_product.{key}: expected a vector with an entry of at least 0.005 "
+                "in size (not all zeros)")
         if np.max(np.abs(vec)) > 10:
             raise NumbersError(f"dot_product.{key}: expected values from -10 to 10")
         vectors[key] = vec

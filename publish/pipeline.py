@@ -15,6 +15,7 @@ shared folder breaks parallel renders).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import importlib
 import os
@@ -37,6 +38,7 @@ from .progress import write_status
 from .tables import dumps, scene_sections, to_json
 
 __all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result", "Summary",
+           "describe_failure",
            "render_scene", "run_job", "run_renders", "clean_stale_work"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
@@ -45,6 +47,8 @@ VIDEO_FORMATS = ("mp4", "webm", "gif")
 #: The formats each step is written in, with --steps.
 STEP_FORMATS = ("png", "svg", "mp4", "vtt")
 WORK_PREFIX = ".rendering-"
+#: Below this much free space in the output folder a failed render is put down to a full disk.
+DISK_FULL_BYTES = 1 << 20
 
 _tex_lock: Any = None  # held for the life of the process
 _tex_dir: Path | None = None
@@ -360,6 +364,31 @@ def _write_steps(work: Path, out_dir: Path, stem: str, fmt: str, steps: list[dic
     return written
 
 
+def _disk_full(folder: Path) -> bool:
+    try:
+        return shutil.disk_usage(folder).free < DISK_FULL_BYTES
+    except OSError:
+        return False
+
+
+def describe_failure(exc: BaseException, out_dir: Path) -> str:
+    """One line for a failed render.
+
+    A full disk shows up as ENOSPC, or indirectly: manim's text goes through
+    SVG files, and a truncated one fails to parse ("no element found"). Both
+    are reported as what they are, naming where the render was writing.
+    """
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return f"no space left on device writing {exc.filename or out_dir}"
+    if _disk_full(Path(out_dir)):
+        return f"no space left on device writing {out_dir} ({type(exc).__name__}: {exc})"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"cannot write {exc.filename} ({exc.strerror or type(exc).__name__})"
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    at = f" ({Path(where.filename).name}:{where.lineno})" if where else ""
+    return f"{type(exc).__name__}: {exc}{at}"
+
+
 def run_job(job: Job) -> Result:
     """Render one job; any error becomes a failed :class:`Result` (never raised)."""
     start = time.monotonic()
@@ -367,9 +396,8 @@ def run_job(job: Job) -> Result:
         render_scene(job.scene, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys,
                      job.source_video, job.options)
     except Exception as exc:  # one scene failing must not stop the others
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        message = f"{type(exc).__name__}: {exc} ({Path(where.filename).name}:{where.lineno})"
-        return Result(job.scene_id, "failed", job.formats, time.monotonic() - start, message)
+        return Result(job.scene_id, "failed", job.formats, time.monotonic() - start,
+                      describe_failure(exc, job.out_dir))
     return Result(job.scene_id, "rendered", job.formats, time.monotonic() - start)
 
 

@@ -20,10 +20,14 @@ from attention_core import Trace
 from .components import NumberLabel
 from .theme import DARK, Theme
 
-__all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline"]
+__all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px"]
 
 FRAME_TOLERANCE = 0.02
 OVERLAP_TOLERANCE = 0.02
+#: Height of a capital letter per point of font size, in frame units
+#: (measured: Text("H") in DejaVu Sans and MathTex("H"), at 48 points).
+TEXT_CAP_PER_POINT = 0.0101237
+TEX_CAP_PER_POINT = 0.0070880
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class ShownNumber:
     key: tuple | None
     value: float
     shown: str
-    decimals: int | None = None  # None: the theme's
+    decimals: int | None = None  # None: the theme's; fewer where a cell was too narrow
 
 
 @dataclass
@@ -41,6 +45,10 @@ class Audit:
     numbers: list[ShownNumber] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     snapshots: int = 0
+    #: Legibility floor: a visible text whose capital letters are shorter than
+    #: this many pixels, at the render's resolution (480p: the frame's 8 units
+    #: are 480 px), is a fault. ``None``: not checked.
+    min_text_px: float | None = None
 
     def by_key(self) -> dict[tuple, ShownNumber]:
         return {n.key: n for n in self.numbers if n.key is not None}
@@ -69,6 +77,17 @@ def _box(mob: Mobject) -> tuple[float, float, float, float]:
     lo = mob.get_corner(np.array([-1, -1, 0]))
     hi = mob.get_corner(np.array([1, 1, 0]))
     return lo[0], lo[1], hi[0], hi[1]
+
+
+def text_height_px(mob: Mobject) -> float | None:
+    """Height of a capital letter of ``mob`` on screen, in pixels at the
+    current resolution, from its font size as scaled now; ``None`` for an
+    empty text."""
+    if not getattr(mob, "initial_height", 0) or mob.height <= 0:
+        return None  # an empty text, or one that is not a Text or formula
+    size = float(mob.font_size)  # follows every scale applied since it was made
+    per_point = TEXT_CAP_PER_POINT if isinstance(mob, Text) else TEX_CAP_PER_POINT
+    return size * per_point * config.pixel_height / config.frame_height
 
 
 def _describe(mob: Mobject) -> str:
@@ -223,8 +242,7 @@ class WalkthroughScene(Scene):
         for top in self.mobjects:
             for mob in top.get_family():
                 if isinstance(mob, NumberLabel) and _visible(mob):
-                    self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown,
-                                                          getattr(mob, "decimals", None)))
+                    self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown, mob.decimals))
             for mob in top.family_members_with_points():
                 if not _visible(mob):
                     continue
@@ -235,6 +253,18 @@ class WalkthroughScene(Scene):
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
             texts.extend(t for t in _text_leaves(top) if _visible(t))
+        floor = self.audit.min_text_px
+        if floor is not None:
+            # A formula's own fill is transparent (its glyphs carry the colour),
+            # so ask its glyphs whether it is visible.
+            shown = [t for top in self.mobjects for t in _text_leaves(top)
+                     if any(_visible(m) for m in t.family_members_with_points())]
+            for t in shown:
+                px = text_height_px(t)
+                if px is not None and px < floor - 1e-6:
+                    fault = f"text too small: {_describe(t)} is {px:.1f} px tall (floor {floor:g} px)"
+                    if fault not in self.audit.faults:
+                        self.audit.faults.append(fault)
         boxes = [_box(t) for t in texts]
         for i in range(len(texts)):
             ax0, ay0, ax1, ay1 = boxes[i]

@@ -27,7 +27,9 @@ from manim import (
     VMobject,
 )
 
-from .theme import Theme, format_number
+from attention_core.formatting import format_number
+
+from .theme import Theme
 
 __all__ = [
     "NumberLabel",
@@ -42,6 +44,8 @@ __all__ = [
     "math_label",
     "arrow_between",
     "fit_within",
+    "readable_text",
+    "MIN_FONT_SIZE",
     "title_bar",
     "subscript",
     "fade_in",
@@ -59,6 +63,12 @@ def subscript(n: int) -> str:
 CELL_W = 0.82
 CELL_H = 0.40
 NUMBER_SIZE = 18
+#: The shared builders never shrink text below this font size (a capital is
+#: then 7.3 px tall at 480p): past it a number drops decimals and a word
+#: gives way to an ellipsis, so the audit's legibility floor can hold.
+MIN_FONT_SIZE = 12
+ELLIPSIS = "\u2026"
+WORD_MAX_W = 3.2  # one boxed word: 12 letters of the theme's font at 24
 
 
 def caption(text: str, theme: Theme, font_size: float = 24, colour: Any = None, **kw: Any) -> Text:
@@ -77,6 +87,47 @@ def fit_within(mob: Mobject, max_width: float | None = None, max_height: float |
         mob.scale(max_width / mob.width)
     if max_height is not None and mob.height > max_height:
         mob.scale(max_height / mob.height)
+    return mob
+
+
+def readable_text(text: str, theme: Theme, font_size: float = 24, max_width: float | None = None,
+                  max_height: float | None = None, colour: Any = None, font: str | None = None,
+                  min_size: float = MIN_FONT_SIZE) -> Text:
+    """``text`` scaled down (never up) to fit the box, but not below ``min_size``.
+
+    A text that does not fit even at ``min_size`` keeps that size and loses
+    its end to an ellipsis ("internationalisa\u2026"); ``full_text`` keeps the
+    whole text.
+    """
+    font = font or theme.font
+    colour = colour or theme.text
+
+    def make(shown: str) -> Text:
+        return Text(shown, font=font, font_size=font_size, color=colour)
+
+    def needed(mob: Text) -> float:
+        scale = 1.0
+        if max_width is not None and mob.width > max_width:
+            scale = max_width / mob.width
+        if max_height is not None and mob.height * scale > max_height:
+            scale = max_height / mob.height
+        return scale
+
+    mob = make(text)
+    floor = min(1.0, min_size / font_size)
+    scale = needed(mob)
+    if scale < floor and max_width is not None and len(text) > 1:
+        # Cut at the floor: estimate the characters that fit, then trim until it does.
+        keep = max(1, int(len(text) * max_width / (mob.width * floor)) - 1)
+        while keep > 1:
+            mob = make(text[:keep].rstrip() + ELLIPSIS)
+            if mob.width * floor <= max_width:
+                break
+            keep -= 1
+        else:
+            mob = make(text[:1] + ELLIPSIS)
+    mob.scale(max(min(needed(mob), 1.0), floor))
+    mob.full_text = text
     return mob
 
 
@@ -123,15 +174,28 @@ class NumberLabel(Text):
     """
 
     def __init__(self, value: float, theme: Theme, key: tuple | None = None,
-                 font_size: float = NUMBER_SIZE, colour: Any = None,
-                 decimals: int | None = None, **kw: Any) -> None:
+                 font_size: float = NUMBER_SIZE, colour: Any = None, decimals: int | None = None,
+                 **kw: Any) -> None:
         self.value = float(value)
-        # Fewer decimals where more would claim false precision (an angle).
+        #: Decimals shown: the theme's, fewer where a cell is too narrow.
         self.decimals = theme.decimals if decimals is None else decimals
         self.shown = format_number(self.value, self.decimals)
         self.key = key
         super().__init__(self.shown, font=theme.number_font, font_size=font_size,
                          color=colour or theme.text, **kw)
+
+
+def fitted_number(value: float, theme: Theme, key: tuple | None, font_size: float,
+                  max_width: float, max_height: float) -> NumberLabel:
+    """A number scaled to fit the box, never below :data:`MIN_FONT_SIZE`:
+    a number too wide at that size is shown with fewer decimals instead."""
+    floor = min(1.0, MIN_FONT_SIZE / font_size)
+    for decimals in range(theme.decimals, -1, -1):
+        label = NumberLabel(value, theme, key, font_size=font_size, decimals=decimals)
+        scale = min(1.0, max_width / label.width, max_height / label.height)
+        if scale >= floor or decimals == 0:
+            return label.scale(max(scale, floor))
+    raise AssertionError("unreachable")
 
 
 class ValueCell(VGroup):
@@ -148,8 +212,7 @@ class ValueCell(VGroup):
         self.value = float(value)
         self.number: NumberLabel | None = None
         if show_number:
-            self.number = NumberLabel(value, theme, key, font_size=font_size)
-            fit_within(self.number, width * 0.9, height * 0.8)
+            self.number = fitted_number(value, theme, key, font_size, width * 0.9, height * 0.8)
             self.number.move_to(self.box)
             self.add(self.number)
 
@@ -282,8 +345,7 @@ class ValueMatrix(VGroup):
             for r, i in enumerate(rows_shown):
                 if i is None:
                     continue
-                lab = Text(row_labels[i], font=theme.font, font_size=label_size, color=theme.text)
-                fit_within(lab, max_height=cell_height * 0.8)
+                lab = readable_text(row_labels[i], theme, label_size, max_height=cell_height * 0.8)
                 lab.next_to(self.frame, LEFT, buff=0.15)
                 lab.set_y(self.grid[r * len(cols_shown)].get_y())
                 self.row_labels.add(lab)
@@ -293,8 +355,7 @@ class ValueMatrix(VGroup):
             for c, j in enumerate(cols_shown):
                 if j is None:
                     continue
-                lab = Text(col_labels[j], font=theme.font, font_size=label_size, color=theme.text)
-                fit_within(lab, max_width=cell_width * 0.95)
+                lab = readable_text(col_labels[j], theme, label_size, max_width=cell_width * 0.95)
                 lab.next_to(self.frame, UP, buff=0.1)
                 lab.set_x(self.grid[c].get_x())
                 self.col_labels.add(lab)
@@ -305,9 +366,11 @@ class ValueMatrix(VGroup):
         return self.cell_by_index.get((i, j))
 
 
-def word_box(text: str, theme: Theme, colour: Any, font_size: float = 24) -> VGroup:
-    """One word in a rounded box: ``VGroup(box, word)``."""
-    word = Text(text, font=theme.font, font_size=font_size, color=theme.text)
+def word_box(text: str, theme: Theme, colour: Any, font_size: float = 24,
+             max_width: float = WORD_MAX_W) -> VGroup:
+    """One word in a rounded box: ``VGroup(box, word)``; a word wider than
+    ``max_width`` shrinks, down to :data:`MIN_FONT_SIZE`, then is cut with an ellipsis."""
+    word = readable_text(text, theme, font_size, max_width=max_width)
     box = RoundedRectangle(corner_radius=0.08, width=word.width + 0.25,
                            height=max(word.height, 0.32) + 0.2, stroke_color=colour,
                            stroke_width=2).move_to(word)
@@ -318,7 +381,8 @@ class TokenStrip(VGroup):
     """Words in boxes, left to right.
 
     A sentence too long for ``max_width`` at a readable size wraps onto a
-    second row instead of shrinking below ``min_scale`` of its font size.
+    second row (a third for twelve long words) instead of shrinking below
+    ``min_scale`` of its font size.
     """
 
     def __init__(self, tokens: Sequence[str], theme: Theme, colour: Any = None,
@@ -334,10 +398,15 @@ class TokenStrip(VGroup):
             self.boxes.add(boxed)
         self.boxes.arrange(RIGHT, buff=buff)
         self.add(self.boxes)
-        if self.width > max_width / min_scale and len(tokens) > 1:
-            half = (len(tokens) + 1) // 2
-            rows = VGroup(VGroup(*self.boxes[:half]).arrange(RIGHT, buff=buff),
-                          VGroup(*self.boxes[half:]).arrange(RIGHT, buff=buff))
+        widest = max_width / min_scale
+        n_rows = 1
+        # Two rows as before; a third only when two would shrink the words too far
+        # (twelve long words): each word is at most WORD_MAX_W wide, so three fit.
+        while self.width > widest and n_rows < min(3, len(tokens)):
+            n_rows += 1
+            per_row = -(-len(tokens) // n_rows)
+            rows = VGroup(*(VGroup(*self.boxes[i:i + per_row]).arrange(RIGHT, buff=buff)
+                            for i in range(0, len(tokens), per_row)))
             rows.arrange(DOWN, buff=0.12)
         fit_within(self, max_width=max_width)
 
@@ -350,8 +419,7 @@ class CellBox(VGroup):
         self.box = RoundedRectangle(corner_radius=0.2, width=width, height=height,
                                     stroke_color=colour, stroke_width=4,
                                     fill_color=colour, fill_opacity=0.12)
-        self.text = Text(label, font=theme.font, font_size=font_size, color=theme.text)
-        fit_within(self.text, width * 0.85, height * 0.8)
+        self.text = readable_text(label, theme, font_size, width * 0.85, height * 0.8)
         self.text.move_to(self.box)
         super().__init__(self.box, self.text)
 

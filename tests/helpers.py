@@ -44,17 +44,20 @@ def varied(**changes: Any) -> dict[str, Any]:
     return data
 
 
-def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = True) -> WalkthroughScene:
+def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = True,
+                min_text_px: float | None = None) -> WalkthroughScene:
     """Run a scene headless (dry run, nothing written) with the audit on.
 
     ``skip=True`` jumps each animation to its end state, which is what the
     audit inspects; ``skip=False`` also steps through every frame.
+    ``min_text_px`` turns on the audit's legibility floor (pixels at 480p).
     """
     with tempfile.TemporaryDirectory() as media, tempconfig({
         "dry_run": True, "quality": "low_quality", "verbosity": "ERROR",
         "progress_bar": "none", "media_dir": media, "disable_caching": True,
     }):
         scene = SCENES[scene_id](trace, theme, audit=True, skip_animations=skip)
+        scene.audit.min_text_px = min_text_px
         scene.render()
     return scene
 
@@ -81,6 +84,8 @@ def check_numbers(scene: WalkthroughScene, independent: Trace) -> int:
     for shown in scene.audit.numbers:
         assert shown.key is not None, f"a number on screen has no key: {shown.shown!r}"
         expected = resolve(data, shown.key)
+        # A number too wide for its cell at the smallest readable size drops
+        # decimals (components.fitted_number); it must still round the core's value.
         decimals = scene.theme.decimals if shown.decimals is None else shown.decimals
         want = format_number(float(expected), decimals)
         assert shown.shown == want, f"{shown.key}: screen shows {shown.shown}, core says {want}"

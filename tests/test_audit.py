@@ -59,3 +59,111 @@ def test_a_wrong_number_on_screen_is_caught():
     scene = _run("wrong-number")
     with pytest.raises(AssertionError, match="encoder.hidden.1"):
         check_numbers(scene, load_default_trace())
+
+
+# --- the legibility floor ------------------------------------------------------
+
+
+class _Sized(WalkthroughScene):
+    """Three texts of known size: a caption at 24, a number at 18 scaled by
+    0.5 (so 9 points), a formula at 30."""
+
+    def construct(self):
+        from scenes.components import math_label
+
+        big = caption("big words", self.theme, font_size=24).shift(LEFT * 3)
+        small = NumberLabel(float(self.trace.encoder.hidden[1][0]), self.theme,
+                            key=("encoder.hidden.1", 0), font_size=18).scale(0.5)
+        formula = math_label("h_{3}", self.theme, font_size=30).shift(RIGHT * 3)
+        self.play(FadeIn(big), FadeIn(small), FadeIn(formula))
+
+
+def _run_sized(floor, quality="low_quality"):
+    with tempfile.TemporaryDirectory() as media, tempconfig(
+        {"dry_run": True, "verbosity": "ERROR", "progress_bar": "none", "media_dir": media,
+         "quality": quality}
+    ):
+        scene = _Sized(load_default_trace(), DARK, audit=True, skip_animations=True)
+        scene.audit.min_text_px = floor
+        scene.render()
+    return scene
+
+
+def test_the_legibility_floor_is_off_by_default():
+    assert _run_sized(None).audit.faults == []
+
+
+def test_text_below_the_floor_is_a_fault_naming_its_size():
+    # At 480p the 8-unit frame is 480 px: 60 px per unit. A capital of
+    # DejaVu at 9 points is 9 * 0.0101 units = 0.547 * 60 = 5.5 px; at 24
+    # points 14.6 px; the formula's capital at 30 points 30 * 0.00709 * 60 = 12.8 px.
+    faults = _run_sized(10).audit.faults
+    assert len(faults) == 1, faults
+    assert faults[0].startswith("text too small: NumberLabel(")
+    assert faults[0].endswith("is 5.5 px tall (floor 10 px)")
+    assert len(_run_sized(13).audit.faults) == 2  # the formula's 12.8 px too
+    assert len(_run_sized(14.5).audit.faults) == 2  # the caption's 14.6 px passes
+    assert len(_run_sized(14.7).audit.faults) == 3
+
+
+def test_the_floor_is_in_pixels_of_the_render():
+    # At 1080p the same 9-point number is 1080 / 8 * 0.0911 = 12.3 px.
+    assert _run_sized(12, "high_quality").audit.faults == []
+
+
+def test_measured_text_height_matches_the_pixels_of_a_capital():
+    from manim import Text
+
+    from scenes.base import text_height_px
+
+    with tempconfig({"quality": "low_quality"}):
+        h = Text("H", font=DARK.font, font_size=40)
+        assert text_height_px(h) == pytest.approx(h.height * 60, rel=1e-3)
+        h.scale(0.25)
+        assert text_height_px(h) == pytest.approx(h.height * 60, rel=1e-3)
+        assert text_height_px(Text("", font=DARK.font)) is None
+
+
+# --- the shared builders keep text above the floor ----------------------------
+
+
+def test_a_long_word_keeps_the_smallest_size_and_loses_its_end():
+    from scenes.components import MIN_FONT_SIZE, readable_text, word_box
+
+    word = "pneumonoultramicroscopicsilicovolcanoconiosis"  # 45 letters
+    boxed = word_box(word, DARK, DARK.text, font_size=24)
+    text = boxed[1]
+    assert text.font_size == pytest.approx(MIN_FONT_SIZE, rel=0.02)
+    assert text.text.endswith("\u2026") and word.startswith(text.text[:-1])
+    assert len(text.text) >= 25  # most of the word is still there
+    assert text.width <= 3.2 + 1e-6
+    assert text.full_text == word
+    # 20 letters fit the box at 24 points: neither shrunk nor cut.
+    whole = word_box("internationalisation", DARK, DARK.text, font_size=24)[1]
+    assert whole.text == "internationalisation" and whole.font_size == pytest.approx(24)
+    # A word that fits by shrinking a little is shrunk, not cut.
+    mid = readable_text("dernières", DARK, 24, max_width=1.2)
+    assert mid.text == "dernières" and MIN_FONT_SIZE < mid.font_size < 24
+    assert mid.width == pytest.approx(1.2, rel=1e-3)
+
+
+def test_a_number_too_wide_for_its_cell_drops_decimals_not_size():
+    from scenes.components import MIN_FONT_SIZE, ValueCell
+
+    narrow = ValueCell(-634.45, DARK, ("x", 0), width=0.6)
+    assert narrow.number.font_size >= MIN_FONT_SIZE - 1e-6
+    assert narrow.number.shown in ("\u2212634.5", "\u2212634")
+    assert narrow.number.width <= 0.6 * 0.9 + 1e-6
+    wide = ValueCell(-634.45, DARK, ("x", 0), width=1.6)
+    assert wide.number.shown == "\u2212634.45" and wide.number.decimals == 2
+
+
+def test_twelve_long_words_wrap_to_three_rows_at_a_readable_size():
+    from scenes.components import TokenStrip
+
+    words = ["characteristically", "incomprehensibility", "disproportionately"] * 4  # 18-19 letters
+    strip = TokenStrip(words, DARK, max_width=13.0)
+    rows = sorted({round(b.get_y(), 2) for b in strip.boxes})
+    assert len(rows) == 3
+    assert strip.width <= 13.0 + 1e-6
+    assert min(w.font_size for w in strip.words) >= 0.8 * 12 - 1e-6

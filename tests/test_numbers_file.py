@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import warnings
+
 import numpy as np
 import pytest
 
@@ -123,7 +126,192 @@ def test_file_level_errors(tmp_path):
     bad.write_text("seed = = 3\n")
     with pytest.raises(NumbersError, match=r"bad\.toml: not valid TOML"):
         load_numbers(bad)
-    binary = tmp_path / "binary.toml"
-    binary.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(NumbersError, match="cannot read"):
-        load_numbers(binary)
+    utf16 = tmp_path / "utf16.toml"
+    utf16.write_bytes("seed = 3\n".encode("utf-16"))
+    with pytest.raises(NumbersError, match=r"utf16\.toml: is UTF-16 text, expected UTF-8"):
+        load_numbers(utf16)
+
+
+# --- the text encoding of the file -----------------------------------------
+
+
+def _default_text() -> str:
+    from attention_core.numbers_file import default_numbers_text
+
+    return default_numbers_text()
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    # Windows editors save "UTF-8 with BOM"; the file means the same thing.
+    with_bom = tmp_path / "bom.toml"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + _default_text().encode("utf-8"))
+    assert load_numbers(with_bom).target_sentence == load_numbers().target_sentence
+
+
+def test_latin1_text_names_the_file_and_the_byte(tmp_path):
+    latin1 = tmp_path / "latin1.toml"
+    text = _default_text()
+    latin1.write_bytes(text.encode("latin-1"))
+    first = text.index("\u00e9")  # the first accent of the shipped file
+    line = text.count("\n", 0, first) + 1
+    with pytest.raises(NumbersError) as err:
+        load_numbers(latin1)
+    assert str(err.value) == (f"{latin1}: not UTF-8 text (byte 0xe9 at position {first}, "
+                              f"line {line}); save it as UTF-8")
+
+
+def test_a_binary_file_is_not_utf8_text(tmp_path):
+    png = tmp_path / "picture.toml"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(NumbersError, match=r"picture\.toml: not UTF-8 text \(byte 0x89 at position 0, line 1\)"):
+        load_numbers(png)
+
+
+# --- value ranges ------------------------------------------------------------
+
+# One entry per numeric key of the file: (table changes with a single value v).
+def _ranged(v: float) -> dict[str, dict]:
+    return {
+        "embeddings.source.growth[0]": dict(embeddings={"source": {"growth": [v, 0.0, 0.0, 0.0]}}),
+        "embeddings.target.la[0]": dict(embeddings={"target": {"la": [v, 0.0, 0.0, 0.0]}}),
+        "encoder.W_x[0][0]": dict(encoder={"W_x": [[v, 0, 0, 0]] + [[0.0] * 4] * 3}),
+        "encoder.b[0]": dict(encoder={"b": [v, 0.0, 0.0, 0.0]}),
+        "decoder.W_s[0][0]": dict(decoder={"W_s": [[v, 0, 0, 0]] + [[0.0] * 4] * 3}),
+        "decoder.b[0]": dict(decoder={"b": [v, 0.0, 0.0, 0.0]}),
+        "attention.v_a[0]": dict(attention={"score": "additive", "v_a": [v, 0.0, 0.0, 0.0]}),
+        "dot_product.movie[0]": dict(dot_product={"features": ["a", "b"], "movie": [v, 1.0],
+                                                  "user": [1.0, 1.0]}),
+        "dot_product_attention.query[0]": dict(dot_product_attention={"query": [v, 0.0, 0.0]}),
+        "dot_product_attention.inputs[0][0]": dict(
+            dot_product_attention={"inputs": [[v, 0.0, 0.0], [0.0, 1.0, 0.0]]}),
+        "multi_query_attention.queries[0][0]": dict(multi_query_attention={"queries": [[v, 0.0, 0.0]]}),
+        "worked_example.inputs[0][0]": dict(worked_example={"inputs": [[v, 0.0, 0.0], [0.0, 1.0, 0.0]]}),
+        "worked_example.queries[0][0]": dict(worked_example={"queries": [[v, 0.0, 0.0]]}),
+        "cnn.filters[0][0][0][0]": dict(cnn={"features": 2, "filters": [[[[v, 0.0, 0.0]] * 3] * 3] * 2}),
+    }
+
+
+RANGED_KEYS = sorted(_ranged(0.0))
+
+
+@pytest.mark.parametrize("key", RANGED_KEYS)
+@pytest.mark.parametrize("edge", [-10.0, 10.0])
+def test_every_numeric_table_accepts_its_range_edges(key, edge):
+    trace = trace_from(varied(**_ranged(edge)[key]))
+    assert trace is not None
+
+
+@pytest.mark.parametrize("key", RANGED_KEYS)
+@pytest.mark.parametrize("bad", [10.01, -10.5, 1e300, -1e308, 10**30])
+def test_every_numeric_table_rejects_values_outside_its_range(key, bad):
+    with pytest.raises(NumbersError) as err:
+        parse_numbers(varied(**_ranged(bad)[key]), "f.toml")
+    assert str(err.value) == f"{key}: expected a number from -10 to 10, got {bad!r}"
+
+
+def test_cnn_bias_has_its_wider_range():
+    ok = varied(cnn={"features": 2, "bias": [100.0, -100.0]})
+    assert trace_from(ok).cnn is not None
+    with pytest.raises(NumbersError, match=r"^cnn\.bias\[1\]: expected a number from -100 to 100, got -1e\+300$"):
+        parse_numbers(varied(cnn={"features": 2, "bias": [0.0, -1e300]}))
+
+
+def test_a_dot_product_vector_must_show_a_direction():
+    # 1e-300 is in range but has no norm, and shows as 0.00: no angle to draw.
+    with pytest.raises(NumbersError, match=r"^dot_product\.movie: expected a vector with an entry of at least 0\.005"):
+        parse_numbers(varied(dot_product={"features": ["a", "b"], "movie": [1e-300, 0.0],
+                                          "user": [1.0, 1.0]}))
+
+
+def _extreme(v: float, sign_pattern: bool) -> dict:
+    """Every numeric table at its largest shapes, every entry +-v."""
+    def full(shape, value=v):
+        a = np.full(shape, float(value))
+        if sign_pattern:
+            a.reshape(-1)[1::2] *= -1
+        return a.tolist()
+
+    H = E = 8
+    return varied(
+        sizes={"embedding": E, "hidden": H},
+        embeddings={"source": {"economic": full(E)}, "target": {"la": full(H)}},
+        encoder={"W_x": full((H, E)), "W_h": full((H, H)), "b": full(H)},
+        decoder={"W_o": full((H, H)), "W_s": full((H, H)), "W_c": full((H, H)), "b": full(H)},
+        attention={"score": "additive", "size": 8, "W_a": full((8, H)), "U_a": full((8, H)),
+                   "v_a": full(8)},
+        dot_product={"features": list("abcdef"), "movie": full(6, max(abs(v), 0.005)),
+                     "user": full(6, -max(abs(v), 0.005))},
+        dot_product_attention={"inputs": full((10, 6)), "query": full(6)},
+        multi_query_attention={"queries": full((6, 6))},
+        worked_example={"inputs": full((10, 6)), "queries": full((6, 6))},
+        cnn={"grid": 8, "features": 8, "filters": [full((3, 3, 3))] * 8, "bias": full(8, 10 * v)},
+    )
+
+
+@pytest.mark.parametrize("v", [10.0, -10.0, 1e-300, 5e-324])
+@pytest.mark.parametrize("sign_pattern", [True, False], ids=["alternating", "same-sign"])
+def test_derived_values_stay_finite_at_the_range_edges(v, sign_pattern):
+    # No numpy RuntimeWarning (overflow, 0/0) may reach the user: make them errors.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data = trace_from(_extreme(v, sign_pattern)).to_dict()
+    json.dumps(data, allow_nan=False)  # raises on nan or inf anywhere
+    shown = ("encoder", "decoder", "output_mapping", "attention", "dot_product", "cnn",
+             "hidden_state_map", "dot_product_attention", "multi_query_attention", "worked_example")
+    biggest = {k: max(abs(x) for x in _numbers(data[k])) for k in shown if k != "cnn"}
+    # A 6-feature score of +-10 entries is at most 6 * 10 * 10.
+    assert max(biggest.values()) <= 600 + 1e-9, biggest
+    # The captioning scores add a bias of up to 100 to 27 weighted pixels per filter.
+    cnn = data["cnn"]
+    assert max(abs(x) for k in ("features", "scores", "contexts") for x in _numbers(cnn[k])) < 1000
+
+
+def _numbers(node):
+    if isinstance(node, bool):
+        return
+    if isinstance(node, (int, float)):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _numbers(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _numbers(value)
+
+
+# --- scripts the fonts can draw ---------------------------------------------
+
+UNDRAWABLE = [
+    (dict(sentences={"source": "the cat 猫 eats"}), "sentences.source", "'猫' has '猫' (U+732B, CJK script)"),
+    (dict(sentences={"target": "le chat 🐱 mange"}), "sentences.target",
+     "'🐱' has '🐱' (U+1F431, an emoji or symbol)"),
+    (dict(hidden_state_map={"sentences": ["the cat", "a dog", "مرحبا بك"]}),
+     "hidden_state_map.sentences[2]", "'مرحبا' has 'م' (U+0645, Arabic script)"),
+    (dict(cnn={"caption": "a ball ⚽"}), "cnn.caption", "(U+26BD, an emoji or symbol)"),
+    (dict(embeddings={"source": {"ねこ": [0.0, 0.0, 0.0, 0.0]}}), "embeddings.source.ねこ",
+     "(U+306D, Hiragana script)"),
+]
+
+
+@pytest.mark.parametrize("changes,key,expected", UNDRAWABLE, ids=[u[1] for u in UNDRAWABLE])
+def test_scripts_the_fonts_cannot_draw_are_refused_by_name(changes, key, expected):
+    with pytest.raises(NumbersError) as err:
+        parse_numbers(varied(**changes))
+    message = str(err.value)
+    assert message.startswith(f"{key}: "), message
+    assert expected in message
+    assert message.endswith("which the fonts cannot draw; supported: Latin, Greek and Cyrillic "
+                            "letters, digits and punctuation")
+
+
+def test_latin_greek_and_cyrillic_words_are_accepted():
+    trace = trace_from(varied(sentences={"source": "Ελληνικά кошка naïve façade",
+                                         "target": "l'été dernières œuvre ÿ"}))
+    assert trace.source_tokens == ("ελληνικά", "кошка", "naïve", "façade")
+    assert trace.target_tokens == ("l'été", "dernières", "œuvre", "ÿ")
+
+
+def test_an_accent_typed_as_a_combining_mark_joins_its_letter():
+    # "e" + U+0301 would otherwise split "été" into "e", "te".
+    trace = trace_from(varied(sentences={"target": "l'e\u0301te\u0301 dernier"}))
+    assert trace.target_tokens == ("l'\u00e9t\u00e9", "dernier")

@@ -250,7 +250,7 @@ _GOOD_DP = {"features": ["romance", "action"], "movie": [1.0, 2.0], "user": [0.5
         ({**_GOOD_DP, "user": [1.0, float("inf")]}, "dot_product.user[1]"),
         ({**_GOOD_DP, "user": [1.0, "high"]}, "dot_product.user[1]"),
         ({**_GOOD_DP, "movie": [0.0, 0.0]}, "dot_product.movie"),
-        ({**_GOOD_DP, "movie": [1.0, 50.0]}, "dot_product.movie"),
+        ({**_GOOD_DP, "movie": [1.0, 50.0]}, "dot_product.movie[1]"),
         ({"features": ["a", "b"], "movie": [1.0, 2.0]}, "dot_product.user"),
         ({**_GOOD_DP, "colour": "red"}, "dot_product.colour"),
         ("romance", "dot_product"),
