@@ -262,7 +262,7 @@ class DaskPool:
             self.client = Client(self.cluster)
         else:
             try:
-                self.client = Client(scheduler, timeout="20s")
+                self.client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as exc:
                 raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})) or (workers or 1))
