@@ -27,7 +27,10 @@ from manim import (
     VMobject,
 )
 
+from . import text_cache
 from .theme import Theme
+
+text_cache.install()  # equal Text arguments: built once, then copied (scenes/text_cache.py)
 
 __all__ = [
     "NumberLabel",
