@@ -105,15 +105,19 @@ def main() -> None:
     parser.add_argument("--split", type=int, default=2, help="parts per scene in the split runs")
     parser.add_argument("--long", default="attention_process", help="the scene measured alone, split or not")
     parser.add_argument("--only", default=None, help="measure this one scene instead of the whole set")
+    parser.add_argument("--scenes", default=None,
+                        help="comma-separated scene ids instead of the whole set (a quicker run)")
     args = parser.parse_args()
 
     from scenes import DARK, SCENES
 
     scene_ids = [args.only] if args.only else list(SCENES)
+    if args.scenes and not args.only:
+        scene_ids = [s.strip() for s in args.scenes.split(",") if s.strip()]
     py = sys.executable
     manim = str(Path(py).with_name("manim"))
     work = Path(tempfile.mkdtemp(prefix="attention-benchmark-"))
-    which = [args.only] if args.only else ["--all"]
+    which = [args.only] if args.only else (scene_ids if args.scenes else ["--all"])
     render = [py, "render.py", "render", *which, "--quality", args.quality, "--format", args.format]
     results: dict[str, float] = {}
     notes: dict[str, str] = {}
@@ -174,6 +178,7 @@ def main() -> None:
             results["one number changed"] = statistics.median(times)
             print("  warm and one-number runs done", flush=True)
 
+        if not args.only and args.long:
             alone = [py, "render.py", "render", args.long, "--quality", args.quality, "--format", args.format]
             cold(f"{args.long} alone, whole", ["--split", "1"], alone)
             cold(f"{args.long} alone, split {args.split}", ["--split", str(args.split)], alone)
