@@ -133,7 +133,7 @@ def list_scenes() -> None:
               help="Dask scheduler address (tcp://host:8786), with --executor dask.")
 @click.option("--split", default=None,
               help="Parts each scene's animations are drawn in by different workers, then joined "
-                   "(default 1; more when there are fewer scenes than jobs).")
+                   "(default 1).")
 def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: str, theme: str,
            numbers: str | None, out: str, jobs: str | None, force: bool, executor: str,
            scheduler: str | None, split: str | None) -> None:

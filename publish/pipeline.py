@@ -296,9 +296,9 @@ class _InlinePool:
 def _parts(job: Job, split: int | None, workers: int, scenes: int) -> int:
     if job.source_video is not None or not set(job.formats) & set(VIDEO_FORMATS):
         return 1  # nothing to draw, or a still only
-    if split is not None:
-        return max(1, split)
-    return max(1, workers // max(1, scenes)) if scenes < workers else 1
+    # Not split unless asked: each part builds the whole scene, and on this
+    # (loaded) machine two parts of attention_process took longer than one.
+    return max(1, split or 1)
 
 
 def _make_pool(executor: str, scheduler: str | None, jobs: int, todo: list[Job], split: int | None):
@@ -412,8 +412,7 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     ``executor``: ``"local"`` (``jobs`` processes here) or ``"dask"`` (the
     cluster at ``scheduler``, or a ``LocalCluster`` of ``jobs`` workers).
     ``split``: parts each scene's animations are drawn in, by different
-    workers (:mod:`publish.split`); default 1, or enough to give every
-    worker a part when there are fewer scenes than workers.
+    workers (:mod:`publish.split`); default 1.
 
     Ctrl-C or SIGTERM stops every worker before :class:`KeyboardInterrupt`
     (an :class:`~publish.executors.Interrupted`) reaches the caller: files
