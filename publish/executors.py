@@ -189,21 +189,23 @@ class LocalPool:
         ``tasks`` may grow while this runs (a list appended to by the caller
         when an outcome calls for more work, as a split scene's join does).
         """
-        pending: dict[Future, Any] = {}
+        pending: dict[Future, tuple[Any, Any]] = {}  # future -> (task, the executor it ran on)
         queue = tasks if isinstance(tasks, list) else list(tasks)
         taken = 0
         while taken < len(queue) or pending:
             while taken < len(queue) and len(pending) < self.workers:
-                pending[self._pool.submit(_run_in_worker, fn, queue[taken])] = queue[taken]
+                future = self._pool.submit(_run_in_worker, fn, queue[taken])
+                pending[future] = (queue[taken], self._pool)
                 taken += 1
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                task = pending.pop(future)
+                task, pool = pending.pop(future)
                 try:
                     yield Outcome(task, future.result())
                 except BrokenProcessPool as exc:
                     yield Outcome(task, error=f"worker process died ({exc or 'killed'})")
-                    self._restart()
+                    if pool is self._pool:  # once per broken executor, not per task it held
+                        self._restart()
                 except Exception as exc:  # a task's own errors are results, not raised
                     yield Outcome(task, error=f"{type(exc).__name__}: {exc}")
 
