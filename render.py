@@ -205,9 +205,18 @@ def list_scenes() -> None:
 @click.option("--out", default="media", show_default=True, help="Output folder.")
 @click.option("--jobs", default=None, help="Scenes rendered in parallel (default: number of cores).")
 @click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
+@click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
+              help="local (--jobs processes here) or dask (a Dask cluster: --scheduler, or a "
+                   "LocalCluster of --jobs workers started here).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address (tcp://host:8786), with --executor dask.")
+@click.option("--split", default=None,
+              help="Parts each scene's animations are drawn in by different workers, then joined "
+                   "(default 1).")
 def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tuple[str, ...], still: bool,
            theme: str, steps: bool, naming: str, transparent: bool,
-           numbers: str | None, out: str, jobs: str | None, force: bool) -> None:
+           numbers: str | None, out: str, jobs: str | None, force: bool, executor: str,
+           scheduler: str | None, split: str | None) -> None:
     """Render scenes to OUT/<scene-id>.<format>, skipping what is current; write OUT/index.html.
 
     A file is re-rendered only when something it shows changed: the scene's
@@ -221,6 +230,13 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
         if not jobs.strip().isdigit() or int(jobs) < 1:
             raise UserError(f"--jobs must be a whole number of at least 1, got {jobs!r}")
         jobs = int(jobs)
+    executor = _choice(executor, ("local", "dask"), "executor")
+    if scheduler is not None and executor != "dask":
+        raise UserError("--scheduler needs --executor dask")
+    if split is not None:
+        if not split.strip().isdigit() or not 1 <= int(split) <= 64:
+            raise UserError(f"--split must be a whole number from 1 to 64, got {split!r}")
+        split = int(split)
     registry = _scene_registry()
     if all_scenes and scene_ids:
         raise UserError("give scene ids or --all, not both")
@@ -233,6 +249,7 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
     trace = _load_trace(numbers)
     out_dir = _check_out_dir(out)
 
+    from publish.executors import SchedulerError
     from publish.gallery import write_gallery
     from publish.pipeline import OutputOptions, run_renders
 
@@ -244,11 +261,15 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
         # terminal; plain lines with the count otherwise.
         with LiveProgress(out_dir, len(chosen), stream=sys.stderr) as progress:
             summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
-                                  echo=progress.echo, registry=registry, options=options)
-    except KeyboardInterrupt:
-        # click would print "Aborted!" and exit 1; say what was kept instead.
+                                  echo=progress.echo, registry=registry, options=options,
+                                  executor=executor, scheduler=scheduler, split=split)
+    except SchedulerError as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt as exc:
+        # click would print "Aborted!" and exit 1; say what was kept instead. Every
+        # worker has ended by now, so nothing is written after this line.
         click.echo(_INTERRUPTED, err=True)
-        raise SystemExit(130) from None
+        raise SystemExit(128 + getattr(exc, "signum", 2)) from None
     try:
         write_gallery(out_dir, registry)
     except OSError as exc:

@@ -24,22 +24,20 @@ import shutil
 import tempfile
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable
 
 from . import cache
 from .captions import to_webvtt, window
+from .executors import DaskPool, Interrupted, LocalPool, Outcome, publish_files, stop_signals
 from .names import output_stem, step_stem
 from .progress import write_status
 from .tables import dumps, scene_sections, to_json
 
-__all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result", "Summary",
-           "describe_failure",
-           "render_scene", "run_job", "run_renders", "clean_stale_work"]
+__all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result",
+           "Summary", "describe_failure", "render_scene", "run_job", "run_task", "run_renders", "clean_stale_work",
+           "Interrupted"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
@@ -176,7 +174,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                  formats: tuple[str, ...] = ("mp4",), theme_name: str = "dark",
                  keys: dict[str, dict[str, str]] | None = None,
                  source_video: Path | None = None,
-                 options: OutputOptions = OutputOptions()) -> list[Path]:
+                 options: OutputOptions = OutputOptions(), still_frame: Any = None) -> list[Path]:
     """Render one scene once and write ``out_dir/<name>.<fmt>`` for each format.
 
     The scene runs once; mp4/webm/gif come from its video, the png and svg
@@ -187,7 +185,8 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     With ``keys``, a cache record is written after each format's files are
     in place. With ``source_video`` (a current mp4 of this scene) and only
     webm/gif asked for, the scene is not rendered at all: they are derived
-    from that file.
+    from that file; with ``still_frame`` too (a joined split render,
+    :mod:`publish.split`), so are mp4 and png (from that frame).
     """
     from manim import tempconfig
 
@@ -208,7 +207,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     step_formats = [f for f in formats if f in STEP_FORMATS] if options.steps else []
     need_video = (any(f in VIDEO_FORMATS or f == "vtt" for f in formats)
                   or (bool({"png", "svg"} & set(formats)) and poster_time is not None))
-    derive_only = source_video is not None and set(formats) <= {"webm", "gif"}
+    derive_only = source_video is not None and (set(formats) <= {"webm", "gif"} or still_frame is not None)
     work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir))
     written: list[Path] = []
     still = video = None
@@ -234,6 +233,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             # Keep a private copy: the source is an output that may be replaced.
             video = work / "source.mp4"
             shutil.copyfile(source_video, video)
+            still = still_frame
         else:
             with tempconfig(settings):
                 scene_obj = cls(trace, theme)
@@ -401,6 +401,139 @@ def run_job(job: Job) -> Result:
     return Result(job.scene_id, "rendered", job.formats, time.monotonic() - start)
 
 
+@dataclass(frozen=True)
+class RemoteJob:
+    """A whole-scene render on a worker that may not see ``OUT``: returns the files' bytes."""
+
+    job: Job
+
+
+def _run_remote(task: RemoteJob) -> tuple[Result, dict[str, bytes]]:
+    from .executors import collect_files
+
+    job = task.job
+    work = Path(tempfile.mkdtemp(prefix="attention-remote-"))
+    try:
+        # Rendered from scratch (the parent's current mp4 is not on this
+        # machine), without cache records: the parent writes those.
+        here = Job(job.scene_id, job.scene, job.formats, None, work, job.quality, job.theme, job.trace,
+                   options=job.options)
+        result = run_job(here)
+        files = {}
+        if result.status == "rendered":
+            rendered = (p for p in work.rglob("*") if p.is_file() and not p.relative_to(work).parts[0].startswith("."))
+            files = collect_files(rendered, work)
+        return result, files
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_task(task: Any) -> Any:
+    """Run one task of :func:`run_renders` (in a worker process or on a Dask worker)."""
+    from .split import JoinTask, PartTask, join_parts, render_part
+
+    if isinstance(task, Job):
+        return run_job(task)
+    if isinstance(task, RemoteJob):
+        return _run_remote(task)
+    if isinstance(task, PartTask):
+        return render_part(task)
+    if isinstance(task, JoinTask):
+        return join_parts(task)
+    raise TypeError(f"unknown task {task!r}")
+
+
+class _InlinePool:
+    """Tasks one after another in this process (one job, or one scene)."""
+
+    workers = 1
+
+    def run(self, fn: Callable[[Any], Any], tasks: list[Any]):
+        i = 0
+        while i < len(tasks):  # the list may grow (a split scene's join)
+            try:
+                yield Outcome(tasks[i], fn(tasks[i]))
+            except Exception as exc:
+                yield Outcome(tasks[i], error=f"{type(exc).__name__}: {exc}")
+            i += 1
+
+    def close(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+def _parts(job: Job, split: int | None, workers: int, scenes: int) -> int:
+    if job.source_video is not None or not set(job.formats) & set(VIDEO_FORMATS):
+        return 1  # nothing to draw, or a still only
+    if set(job.formats) - {"mp4", "webm", "gif", "png"} or job.options.steps or job.options.transparent:
+        return 1  # svg, captions, steps and alpha need the whole scene in one process
+    # Not split unless asked: each part builds the whole scene, and on this
+    # (loaded) machine two parts of attention_process took longer than one.
+    return max(1, split or 1)
+
+
+def _make_pool(executor: str, scheduler: str | None, jobs: int, todo: list[Job], split: int | None):
+    if executor == "dask":
+        return DaskPool(scheduler, jobs)
+    tasks = sum(_parts(job, split, jobs, len(todo)) for job in todo)
+    if jobs == 1 or tasks <= 1:
+        return _InlinePool()
+    return LocalPool(min(jobs, tasks))
+
+
+def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
+             finished: Callable[[Result], None], split_parts: dict[str, list[Any]]) -> None:
+    """Run every job on ``pool`` (split into parts where asked) and report each scene once."""
+    from .split import JoinTask, PartTask
+
+    remote = isinstance(pool, DaskPool)
+    tasks: list[Any] = []
+    started: dict[str, float] = {}
+    for job in todo:
+        started[job.scene_id] = time.monotonic()
+        n = _parts(job, split, pool.workers, len(todo))
+        if n > 1:
+            split_parts[job.scene_id] = [None] * n
+            tasks += [PartTask(job, k, n) for k in range(n)]
+        else:
+            tasks.append(RemoteJob(job) if remote else job)
+    failed: set[str] = set()
+    for outcome in pool.run(run_task, tasks):
+        task = outcome.task
+        job = task.job if not isinstance(task, Job) else task
+        seconds = time.monotonic() - started[job.scene_id]
+        if job.scene_id in failed:
+            continue
+        if outcome.error:
+            failed.add(job.scene_id)
+            finished(Result(job.scene_id, "failed", job.formats, seconds, outcome.error))
+        elif isinstance(task, Job):
+            finished(outcome.value)
+        elif isinstance(task, PartTask):
+            outputs = split_parts[job.scene_id]
+            outputs[task.part] = outcome.value
+            if all(o is not None for o in outputs):
+                tasks.append(JoinTask(job, tuple(outputs)))
+        else:  # files came back as bytes: RemoteJob or JoinTask
+            if isinstance(task, RemoteJob):
+                result, files = outcome.value
+                if result.status == "failed":
+                    failed.add(job.scene_id)
+                    finished(result)
+                    continue
+            else:
+                files = outcome.value
+            try:
+                publish_files(out_dir, job.options.stem(job.scene_id), files, job.keys, WORK_PREFIX)
+            except OSError as exc:
+                failed.add(job.scene_id)
+                finished(Result(job.scene_id, "failed", job.formats, seconds, f"{type(exc).__name__}: {exc}"))
+                continue
+            finished(Result(job.scene_id, "rendered", job.formats, seconds))
+
+
 def clean_stale_work(out_dir: Path) -> None:
     """Remove work folders and part files left by runs that were killed."""
     for path in out_dir.glob(f"{WORK_PREFIX}*"):
@@ -444,11 +577,20 @@ def _write_snapshot(out_dir: Path, cls: type, data: dict[str, Any]) -> None:
 def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = "low",
                 formats: tuple[str, ...] = ("mp4",), theme: str = "dark", jobs: int | None = None,
                 force: bool = False, echo: Callable[[str], None] = print,
-                registry: dict[str, type] | None = None, options: OutputOptions | None = None) -> Summary:
+                registry: dict[str, type] | None = None, options: OutputOptions | None = None,
+                executor: str = "local", scheduler: str | None = None, split: int | None = None) -> Summary:
     """Render the stale formats of each scene (cache first), ``jobs`` at a time.
 
     ``registry`` maps scene ids to classes (default: ``scenes.SCENES``);
     ``options`` says how files are named and what else is written.
+    ``executor``: ``"local"`` (``jobs`` processes here) or ``"dask"`` (the
+    cluster at ``scheduler``, or a ``LocalCluster`` of ``jobs`` workers).
+    ``split``: parts each scene's animations are drawn in, by different
+    workers (:mod:`publish.split`); default 1.
+
+    Ctrl-C or SIGTERM stops every worker before :class:`KeyboardInterrupt`
+    (an :class:`~publish.executors.Interrupted`) reaches the caller: files
+    finished until then are kept, nothing is written afterwards.
     """
     options = options or OutputOptions()
     if registry is None:
@@ -500,29 +642,25 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
             echo(f"{result.scene_id}: FAILED after {result.seconds:.1f} s ({result.error})")
         else:
             _write_numbers_snapshot(out_dir, SCENES[result.scene_id], data)
-            echo(f"{result.scene_id}: rendered {', '.join(result.formats)} in {result.seconds:.1f} s")
+            parts = f" in {len(split_parts[result.scene_id])} parts" if result.scene_id in split_parts else ""
+            echo(f"{result.scene_id}: rendered {', '.join(result.formats)}{parts} in {result.seconds:.1f} s")
 
     for job in todo:
         how = "deriving from the current mp4" if job.source_video else "rendering"
         echo(f"{job.scene_id}: {how} {', '.join(job.formats)} ({quality}, {theme})")
-    if len(todo) <= 1 or jobs == 1:
-        for job in todo:
-            finished(run_job(job))
-    else:
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=get_context("spawn"))
-        try:
-            futures = {pool.submit(run_job, job): job for job in todo}
-            for future in as_completed(futures):
-                job = futures[future]
-                try:
-                    finished(future.result())
-                except BrokenProcessPool as exc:
-                    finished(Result(job.scene_id, "failed", job.formats, 0.0,
-                                    f"worker process died ({exc or 'killed'})"))
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+    split_parts: dict[str, list[Any]] = {}
+    if todo:
+        with stop_signals():
+            pool = None
+            try:
+                pool = _make_pool(executor, scheduler, jobs, todo, split)
+                _execute(pool, todo, split, out_dir, finished, split_parts)
+            except BaseException:
+                if pool is not None:
+                    pool.stop()
+                clean_stale_work(out_dir)  # the stopped workers' folders
+                raise
+            pool.close()
     summary.seconds = time.monotonic() - start
     order = {s: i for i, s in enumerate(scene_ids)}
     summary.results.sort(key=lambda r: order[r.scene_id])

@@ -1,0 +1,351 @@
+"""Where renders run: a local process pool that stops cleanly, or a Dask cluster.
+
+Both run the same tasks (:func:`publish.pipeline.run_job` for a whole scene
+rendered into ``OUT``, or the byte-returning tasks of :mod:`publish.split`).
+
+**Interrupts.** :func:`stop_signals` turns SIGTERM (what ``timeout`` and
+``kill`` send) into the same :class:`Interrupted` as Ctrl-C. On either,
+:meth:`LocalPool.stop` ends every worker *before* the caller prints its
+"interrupted" line: nothing queued starts, a running scene's worker removes
+its work folder and exits, and nothing is written afterwards. Workers also
+die with the parent: ``prctl(PR_SET_PDEATHSIG)`` on Linux, and a thread that
+polls the parent's pid everywhere else (or when the parent is SIGKILLed
+before the first). A worker never takes a second job after a signal.
+
+**Dask.** :class:`DaskPool` submits the same tasks to a ``distributed``
+cluster (a scheduler address, or a ``LocalCluster`` started here). Its
+workers may be other machines without access to ``OUT``, so their tasks
+return the finished files as bytes, and the caller writes them into ``OUT``
+with the same atomic move and cache records as a local render
+(:func:`publish_files`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+__all__ = ["Interrupted", "WorkerStopped", "SchedulerError", "stop_signals", "LocalPool", "DaskPool", "Outcome",
+           "publish_files", "collect_files"]
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_PR_SET_PDEATHSIG = 1
+_GRACE = 1.5  # seconds a stopped worker gets to remove its work folder before SIGKILL
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM in the main process; ``signum`` says which."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class SchedulerError(RuntimeError):
+    """The Dask scheduler given cannot be reached (a user's mistake: one line, no traceback)."""
+
+
+class WorkerStopped(BaseException):
+    """Raised inside a worker's job by SIGINT/SIGTERM: unwinds (work folders
+    are removed by ``finally``) and ends the process, never the next job."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_interrupted(signum: int, frame: Any) -> None:
+    raise Interrupted(signum)
+
+
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """SIGTERM raises :class:`Interrupted` like Ctrl-C, for the block (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def _signals_ignored() -> Iterator[None]:
+    """No second Ctrl-C or SIGTERM breaks the clean-up after the first."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+# -- worker side ------------------------------------------------------------------
+
+_in_job = False
+_stopping = False
+
+
+def _on_stop_signal(signum: int, frame: Any) -> None:
+    global _stopping
+    if _stopping:
+        return  # a second signal (Ctrl-C, then the parent's SIGTERM) must not break the clean-up
+    _stopping = True
+    if _in_job:
+        raise WorkerStopped(signum)
+    os._exit(128 + signum)  # idle between jobs: nothing to clean
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(0.25)
+        if os.getppid() != parent_pid:
+            # The parent is gone (killed): stop as on SIGTERM, then for sure.
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(_GRACE)
+            os._exit(128 + signal.SIGTERM)
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:  # died before prctl took effect
+        os._exit(128 + signal.SIGTERM)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="watch-parent", daemon=True).start()
+
+
+def _worker_init(parent_pid: int) -> None:
+    try:
+        # tqdm (manim's progress bars) otherwise makes a multiprocessing lock, a
+        # semaphore that a stopped worker leaves behind and Python warns about.
+        from tqdm import tqdm
+
+        tqdm.set_lock(threading.RLock())
+    except ImportError:
+        pass
+    for s in STOP_SIGNALS:
+        signal.signal(s, _on_stop_signal)
+    _die_with_parent(parent_pid)
+
+
+def _run_in_worker(fn: Callable[[Any], Any], arg: Any) -> Any:
+    global _in_job
+    _in_job = True
+    try:
+        return fn(arg)
+    except WorkerStopped as stop:
+        os._exit(128 + stop.signum)  # after the job's finally blocks cleaned up
+    finally:
+        _in_job = False
+
+
+# -- the pools --------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    """One finished task: its argument, and its return value or the error that ended it."""
+
+    task: Any
+    value: Any = None
+    error: str = ""
+
+
+class LocalPool:
+    """``workers`` spawned processes; at most one task per free worker is handed
+    out, so an interrupt never leaves queued work that a worker would start."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("spawn"),
+                                         initializer=_worker_init, initargs=(os.getpid(),))
+
+    def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Outcome]:
+        """Yield an :class:`Outcome` per task as each finishes (any order).
+
+        ``tasks`` may grow while this runs (a list appended to by the caller
+        when an outcome calls for more work, as a split scene's join does).
+        """
+        pending: dict[Future, tuple[Any, Any]] = {}  # future -> (task, the executor it ran on)
+        queue = tasks if isinstance(tasks, list) else list(tasks)
+        taken = 0
+        while taken < len(queue) or pending:
+            while taken < len(queue) and len(pending) < self.workers:
+                future = self._pool.submit(_run_in_worker, fn, queue[taken])
+                pending[future] = (queue[taken], self._pool)
+                taken += 1
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                task, pool = pending.pop(future)
+                try:
+                    yield Outcome(task, future.result())
+                except BrokenProcessPool as exc:
+                    yield Outcome(task, error=f"worker process died ({exc or 'killed'})")
+                    if pool is self._pool:  # once per broken executor, not per task it held
+                        self._restart()
+                except Exception as exc:  # a task's own errors are results, not raised
+                    yield Outcome(task, error=f"{type(exc).__name__}: {exc}")
+
+    def _restart(self) -> None:
+        # A killed worker breaks the whole executor: carry on with a fresh one.
+        self.stop()
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("spawn"),
+                                         initializer=_worker_init, initargs=(os.getpid(),))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+    def stop(self) -> None:
+        """End every worker now (SIGTERM, then SIGKILL after a grace time) and wait for them."""
+        with _signals_ignored():
+            processes = list((getattr(self._pool, "_processes", None) or {}).values())
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            for proc in processes:
+                if proc.is_alive():
+                    try:
+                        os.kill(proc.pid, signal.SIGTERM)
+                    except ProcessLookupError:
+                        pass
+            deadline = time.monotonic() + _GRACE
+            for proc in processes:
+                proc.join(max(0.0, deadline - time.monotonic()))
+            for proc in processes:
+                if proc.is_alive():
+                    proc.kill()
+                    proc.join(5)
+            self._pool.shutdown(wait=True)  # workers gone: release the queues and their semaphores
+
+
+class DaskPool:
+    """The same tasks on a Dask ``distributed`` cluster.
+
+    ``scheduler``: the address of a running scheduler (``tcp://host:8786``);
+    ``None`` starts a ``LocalCluster`` of ``workers`` single-threaded worker
+    processes here, closed again by :meth:`close`.
+    """
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        # Manim's rich log handler would print every INFO line of the cluster.
+        for name in ("distributed", "tornado", "bokeh"):
+            logging.getLogger(name).setLevel(logging.ERROR)
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:  # pragma: no cover - dask is a dependency
+            raise RuntimeError("the dask executor needs the 'distributed' package") from exc
+        self.cluster = None
+        if scheduler is None:
+            n = max(1, workers or os.cpu_count() or 1)
+            # One thread per worker: a manim render is single-threaded and not thread-safe.
+            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0", silence_logs=logging.ERROR)
+            self.client = Client(self.cluster)
+        else:
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
+        self.workers = max(1, len(self.client.scheduler_info().get("workers", {})) or (workers or 1))
+
+    def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Outcome]:
+        from distributed import as_completed
+
+        queue = tasks if isinstance(tasks, list) else list(tasks)
+        # pure=False: the same task submitted twice (--force) really runs twice.
+        futures = {self.client.submit(fn, task, pure=False): task for task in queue}
+        done = as_completed(list(futures))
+        self._futures = futures
+        taken = len(queue)
+        for future in done:
+            task = futures[future]
+            try:
+                yield Outcome(task, future.result())
+            except Exception as exc:
+                yield Outcome(task, error=f"{type(exc).__name__}: {exc}")
+            while taken < len(queue):  # work the caller added meanwhile
+                new = self.client.submit(fn, queue[taken], pure=False)
+                futures[new] = queue[taken]
+                done.add(new)
+                taken += 1
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def stop(self) -> None:
+        """Cancel what was submitted, then close (a LocalCluster's processes end with it)."""
+        with _signals_ignored():
+            try:
+                self.client.cancel(list(getattr(self, "_futures", {})), force=True)
+            except Exception:
+                pass
+            self.close()
+
+
+# -- files that come back as bytes ---------------------------------------------------
+
+def collect_files(paths: Iterable[Path], root: Path) -> dict[str, bytes]:
+    """``{path relative to root: bytes}`` of rendered files, for a task to return.
+
+    Paths keep the output folder's layout (``<name>.<format>``, and
+    ``<name>/<nn>-<step>.<format>`` with steps) so :func:`publish_files`
+    puts each where a local render would.
+    """
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in paths}
+
+
+def publish_files(out_dir: Path, stem: str, files: dict[str, bytes],
+                  keys: dict[str, dict[str, str]] | None, work_prefix: str) -> list[Path]:
+    """Write files a remote task returned into ``out_dir`` as a local render does.
+
+    Each goes to a temporary folder inside ``out_dir`` first and is moved to
+    its final path when complete; the cache records follow, each listing the
+    step files written with its format.
+    """
+    from . import cache
+
+    work = Path(tempfile.mkdtemp(prefix=f"{work_prefix}{os.getpid()}-{stem}-", dir=out_dir))
+    written = []
+    try:
+        for name, data in files.items():
+            if not data:
+                raise RuntimeError(f"no output produced for {name}")
+            final = out_dir / name
+            if final.resolve().parent != out_dir.resolve() and final.resolve().parent.parent != out_dir.resolve():
+                raise RuntimeError(f"a task returned a file outside the output folder: {name}")
+            tmp = work / f"final-{len(written)}{final.suffix}"
+            tmp.write_bytes(data)
+            final.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, final)
+            written.append(final)
+        for fmt, key in (keys or {}).items():
+            if f"{stem}.{fmt}" not in files:
+                raise RuntimeError(f"no output produced for {stem}.{fmt}")
+            steps = sorted(n for n in files if n.startswith(f"{stem}/") and n.endswith(f".{fmt}"))
+            cache.write_record(out_dir, stem, fmt, key, steps)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return written

@@ -1,0 +1,181 @@
+"""How renders execute: interrupts, workers dying with the parent, split scenes, Dask.
+
+Real renders of the small scenes of ``tests/render_scenes.py`` at low quality.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import av
+import numpy as np
+import psutil
+import pytest
+from PIL import Image
+
+from publish.pipeline import run_renders
+from publish.split import PartTask, concat_videos, render_part
+
+from . import render_scenes
+from .helpers import trace_from, varied
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+SLOW = ("tiny", "tiny_poster")  # 60 s each with RENDER_TEST_SLOW=60
+QUEUED = ("latex_0", "latex_1")  # behind them with --jobs 2
+
+
+def _run(out: Path, ids, formats=("mp4", "png"), **kwargs):
+    lines: list[str] = []
+    summary = run_renders(list(ids), trace_from(varied()), out, "low", tuple(formats), "dark",
+                          kwargs.pop("jobs", 1), kwargs.pop("force", False), echo=lines.append,
+                          registry=render_scenes.registry(), **kwargs)
+    return summary, lines
+
+
+def _status(summary) -> dict[str, str]:
+    return {r.scene_id: r.status for r in summary.results}
+
+
+def _frames(path: Path) -> list[np.ndarray]:
+    with av.open(str(path)) as c:
+        return [f.to_ndarray(format="rgb24") for f in c.decode(c.streams.video[0])]
+
+
+def _png(path: Path) -> np.ndarray:
+    return np.asarray(Image.open(path).convert("RGB"))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """tiny, tiny_poster and latex_0 rendered whole, in this process."""
+    out = tmp_path_factory.mktemp("reference")
+    summary, _ = _run(out, ["tiny", "tiny_poster", "latex_0"])
+    assert set(_status(summary).values()) == {"rendered"}, summary.line()
+    return out
+
+
+def _same_files(a: Path, b: Path, scene_id: str) -> None:
+    fa, fb = _frames(a / f"{scene_id}.mp4"), _frames(b / f"{scene_id}.mp4")
+    assert len(fa) == len(fb) > 0
+    assert all(np.array_equal(x, y) for x, y in zip(fa, fb)), f"{scene_id}: frames differ"
+    assert np.array_equal(_png(a / f"{scene_id}.png"), _png(b / f"{scene_id}.png"))
+
+
+# -- interrupts ------------------------------------------------------------------------
+
+def _snapshot(out: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(out)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in out.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("how", ["sigint-group", "sigterm-main", "sigkill-main"])
+def test_interrupt_stops_every_worker_and_writes_nothing_after(tmp_path, how):
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); del sys.argv[1]; "
+            "from tests import render_scenes; render_scenes.register(); import render; render.main()")
+    proc = subprocess.Popen([PY, "-c", code, str(ROOT), "render", *SLOW, *QUEUED, "--format", "mp4",
+                             "--jobs", "2", "--out", str(tmp_path)],
+                            cwd=ROOT, env={**os.environ, "RENDER_TEST_SLOW": "60"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob(".rendering-*"))) < 2:  # both workers inside a scene
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    time.sleep(1.0)
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    assert len(workers) >= 2
+    sent = time.monotonic()
+    if how == "sigint-group":
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    else:
+        proc.send_signal(signal.SIGTERM if how == "sigterm-main" else signal.SIGKILL)  # what timeout does
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    at_exit = _snapshot(tmp_path)
+    time.sleep(2.0)
+    alive = [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    assert not alive, f"workers alive 2 s after the parent ended: {alive}"
+    assert _snapshot(tmp_path) == at_exit, "something was written after the parent ended"
+    assert took < 10, f"took {took:.1f} s to stop"
+    assert not [f for f in at_exit if f.endswith(".mp4")], at_exit  # nothing finished, the queued never started
+    if how == "sigkill-main":
+        assert proc.returncode == -signal.SIGKILL
+    else:
+        assert proc.returncode == (130 if how == "sigint-group" else 143), err
+        assert err.rstrip().endswith("run again to resume") and "Traceback" not in err, err
+        assert "warn" not in err.lower(), err
+        assert not list(tmp_path.glob(".rendering-*"))
+    # The next run renders everything (and removes what a killed worker left).
+    summary, _ = _run(tmp_path, [*SLOW, *QUEUED], ("mp4",))
+    assert set(_status(summary).values()) == {"rendered"}, summary.line()
+    assert all((tmp_path / f"{s}.mp4").stat().st_size > 0 for s in (*SLOW, *QUEUED))
+    assert not list(tmp_path.glob(".rendering-*"))
+
+
+# -- split scenes ------------------------------------------------------------------------
+
+def test_a_scene_split_in_parts_gives_the_same_frames_and_still(reference, tmp_path):
+    summary, lines = _run(tmp_path, ["tiny", "tiny_poster"], jobs=2, split=2)
+    assert _status(summary) == {"tiny": "rendered", "tiny_poster": "rendered"}, summary.line()
+    assert sum("in 2 parts" in line for line in lines) == 2, lines
+    for scene_id in ("tiny", "tiny_poster"):  # the poster is 0.2 s in for tiny_poster, last frame for tiny
+        _same_files(reference, tmp_path, scene_id)
+    # A second run finds them current: same cache records as a whole render.
+    again, _ = _run(tmp_path, ["tiny", "tiny_poster"], jobs=2, split=2)
+    assert _status(again) == {"tiny": "cached", "tiny_poster": "cached"}
+
+
+def test_each_part_draws_only_its_share_of_the_animations(tmp_path):
+    from publish.pipeline import Job, scene_ref
+
+    job = Job("tiny", scene_ref(render_scenes.TinyScene), ("mp4",), {}, tmp_path, "low", "dark",
+              trace_from(varied()))
+    parts = [render_part(PartTask(job, k, 2)) for k in range(2)]
+    # tiny plays FadeIn, FadeIn, wait: animations 0 and 2 in part 0, 1 in part 1.
+    assert [sorted(p.segments) for p in parts] == [[0, 2], [1]]
+    assert {p.plays for p in parts} == {3}
+    assert parts[0].still is not None and parts[1].still is None  # part 0 drew the last animation
+    files = []
+    for i in range(3):
+        path = tmp_path / f"{i}.mp4"
+        path.write_bytes((parts[0] if i != 1 else parts[1]).segments[i])
+        files.append(path)
+    joined = tmp_path / "joined.mp4"
+    concat_videos(files, joined)
+    assert len(_frames(joined)) == sum(len(_frames(p)) for p in files) == 45  # 3 s at 15 fps
+
+
+# -- Dask -----------------------------------------------------------------------------------
+
+def test_dask_local_cluster_renders_the_same_files_through_the_cache(reference, tmp_path):
+    summary, _ = _run(tmp_path, ["tiny", "latex_0"], jobs=2, executor="dask")
+    assert _status(summary) == {"tiny": "rendered", "latex_0": "rendered"}, summary.line()
+    for scene_id in ("tiny", "latex_0"):
+        _same_files(reference, tmp_path, scene_id)
+    assert not list(tmp_path.glob(".rendering-*"))
+    # The files came back through the cache: a local run finds them current.
+    again, _ = _run(tmp_path, ["tiny", "latex_0"])
+    assert _status(again) == {"tiny": "cached", "latex_0": "cached"}
+
+
+def _cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "render.py", "render", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_executor_options_refuse_bad_input_in_one_line(tmp_path):
+    for args, says in [(("--executor", "spark"), "unknown executor 'spark'"),
+                       (("--scheduler", "tcp://127.0.0.1:1"), "--scheduler needs --executor dask"),
+                       (("--split", "0"), "--split must be a whole number from 1 to 64"),
+                       (("--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"),
+                        "cannot reach the Dask scheduler at tcp://127.0.0.1:1")]:
+        proc = _cli("encoder", "--out", str(tmp_path / "out"), *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert says in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) <= 2, proc.stderr  # the progress line, then the error
+    assert not list((tmp_path / "out").glob("*.mp4"))
