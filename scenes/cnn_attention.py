@@ -16,7 +16,7 @@ from manim import (
     RIGHT,
     UP,
     Create,
-    DashedVMobject,
+    DashedLine,
     GrowArrow,
     ManimColor,
     Line,
@@ -226,17 +226,25 @@ class CnnAttentionScene(WalkthroughScene):
                       Rectangle(width=SIDE, height=SIDE, stroke_color=self.theme.muted, stroke_width=2))
 
     def _object_outline(self, t: int) -> VGroup | None:
-        """A dashed outline around the cells of the object word t names."""
+        """A dashed outline around the cells of the object word t names (their
+        outer edges only, so neighbouring cells read as one region)."""
         cnn = self.trace.cnn
-        cells = cnn.object_cells[t]
+        cells = set(cnn.object_cells[t])
         if not cells:
             return None
         G = cnn.grid
         step = SIDE / G
         group = VGroup()
-        for i, j in cells:
-            sq = Rectangle(width=step, height=step).move_to(_cell_centre(i, j, G, SIDE))
-            group.add(DashedVMobject(sq, num_dashes=12))
+        for i, j in sorted(cells):
+            x, y = _cell_centre(i, j, G, SIDE)[:2]
+            h = step / 2
+            edges = {(i - 1, j): ([x - h, y + h, 0], [x + h, y + h, 0]),
+                     (i + 1, j): ([x - h, y - h, 0], [x + h, y - h, 0]),
+                     (i, j - 1): ([x - h, y - h, 0], [x - h, y + h, 0]),
+                     (i, j + 1): ([x + h, y - h, 0], [x + h, y + h, 0])}
+            for neighbour, (a, b) in edges.items():
+                if neighbour not in cells:
+                    group.add(DashedLine(a, b, dash_length=0.12))
         group.set_stroke(self.theme.highlight, width=3)
         return group
 
