@@ -27,7 +27,6 @@ from manim import (
     Indicate,
     LaggedStart,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
     config,
 )
@@ -37,14 +36,12 @@ from .components import (
     CellBox,
     NumberLabel,
     TokenStrip,
-    ValueCell,
     VectorColumn,
     arrow_between,
     caption,
     fade_in,
     fade_out,
     fit_within,
-    math_label,
     subscript,
     word_box,
 )

@@ -13,7 +13,7 @@ from attention_core.translator.train import MAX_STEPS_OUT
 from scenes import LIGHT
 from scenes.trained_attention import crossing_rows
 
-from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
+from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
 
 SCENE = "trained_attention"
 
