@@ -27,7 +27,6 @@ from manim import (
     Indicate,
     LaggedStart,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
     config,
 )
@@ -37,14 +36,12 @@ from .components import (
     CellBox,
     NumberLabel,
     TokenStrip,
-    ValueCell,
     VectorColumn,
     arrow_between,
     caption,
     fade_in,
     fade_out,
     fit_within,
-    math_label,
     subscript,
     word_box,
 )
@@ -121,6 +118,11 @@ class BottleneckScene(WalkthroughScene):
             context.next_to(ring, side, buff=0.1)
             if _inside_frame(context) and not any(_touch(context, o) for o in others if o is not last):
                 break
+        else:
+            # No room round the ring (many words): the label waits by the decoder, where h_T goes.
+            side = None
+            context.next_to(decoder, UP, buff=0.15)
+            context.shift(LEFT * max(0.0, context.get_right()[0] - (config.frame_width / 2 - 0.15)))
         # Below the ring, the label sits on the way to the decoder: start there.
         to_decoder = arrow_between(context if side is DOWN else ring, decoder.box, theme.highlight)
         self.play(Create(ring), fade_in(context), Indicate(last[0], color=theme.highlight, scale_factor=1.05))

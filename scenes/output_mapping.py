@@ -27,8 +27,6 @@ from manim import (
     GrowFromEdge,
     LaggedStart,
     Rectangle,
-    ReplacementTransform,
-    RoundedRectangle,
     SurroundingRectangle,
     VGroup,
     Write,
@@ -36,11 +34,8 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
-    CellBox,
     NumberLabel,
     ValueCell,
-    VectorColumn,
-    arrow_between,
     caption,
     fade_in,
     fade_out,

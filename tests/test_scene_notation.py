@@ -25,8 +25,9 @@ ZEBRA = dict(seed=2024, sentences={"source": "the zebra eats fish", "target": "l
 
 # The old model's symbols: f_t, b_t, y_t as LaTeX (f_{..}, b_1, y_w) or with Unicode
 # subscripts (f₁, bⱼ, yₜ), and its output layer and initial-state layer.
-_TEX_FORBIDDEN = re.compile(r"(?<![A-Za-z\\])[fby]_|W_o\b|W_\{?\\mathrm\{init|(?<![A-Za-z\\])o_t\b|b_o\b")
-_TEXT_FORBIDDEN = re.compile(r"(?<![A-Za-z])[fby](_|[\u2080-\u2089\u209c\u2c7c\u1d62])|\[f|W_init|bidirectional")
+# (f_att, the draft's own name of the scoring network, is allowed.)
+_TEX_FORBIDDEN = re.compile(r"(?<![A-Za-z\\])[fby]_(?!\{att\})|W_o\b|W_\{?\\mathrm\{init|(?<![A-Za-z\\])o_t\b|b_o\b")
+_TEXT_FORBIDDEN = re.compile(r"(?<![A-Za-z])[fby](_(?!\{?att)|[\u2080-\u2089\u209c\u2c7c\u1d62])|\[f|W_init|bidirectional")
 
 
 @pytest.fixture
@@ -59,7 +60,8 @@ def test_the_patterns_catch_the_old_symbols():
         assert _TEXT_FORBIDDEN.search(text), text
     for tex in (r"h_t = \mathrm{GRU}(x_t,\ h_{t-1})", r"s_t = \mathrm{GRU}(op_{t-1},\ s_{t-1},\ h_{4})",
                 r"p_w = \mathrm{softmax}_w(s_t \cdot e_w)", r"a_{tj} = \mathrm{softmax}_j\,(e_{tj})",
-                r"c_t = \textstyle\sum_j a_{tj}\,h_j", r"op_t = \arg\max_w\ s_t \cdot e_w"):
+                r"c_t = \textstyle\sum_j a_{tj}\,h_j", r"op_t = \arg\max_w\ s_t \cdot e_w",
+                r"e_{tj} = f_{att}(s_{t-1}, h_j)"):
         assert not _TEX_FORBIDDEN.search(tex), tex
     for text in ("h\u2084: the context vector", "s\u2080 = 0,  op\u2080 = <START>", "by", "the fish", "baby"):
         assert not _TEXT_FORBIDDEN.search(text), text

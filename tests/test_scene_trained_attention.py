@@ -11,9 +11,10 @@ import pytest
 from attention_core.translator.corpus import DRAFT_PAIRS, MAX_PAIR_TOKENS
 from attention_core.translator.train import MAX_STEPS_OUT
 from scenes import LIGHT
+from scenes.components import _kept_indices
 from scenes.trained_attention import crossing_rows
 
-from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
+from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
 
 SCENE = "trained_attention"
 
@@ -34,7 +35,9 @@ def _expected_keys(trace) -> set[tuple]:
     R, T = len(m["steps"]), len(m["tokens"])
     H = len(m["initial_state"])
     keys = {("model.attention", i, j) for i in range(R) for j in range(T)}
-    keys |= {(f"model.encoder_states.{j}", i) for j in range(1, T + 1) for i in range(min(H, 8))}
+    # A column of more than 8 numbers shows its first ones, dots, and the last.
+    rows = [i for i in _kept_indices(H, 8) if i is not None]
+    keys |= {(f"model.encoder_states.{j}", i) for j in range(1, T + 1) for i in rows}
     keys |= {(f"model.steps.{t}.chosen_probability",) for t in range(R)}
     if m["held_out"] is not None:
         keys |= {("model.held_out.exact_match",), ("model.held_out.alignment",)}

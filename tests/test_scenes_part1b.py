@@ -28,7 +28,7 @@ def _expected_keys(scene_id: str, trace) -> set[tuple]:
     if scene_id == "seq2seq_overview":
         # The context the plain decoder gets: h_T, whichever network.
         enc = encoder_view(trace)
-        return {(enc.context_key, i) for i in range(len(enc.context))}
+        return {(enc.context_key, i) for i in _kept_indices(len(enc.context), 8) if i is not None}
     if scene_id == "dot_product":
         dp = trace.dot_product
         keys = {(f"dot_product.{name}", i) for name in ("movie", "user", "products", "running_sum")
@@ -41,7 +41,7 @@ def _expected_keys(scene_id: str, trace) -> set[tuple]:
     hm = trace.hidden_state_map
     N, H = hm.states.shape
     keys = {("hidden_state_map.states", i, j) for i in _kept_indices(N, 8) if i is not None
-            for j in range(H)}
+            for j in _kept_indices(H, 8) if j is not None}
     return keys | {("hidden_state_map.explained_variance_percent", k) for k in range(2)}
 
 
