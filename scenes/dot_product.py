@@ -151,9 +151,10 @@ class DotProductScene(WalkthroughScene):
         # -- the score and the angle -------------------------------------------
         cos_rows = self._cosine_rows()
         cos_rows.next_to(below, DOWN, buff=0.4).set_x(-3.6)
-        self.play(fade_in(cos_rows[0]))
+        # cos(theta) (one or two lines), then theta.
+        self.play(*(fade_in(row) for row in cos_rows[:-1]))
         self.wait(RESULT_PAUSE)
-        self.play(fade_in(cos_rows[1]))
+        self.play(fade_in(cos_rows[-1]))
         self.wait(RESULT_PAUSE)
 
         plane = self._plane()

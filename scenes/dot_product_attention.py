@@ -403,7 +403,9 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                 # The first score slowly: each product appears and the sum grows.
                 for k in range(D):
                     pair = VGroup(S.cell(0, k), XT.cell(k, i))
-                    ring = SurroundingRectangle(pair, color=theme.query, buff=0.04)
+                    # One ring per factor: they sit far apart (row of s_2, column of X^T).
+                    ring = VGroup(*(SurroundingRectangle(c, color=theme.query, buff=0.04)
+                                    for c in pair))
                     self.play(Create(ring), TransformFromCopy(pair, terms[k]), run_time=0.6)
                     parts = VGroup(sums[k - 1], terms[k]) if k > 0 else terms[k]
                     self.play(TransformFromCopy(parts, sums[k]), fade_out(ring), run_time=0.6)

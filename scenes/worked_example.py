@@ -105,7 +105,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         pacer = self.pacer = CaptionPacer(self, CAPTION_Y)
         # One elision for X everywhere, so it keeps its rows between steps.
         step4_free = MATRIX_TOP - CAPTION_TOP - GAP - (M * CELL_H + 0.1) - 0.15
-        rows = max(3, min(_rows_budget(D, SUM_ROW), math.floor(step4_free / CELL_H)))
+        # ... and as many as fit across beside C (step 4) at the cells' width.
+        step4_wide = math.floor((13.0 - 1.0 - 0.5 - D * w) / w)
+        rows = max(3, min(_rows_budget(D, SUM_ROW), math.floor(step4_free / CELL_H), step4_wide))
 
         title = title_bar(
             caption("Worked example", theme, 28),
@@ -122,7 +124,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         q1 = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,
                          row_labels=q_names, **mat)
         # Lays the two side by side (the group itself is not shown).
-        VGroup(X1, q1).arrange(RIGHT, buff=2.0, aligned_edge=UP).move_to([0, 0.3, 0])
+        pair = VGroup(X1, q1).arrange(RIGHT, buff=max(0.5, min(2.0, 13.4 - X1.width - q1.width)),
+                                      aligned_edge=UP)
+        fit_within(pair, max_width=13.6).move_to([0, 0.3, 0])
         X1_name = name_block(theme, [("X", f"{N}\u00d7{D}: {N} input vectors (rows)", theme.key)])
         q1_name = name_block(theme, [("q", f"{M}\u00d7{D}: {M} query vectors (rows)", theme.query)])
         X1_name.next_to(X1, UP, buff=0.3)

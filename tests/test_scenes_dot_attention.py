@@ -25,7 +25,7 @@ DRAFT_STEPS = ("step-1-variables", "step-2-scores", "step-3-softmax", "step-4-ou
 # 12 px at 480p (8 units = 480 px): 0.2 units, measured on a text with a digit,
 # a capital or an ascender (x-height-only words are smaller by design of the font).
 MIN_TEXT_HEIGHT = 0.2
-TALL = re.compile(r"[0-9A-Zbdfhklt]")
+TALL = re.compile(r"[0-9A-Zbdfhkl]")  # not t: its ascender is short
 
 
 def _matrix(rows: int, cols: int, seed: int) -> list[list[float]]:
@@ -174,7 +174,8 @@ def test_multi_query_attention(table):
     required = ({(f"{p}.queries", j, k) for j in range(NQ) for k in range(D)}
                 | {(f"{p}.outputs", j, k) for j in range(NQ) for k in range(D)}
                 | {(f"{p}.weighted_inputs", 0, 0, 1)})
-    best = int(np.argmax(tr.weights[0]))
+    # The strongest attention of all queries is never elided.
+    best = int(np.unravel_index(np.argmax(tr.weights), tr.weights.shape)[1])
     required |= {(f"{p}.weights", j, best) for j in range(NQ)}
     required |= {(f"{p}.scores", j, best) for j in range(NQ)}
     assert required <= keys

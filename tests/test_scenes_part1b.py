@@ -34,7 +34,9 @@ def _expected_keys(scene_id: str, trace) -> set[tuple]:
         keys = {(f"dot_product.{name}", i) for name in ("movie", "user", "products", "running_sum")
                 for i in range(len(dp.features))}
         keys |= {(f"dot_product.{name}",) for name in
-                 ("score", "norm_movie", "norm_user", "norm_product", "cosine", "angle_deg")}
+                 ("score", "norm_movie", "norm_user", "cosine", "angle_deg")}
+        # |m| |u| is not shown: a product of rounded norms may differ from the
+        # rounded product, so the scene shows both norms instead (issue 13).
         keys |= {(f"dot_product.sweep.{name}", k) for name in ("angles_deg", "scores")
                  for k in range(len(dp.sweep_angles_deg))}
         return keys
