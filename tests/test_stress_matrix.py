@@ -121,14 +121,19 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("unknown-long-words", "encoder"): "texts overlap: Text('Encoder') and Text('caractéristiquement')",
     ("unknown-long-words", "decoder"): "text too small: Text('disproportionnément') is 5.9 px tall",
     ("unknown-long-words", "bottleneck"): "texts overlap: NumberLabel('−1.00') and Text('context vector')",
+    # attention_process (no helper on it in this round):
+    ("unknown-long-words", "attention_process"): "text too small: Text('incompréhensibilité') is 4.5 px tall",
 }
 
-#: The pairs the suite builds: one or two scenes per case, the heaviest
-#: layouts first, to keep the matrix near 4 min of CPU. ``STRESS_ALL=1``
-#: builds every pair of AFFECTED (all of them passed when measured).
+#: The pairs the suite builds: one to three scenes per case, the heaviest
+#: layouts, to keep the matrix under 4 min of CPU (measured: 241 s of CPU on
+#: a 2-core machine shared with 12 other processes). ``STRESS_ALL=1`` builds
+#: every other pair of AFFECTED too: each passed when measured, except
+#: ("known-12-words", "attention_process"), not measured (its default build
+#: alone takes 70 s of CPU).
 CI_PAIRS = [
     ("known-12-words", "decoder"), ("known-12-words", "trained_attention"),
-    ("one-word", "output_mapping"), ("one-word", "bottleneck"), ("one-word", "attention_process"),
+    ("one-word", "bottleneck"), ("one-word", "attention_process"),
     ("unknown-long-words", "output_mapping"),
     ("dot-product-limits", "dot_product"),
     ("attention-tables-limits", "worked_example"),
