@@ -48,6 +48,7 @@ __all__ = [
     "arrow_between",
     "fit_within",
     "readable_text",
+    "fitted_number",
     "MIN_FONT_SIZE",
     "title_bar",
     "subscript",

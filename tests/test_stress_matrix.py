@@ -25,8 +25,10 @@ import pytest
 from .helpers import build_scene, check_scene, default_data, trace_from
 
 #: The legibility floor the matrix enforces: pixels of a capital letter at
-#: 480p. Issue 13 asks for 12 px; today's scenes draw matrix digits and grey
-#: notes at 8-9 px, so this is the highest floor every pair below holds.
+#: 480p. Issue 13 asks for 12 px; measured today, the smallest text of the
+#: pairs below is 7.4 px (cnn_attention's image note) and of the default
+#: scenes 7.2 px (attention_process's source words), so 7 is the highest
+#: whole floor that holds. The shared builders stop at 12 points (7.3 px).
 MIN_TEXT_PX = 7.0
 
 
@@ -109,17 +111,32 @@ AFFECTED: dict[str, tuple[str, ...]] = {
 
 #: Pairs that fail today, with the first fault, in scenes other helpers own
 #: (not built: they are missing coverage, not passes).
-KNOWN_FAILURES: dict[tuple[str, str], str] = {}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {
+    # Part 1 scenes (helper A2), twelve 18-19-letter unknown words:
+    ("unknown-long-words", "seq2seq_overview"):
+        "text too small: Text('Not trained: the words in yellow differ ...') is 3.9 px tall",
+    ("unknown-long-words", "word_embeddings"):
+        "texts overlap: Text('Word embeddings') and Text('extraordinairement') (7 faults); "
+        "Text('disproportionnément') 6.6 px",
+    ("unknown-long-words", "encoder"): "texts overlap: Text('Encoder') and Text('caractéristiquement')",
+    ("unknown-long-words", "decoder"): "text too small: Text('disproportionnément') is 5.9 px tall",
+    ("unknown-long-words", "bottleneck"): "texts overlap: NumberLabel('−1.00') and Text('context vector')",
+    # attention_process (no helper on it in this round):
+    ("unknown-long-words", "attention_process"): "text too small: Text('incompréhensibilité') is 4.5 px tall",
+}
 
-#: The pairs the suite builds: one or two scenes per case, the heaviest
-#: layouts first, to keep the matrix near 4 min of CPU. ``STRESS_ALL=1``
-#: builds every pair of AFFECTED (all of them passed when measured).
+#: The pairs the suite builds: one to three scenes per case, the heaviest
+#: layouts, to keep the matrix under 4 min of CPU (measured: 241 s of CPU on
+#: a 2-core machine shared with 12 other processes). ``STRESS_ALL=1`` builds
+#: every other pair of AFFECTED too: each passed when measured, except
+#: ("known-12-words", "attention_process"), not measured (its default build
+#: alone takes 70 s of CPU).
 CI_PAIRS = [
-    ("known-12-words", "encoder"), ("known-12-words", "decoder"),
-    ("known-12-words", "attention_process"), ("known-12-words", "trained_attention"),
-    ("one-word", "decoder"), ("one-word", "output_mapping"), ("one-word", "bottleneck"),
+    ("known-12-words", "decoder"), ("known-12-words", "trained_attention"),
+    ("one-word", "bottleneck"), ("one-word", "attention_process"),
+    ("unknown-long-words", "output_mapping"),
     ("dot-product-limits", "dot_product"),
-    ("attention-tables-limits", "dot_product_attention"), ("attention-tables-limits", "worked_example"),
+    ("attention-tables-limits", "worked_example"),
     ("attention-tables-smallest", "multi_query_attention"),
     ("cnn-limits", "cnn_attention"),
     ("map-12-sentences", "hidden_state_map"),
