@@ -30,6 +30,8 @@ from .numbers_file import NumbersError, as_matrix, as_table, as_vector, check_ke
 from .params import seeded_normal
 
 __all__ = [
+    "DRAFT_INPUT_WORDS",
+    "DRAFT_QUERY_WORDS",
     "INPUTS_RANGE",
     "QUERIES_RANGE",
     "FEATURES_RANGE",
@@ -76,6 +78,11 @@ WORKED_EXAMPLE_QUERIES = (
 
 # What draft 002 *prints* as its results (s and alpha), kept only to check
 # them: the scene says on screen how they differ from what X and q give.
+# Draft 002's sentence pair: the rows of its X and q are these words' vectors
+# (the scene and the post's tables name rows and columns by them).
+DRAFT_INPUT_WORDS = ("le", "chat", "mange", "du", "poisson")
+DRAFT_QUERY_WORDS = ("the", "cat", "eats", "fish")
+
 DRAFT_PRINTED_SCORES = (
     (0.11, 0.24, -0.26, 0.02),
     (-0.09, 0.22, 0.14, 0.16),

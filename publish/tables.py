@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from attention_core.dot_attention import DRAFT_INPUT_WORDS, DRAFT_QUERY_WORDS
 from attention_core.formatting import format_number
 
 __all__ = ["section", "scene_sections", "tables", "to_markdown", "to_latex", "to_html", "to_json", "DECIMALS",
@@ -107,14 +108,14 @@ class MatrixSpec:
 _DIMS = ("dims", "")
 TABLE_SPECS: dict[str, tuple[MatrixSpec, ...]] = {
     "worked_example": (
-        MatrixSpec("worked_example.inputs", "X: the input vectors, one per row", "X", ("index", "x"), _DIMS),
-        MatrixSpec("worked_example.queries", "q: the query vectors, one per row", "q", ("index", "q"), _DIMS),
-        MatrixSpec("worked_example.scores", "s = X q^T: the score of each input for each query", "s",
-                   ("index", "x"), ("index", "q")),
-        MatrixSpec("worked_example.weights", "alpha = softmax of each column of s", r"\alpha",
-                   ("index", "x"), ("index", "q")),
-        MatrixSpec("worked_example.context", "C = alpha^T X: the context vector of each query", "C",
-                   ("index", "c"), _DIMS),
+        MatrixSpec("worked_example.inputs", "X: the input vectors, one per row", "X", ("draft_inputs", "x"), _DIMS),
+        MatrixSpec("worked_example.queries", "q: the query vectors, one per row", "q", ("draft_queries", "q"), _DIMS),
+        MatrixSpec("worked_example.scores", "E = X q^T: the score of each input for each query (the draft's s)", "E",
+                   ("draft_inputs", "x"), ("draft_queries", "q")),
+        MatrixSpec("worked_example.weights", "A = softmax of each column of E (the draft's alpha)", "A",
+                   ("draft_inputs", "x"), ("draft_queries", "q")),
+        MatrixSpec("worked_example.context", "C = A^T X: the context vector of each query", "C",
+                   ("draft_queries", "c"), _DIMS),
     ),
     "dot_product_attention": (
         MatrixSpec("dot_product_attention.inputs", "X: the input features, one per row", "X",
@@ -138,8 +139,9 @@ TABLE_SPECS: dict[str, tuple[MatrixSpec, ...]] = {
                    ("index", "q"), _DIMS),
     ),
     "encoder": (
-        MatrixSpec("encoder.inputs", "x_t: each source word's embedding", "X", ("words", "encoder.tokens"), _DIMS),
-        MatrixSpec("encoder.hidden", "h_t: the encoder state after each word (h_0 = 0)", "H",
+        MatrixSpec("plain_model.embeddings", "x_t: each source word's embedding", "X",
+                   ("words", "plain_model.tokens"), _DIMS),
+        MatrixSpec("plain_model.encoder_states", "h_t: the encoder state after each word (h_0 = 0)", "H",
                    ("index0", "h"), _DIMS),
     ),
 }
@@ -154,6 +156,10 @@ def _labels(rule: tuple[str, str], n: int, data: dict[str, Any] | None) -> list[
     if kind == "words" and data is not None:
         words = [str(w) for w in section(data, arg)]
         return words + [str(i + 1) for i in range(len(words), n)]
+    if kind in ("draft_inputs", "draft_queries"):
+        # As the worked example's screen: the draft's words when the sizes are the draft's.
+        words = DRAFT_INPUT_WORDS if kind == "draft_inputs" else DRAFT_QUERY_WORDS
+        return list(words) if n == len(words) else [f"{arg}_{i + 1}" for i in range(n)]
     if kind == "dims":
         return [str(i + 1) for i in range(n)]
     return [""] * n

@@ -31,6 +31,8 @@ from manim import (
     VGroup,
 )
 
+from attention_core.dot_attention import DRAFT_INPUT_WORDS, DRAFT_QUERY_WORDS
+
 from .base import WalkthroughScene
 from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
 from .components import (
@@ -61,9 +63,6 @@ from .dot_product_attention import (
 
 __all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS"]
 
-# Draft 002's sentence pair: the rows of X and q are these words' vectors.
-DRAFT_INPUT_WORDS = ("le", "chat", "mange", "du", "poisson")
-DRAFT_QUERY_WORDS = ("the", "cat", "eats", "fish")
 
 TITLE_Y = 3.55
 CAPTION_Y = -3.55

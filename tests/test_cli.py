@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -56,14 +57,14 @@ def test_numbers_json_for_a_scene_is_its_sections_rounded_as_shown():
     assert result.exit_code == 0
     got = json.loads(result.stdout)
     assert set(got) == set(SCENES["encoder"].trace_sections)
-    hidden = load_default_trace().encoder.hidden
-    assert got["encoder"]["hidden"][3][1] == float(format_number(hidden[3][1]).replace("\u2212", "-"))
+    hidden = load_default_trace().plain_model.encoder_states
+    assert got["plain_model.encoder_states"][3][1] == float(format_number(hidden[3][1]).replace("\u2212", "-"))
     assert "parameters" not in got  # not shown by the encoder scene
 
 
 def test_numbers_markdown_and_latex_write_values_as_on_screen():
     trace = load_default_trace()
-    h = trace.encoder.hidden
+    h = np.asarray(trace.plain_model.encoder_states)
     md = _invoke("numbers", "--format", "markdown", "--scene", "encoder")
     assert md.exit_code == 0
     # Row h_3 of the encoder states, labelled as on screen, every value as
@@ -72,7 +73,7 @@ def test_numbers_markdown_and_latex_write_values_as_on_screen():
     assert want in md.stdout.splitlines()
     assert "\u2212" not in md.stdout
     # The inputs' rows are the words.
-    first_word = trace.encoder.tokens[0]
+    first_word = trace.to_dict()["plain_model"]["tokens"][0]
     assert any(line.startswith(f"| {first_word} | ") for line in md.stdout.splitlines())
     tex = _invoke("numbers", "--format", "latex", "--scene", "encoder")
     assert tex.exit_code == 0
@@ -92,12 +93,13 @@ def test_worked_example_tables_are_labelled_captioned_and_correct():
     lines = md.stdout.splitlines()
     # One captioned table per matrix on screen: X, q, s, alpha, C.
     captions = [line for line in lines if line.startswith("*") and line.endswith("*")]
-    assert len(captions) == 5 and captions[2].startswith("*s = X q^T")
-    # Headers as on screen: the scores' columns are the queries, rows the inputs.
-    assert "|  | q_1 | q_2 | q_3 | q_4 |" in lines
-    # s_11 = x_1 . q_1 by hand from the draft's X and q (the default numbers):
+    assert len(captions) == 5 and captions[2].startswith("*E = X q^T")
+    # Headers as on screen: the scores' columns are the queries, rows the inputs,
+    # named by the draft's words (its X and q are the default numbers).
+    assert "|  | the | cat | eats | fish |" in lines
+    # E_11 = x_1 . q_1 by hand from the draft's X and q (the default numbers):
     # (-0.2)(0.1) + (0.3)(0.2) + (0.5)(-0.3) = -0.02 + 0.06 - 0.15 = -0.11.
-    row = next(line for line in lines[lines.index(captions[2]):] if line.startswith("| x_1 |"))
+    row = next(line for line in lines[lines.index(captions[2]):] if line.startswith("| le |"))
     assert row.split("|")[2].strip() == "-0.11"
 
 
