@@ -205,7 +205,7 @@ def list_scenes() -> None:
 @click.option("--out", default="media", show_default=True, help="Output folder.")
 @click.option("--jobs", default=None, help="Scenes rendered in parallel (default: number of cores).")
 @click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
-@click.option("--executor", default="local", show_default=True, type=click.Choice(["local", "dask"]),
+@click.option("--executor", default="local", show_default=True, type=OneLineChoice(["local", "dask"], "executor"),
               help="local (--jobs processes here) or dask (a Dask cluster: --scheduler, or a "
                    "LocalCluster of --jobs workers started here).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",

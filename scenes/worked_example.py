@@ -158,21 +158,26 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             (r"E = X\,q^{T}", f"{N}\u00d7{M}", theme.text),
         ], font_size=28)
         self._fit_names(names, X2, qT, top2)
-        src = VGroup(*(q1.cell(j, k) for k in range(D) for j in range(M)))
-        tgt = VGroup(*(qT.cell(k, j) for k in range(D) for j in range(M)))
+        # Elided entries have no cell: move only the pairs shown on both sides.
+        moved = [(q1.cell(j, k), qT.cell(k, j)) for k in range(D) for j in range(M)]
+        moved = [(a, b) for a, b in moved if a is not None and b is not None]
+        src = VGroup(*(a for a, _ in moved))
+        tgt = VGroup(*(b for _, b in moved))
         pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
                    "dotted with query j. Rows: inputs, columns: queries.",
                    fade_out(X1_name), fade_out(q1_name), ReplacementTransform(X1, X2),
                    ReplacementTransform(src, tgt), fade_out(q1.frame), fade_out(q1.row_labels),
                    fade_in(qT.frame), fade_in(qT.col_labels), run_time=1.2)
         self.play(fade_in(names[0]), fade_in(names[1]), fade_in(names[2]), fade_in(S.frame))
-        first = VGroup(*(X2.cell(0, k) for k in range(D)))
-        column = VGroup(*(qT.cell(k, 0) for k in range(D)))
+        # The first score shown (the winner may have displaced row 1 when rows are elided).
+        i0, j0 = next((i, j) for (i, j) in sorted(S.cell_by_index))
+        first = VGroup(*(c for c in (X2.cell(i0, k) for k in range(D)) if c is not None))
+        column = VGroup(*(c for c in (qT.cell(k, j0) for k in range(D)) if c is not None))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
         self.play(Create(rings), run_time=0.5)
-        self.play(TransformFromCopy(VGroup(first, column), S.cell(0, 0)), run_time=0.8)
-        rest = VGroup(*(m for m in S.grid if m is not S.cell(0, 0)))
+        self.play(TransformFromCopy(VGroup(first, column), S.cell(i0, j0)), run_time=0.8)
+        rest = VGroup(*(m for m in S.grid if m is not S.cell(i0, j0)))
         self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
         self.add(S)
         self.wait(RESULT_PAUSE)
@@ -247,7 +252,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.play(FadeIn(C.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
         self.wait(RESULT_PAUSE)
         row_a = VGroup(*(aT.cell(FOCUS, i) for i in range(N) if aT.cell(FOCUS, i) is not None))
-        row_C = VGroup(*(C.cell(FOCUS, k) for k in range(D)))
+        row_C = VGroup(*(C.cell(FOCUS, k) for k in range(D) if C.cell(FOCUS, k) is not None))
         rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
                        SurroundingRectangle(row_C, color=theme.value, buff=0.03))
         formula = self._weighted_average(FOCUS, x_names, q_names)
