@@ -116,12 +116,13 @@ class BottleneckScene(WalkthroughScene):
         others = [tokens, note, *states, decoder, said] + ([gone] if gone is not None else [])
         for side in (UP, RIGHT, DOWN, LEFT):
             context.next_to(ring, side, buff=0.1)
-            if _inside_frame(context) and not any(_touch(context, o) for o in others if o is not last):
+            if _inside_frame(context) and not any(_touch(context, o) for o in others):
                 break
         else:
-            # No room round the ring (many words): the label waits by the decoder, where h_T goes.
+            # No room round the ring (many words): the label waits under the decoder, where
+            # h_T goes (above it sits the row of state labels h_1 ... h_T).
             side = None
-            context.next_to(decoder, UP, buff=0.15)
+            context.next_to(decoder, DOWN, buff=0.15)
             context.shift(LEFT * max(0.0, context.get_right()[0] - (config.frame_width / 2 - 0.15)))
         # Below the ring, the label sits on the way to the decoder: start there.
         to_decoder = arrow_between(context if side is DOWN else ring, decoder.box, theme.highlight)

@@ -7,3 +7,33 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def texts_seen(monkeypatch):
+    """Every text and formula on screen at any audit snapshot, as written
+    (numbers excluded): what a reader saw at some moment, not only at the end."""
+    from manim import MathTex, SingleStringMathTex, Tex, Text
+
+    from scenes.base import WalkthroughScene
+    from scenes.components import NumberLabel
+
+    seen: set[str] = set()
+    snapshot = WalkthroughScene._snapshot
+
+    def recording(self):
+        snapshot(self)
+        for top in self.mobjects:
+            for m in top.get_family():
+                if isinstance(m, NumberLabel):
+                    continue
+                if isinstance(m, Text):
+                    seen.add(m.original_text)
+                elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
+                    seen.add(getattr(m, "tex_string", ""))
+
+    monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
+    return seen

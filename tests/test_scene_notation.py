@@ -10,10 +10,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from manim import MathTex, SingleStringMathTex, Tex, Text
-
-from scenes.base import WalkthroughScene
-from scenes.components import NumberLabel
 
 from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
 
@@ -30,25 +26,6 @@ _TEX_FORBIDDEN = re.compile(r"(?<![A-Za-z\\])[fby]_(?!\{att\})|W_o\b|W_\{?\\math
 _TEXT_FORBIDDEN = re.compile(r"(?<![A-Za-z])[fby](_(?!\{?att)|[\u2080-\u2089\u209c\u2c7c\u1d62])|\[f|W_init|bidirectional")
 
 
-@pytest.fixture
-def texts_seen(monkeypatch):
-    """Every text and formula on screen at any audit snapshot, as written."""
-    seen: set[str] = set()
-    snapshot = WalkthroughScene._snapshot
-
-    def recording(self):
-        snapshot(self)
-        for top in self.mobjects:
-            for m in top.get_family():
-                if isinstance(m, NumberLabel):
-                    continue
-                if isinstance(m, Text):
-                    seen.add(m.original_text)
-                elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
-                    seen.add(getattr(m, "tex_string", ""))
-
-    monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
-    return seen
 
 
 def test_the_patterns_catch_the_old_symbols():

@@ -112,7 +112,8 @@ def _dpa_required(trace) -> set[tuple]:
     dict(inputs=_matrix(2, 2, 1), query=[0.7, -1.3]),
     dict(inputs=_matrix(10, 6, 2), query=_matrix(1, 6, 3)[0]),
     dict(inputs=_winner_in_the_middle(10, 3, 7), query=[1.0, 1.0, 1.0]),
-    dict(inputs=(np.array(_matrix(4, 3, 4)) * 900).round(2).tolist(), query=[0.01, -0.02, 0.01]),
+    # The longest numbers the documented range (-10 to 10) allows: scores of about +-300.
+    dict(inputs=np.clip(np.array(_matrix(4, 3, 4)) * 9, -10, 10).round(2).tolist(), query=[10.0, -10.0, 10.0]),
 ], ids=["default", "2x2", "10x6", "winner-row-7-of-10", "long-numbers"])
 def test_dot_product_attention(table):
     data = varied(dot_product_attention=table) if table else varied()
