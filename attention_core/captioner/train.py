@@ -9,8 +9,6 @@ the objects are: attention that lands on them is learnt, not told.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -22,7 +20,7 @@ import numpy as np
 
 from ..cnn import grid_features, hand_filters
 from ..text import END, START
-from ..translator.train import _Adam
+from ..training import Adam, read_weights, save_weights
 from . import model
 from .drawing import DrawnScene, caption_cells, make_scenes, vocabulary
 
@@ -91,16 +89,14 @@ class Captioner:
         meta = dict(config=asdict(self.config), vocab=list(self.vocab), seconds=self.seconds,
                     cpu_seconds=self.cpu_seconds, losses=[round(x, 4) for x in self.losses[::10]],
                     evaluation=self.evaluation)
-        tmp = Path(str(path) + ".tmp.npz")
-        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)),
-                            **{k: v.astype(np.float32) for k, v in self.params.items()})
-        os.replace(tmp, path)
+        save_weights(path, meta, self.params)
 
     @classmethod
     def load(cls, source) -> Captioner:
-        with np.load(source) as data:
-            meta = json.loads(str(data["meta"]))
-            params = {k: data[k].astype(float) for k in model.PARAM_NAMES}
+        meta, params = read_weights(source, model.PARAM_NAMES)
+        missing = sorted(set(model.PARAM_NAMES) - set(params))
+        if missing:
+            raise KeyError(f"the captioner's weight file lacks {', '.join(missing)}")
         return cls(config=CaptionerConfig(**meta["config"]), params=params, vocab=tuple(meta["vocab"]),
                    seconds=meta["seconds"], cpu_seconds=meta["cpu_seconds"],
                    losses=tuple(meta["losses"]), evaluation=meta["evaluation"])
@@ -140,7 +136,7 @@ def train(cfg: CaptionerConfig = DEFAULT_CONFIG,
     inputs, targets, mask = _batch([s.caption for s in scenes], index)
     rng = np.random.default_rng([cfg.seed, 12])
     params = model.init_params(rng, len(vocab), cfg.features, cfg.embedding, cfg.hidden, cfg.attention_size)
-    adam = _Adam(params, cfg.learning_rate)
+    adam = Adam(params, cfg.learning_rate)
     losses = []
     for it in range(cfg.steps):
         pick = rng.choice(cfg.train_size, cfg.batch_size, replace=False)

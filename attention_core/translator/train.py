@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..text import END, START
+from ..training import Adam, read_weights, save_weights
 from . import model
 from .corpus import MAX_PAIR_TOKENS, Corpus, Pair, make_corpus, source_words, target_words
 
@@ -120,16 +121,11 @@ class Weights:
         meta = dict(config=self.config.to_dict(), source_vocab=list(self.source_vocab),
                     target_vocab=list(self.target_vocab), key=self.key, seconds=self.seconds,
                     losses=list(self.losses), evaluation=self.evaluation, cpu_seconds=self.cpu_seconds)
-        tmp = Path(str(path) + ".tmp.npz")
-        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)),
-                            **{k: v.astype(np.float32) for k, v in self.params.items()})
-        os.replace(tmp, path)
+        save_weights(path, meta, self.params)
 
     @classmethod
     def load(cls, source) -> Weights:
-        with np.load(source) as data:
-            meta = json.loads(str(data["meta"]))
-            params = {k: data[k].astype(float) for k in model.PARAM_NAMES if k in data.files}
+        meta, params = read_weights(source, model.PARAM_NAMES)
         return cls(config=TrainConfig(**meta["config"]), params=params,
                    source_vocab=tuple(meta["source_vocab"]), target_vocab=tuple(meta["target_vocab"]),
                    key=meta["key"], losses=tuple(meta.get("losses", ())), seconds=meta.get("seconds", 0.0),
@@ -139,22 +135,6 @@ class Weights:
 def _ids(pairs: list[Pair] | tuple[Pair, ...], src_index: dict, tgt_index: dict):
     return ([[src_index[w] for w in p.source] for p in pairs],
             [[tgt_index[w] for w in p.target] for p in pairs])
-
-
-class _Adam:
-    def __init__(self, params: dict[str, np.ndarray], lr: float) -> None:
-        self.lr, self.b1, self.b2, self.eps = lr, 0.9, 0.999, 1e-8
-        self.m = {k: np.zeros_like(v) for k, v in params.items()}
-        self.v = {k: np.zeros_like(v) for k, v in params.items()}
-        self.t = 0
-
-    def step(self, params, grads, lr: float) -> None:
-        self.t += 1
-        c1, c2 = 1 - self.b1**self.t, 1 - self.b2**self.t
-        for k, g in grads.items():
-            self.m[k] = self.b1 * self.m[k] + (1 - self.b1) * g
-            self.v[k] = self.b2 * self.v[k] + (1 - self.b2) * g * g
-            params[k] -= lr * (self.m[k] / c1) / (np.sqrt(self.v[k] / c2) + self.eps)
 
 
 def train(config: TrainConfig = DEFAULT_CONFIG, corpus: Corpus | None = None,
@@ -171,7 +151,7 @@ def train(config: TrainConfig = DEFAULT_CONFIG, corpus: Corpus | None = None,
     src, tgt = _ids(corpus.train, si, ti)
     aligns = [p.alignment for p in corpus.train]
     n = len(src)
-    adam = _Adam(params, config.learning_rate)
+    adam = Adam(params, config.learning_rate)
     losses = []
     start, cpu_start = time.perf_counter(), time.process_time()
     order = rng.permutation(n)
