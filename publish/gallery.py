@@ -132,12 +132,11 @@ def gallery_html(out_dir: Path, registry: dict[str, type]) -> str:
         parts.append("<figure>")
         if "mp4" in files or "webm" in files:
             parts.append(_video_tag(files, description, 'controls preload="metadata" playsinline'))
-        elif "gif" in files:
-            parts.append(f'<img class="still" src="{_href(files["gif"])}" alt="{alt}">')
-        elif "svg" in files:
-            parts.append(f'<img class="still" src="{_href(files["svg"])}" alt="{alt}">')
-        elif "png" in files:
-            parts.append(f'<img class="still" src="{_href(files["png"])}" alt="{alt}">')
+        else:
+            # No clip: the first still there is, the animated gif before the vector and raster stills.
+            still = next((files[f] for f in ("gif", "svg", "png") if f in files), None)
+            if still is not None:
+                parts.append(f'<img class="still" src="{_href(still)}" alt="{alt}">')
         parts.append(f"<figcaption>{alt}</figcaption>")
         parts.append("</figure>")
         if "svg" in files and ("mp4" in files or "webm" in files or "gif" in files):
