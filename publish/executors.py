@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 __all__ = ["Interrupted", "WorkerStopped", "SchedulerError", "stop_signals", "LocalPool", "DaskPool", "Outcome",
-           "publish_files", "collect_files"]
+           "publish_files", "collect_files", "track_work", "untrack_work"]
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PR_SET_PDEATHSIG = 1
@@ -102,6 +102,27 @@ def _signals_ignored() -> Iterator[None]:
 
 _in_job = False
 _stopping = False
+#: Work folders this process is filling now (see :func:`work_folder`).
+_work_dirs: set[Path] = set()
+
+
+def track_work(path: Path) -> Path:
+    """Note that this process is filling the work folder ``path`` (removed by
+    its owner's ``finally``, and by :func:`untrack_work`'s caller); if the
+    process must exit mid-job after its parent died (a busy worker may not
+    unwind within the grace time), the folder is removed before it exits."""
+    _work_dirs.add(path)
+    return path
+
+
+def untrack_work(path: Path) -> None:
+    _work_dirs.discard(path)
+
+
+def _exit_now(code: int) -> None:
+    for path in list(_work_dirs):
+        shutil.rmtree(path, ignore_errors=True)
+    os._exit(code)
 
 
 def _on_stop_signal(signum: int, frame: Any) -> None:
@@ -121,7 +142,7 @@ def _watch_parent(parent_pid: int) -> None:
             # The parent is gone (killed): stop as on SIGTERM, then for sure.
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(_GRACE)
-            os._exit(128 + signal.SIGTERM)
+            _exit_now(128 + signal.SIGTERM)  # still unwinding: remove its work folders here
 
 
 def _die_with_parent(parent_pid: int) -> None:

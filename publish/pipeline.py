@@ -30,7 +30,8 @@ from typing import Any, Callable
 
 from . import cache
 from .captions import to_webvtt, window
-from .executors import DaskPool, Interrupted, LocalPool, Outcome, publish_files, stop_signals
+from .executors import (DaskPool, Interrupted, LocalPool, Outcome, publish_files, stop_signals, track_work,
+                        untrack_work)
 from .names import output_stem, step_stem
 from .progress import write_status
 from .tables import dumps, scene_sections, to_json
@@ -208,7 +209,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     need_video = (any(f in VIDEO_FORMATS or f == "vtt" for f in formats)
                   or (bool({"png", "svg"} & set(formats)) and poster_time is not None))
     derive_only = source_video is not None and (set(formats) <= {"webm", "gif"} or still_frame is not None)
-    work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir))
+    work = track_work(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir)))
     written: list[Path] = []
     still = video = None
     poster_svg = work / "poster.svg"
@@ -297,6 +298,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                                    [p.relative_to(out_dir).as_posix() for p in step_written])
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        untrack_work(work)
     return written
 
 

@@ -28,6 +28,8 @@ from typing import Any
 
 import av
 
+from .executors import track_work, untrack_work
+
 __all__ = ["PartTask", "PartOutput", "JoinTask", "render_part", "join_parts", "concat_videos"]
 
 
@@ -62,7 +64,7 @@ def render_part(task: PartTask) -> PartOutput:
     job = task.job
     cls = _resolve(job.scene)
     poster_time = getattr(cls, "poster_time", None)
-    work = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{job.scene_id}-part{task.part}-"))
+    work = track_work(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{job.scene_id}-part{task.part}-")))
     try:
         settings = {
             "quality": QUALITIES[job.quality],
@@ -106,6 +108,7 @@ def render_part(task: PartTask) -> PartOutput:
             return PartOutput(segments, poster[0] if poster else None, renderer.num_plays)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        untrack_work(work)
 
 
 def concat_videos(paths: list[Path], dst: Path) -> None:
