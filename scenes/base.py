@@ -1,10 +1,21 @@
-"""The base class of every walkthrough scene, and the layout audit.
+"""The base class of every walkthrough scene, its pacing rules, and the layout audit.
 
 A scene is given a :class:`~attention_core.Trace` and a :class:`Theme`; it
 lays out and animates those values and computes nothing itself. With
 ``audit=True`` it records, after every ``play`` and ``wait``, each number on
 screen and every layout fault (something outside the frame, texts that
 overlap), so that headless tests can check what a viewer would see.
+
+**Pacing rules** (a clip is read, not only watched; :meth:`WalkthroughScene.pacing_faults`
+checks them on the recorded timeline, ``tests/test_pacing.py`` for every scene):
+
+- a caption stays on screen at least 1 s per 3 words (:func:`reading_time`);
+- after each result (a score, the weights, a context, the chosen word) the
+  picture stays still at least :data:`RESULT_PAUSE` s
+  (:meth:`WalkthroughScene.pause_on_result`);
+- the first frame already shows the title (added, not faded in from black);
+- the last frame, a complete figure that serves as the poster, is held at
+  least :data:`FINAL_HOLD` s, so a looping clip or gif rests on it.
 """
 
 from __future__ import annotations
@@ -13,14 +24,30 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
 import numpy as np
-from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, config
+from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGroup, Wait, config
 
 from attention_core import Trace
 
-from .components import NumberLabel
+from .components import NumberLabel, caption_in, caption_out, fade_in, step_caption, STEP_CAPTION_SIZE, \
+    STEP_CAPTION_Y
 from .theme import DARK, Theme
 
-__all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px"]
+__all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px",
+           "CaptionPacer", "reading_time", "WORDS_PER_SECOND", "RESULT_PAUSE", "FINAL_HOLD"]
+
+#: A caption stays on screen at least one second per this many words.
+WORDS_PER_SECOND = 3.0
+#: Seconds the picture stays still after each result.
+RESULT_PAUSE = 1.0
+#: Seconds the last frame (the poster) is held.
+FINAL_HOLD = 4.0
+#: Slack for whole frames (a wait is rounded to frames; 1/15 s at 480p15).
+_FRAME_SLACK = 0.07
+
+
+def reading_time(text: str) -> float:
+    """Seconds a caption of ``text`` must stay on screen: 1 s per 3 words."""
+    return len(text.split()) / WORDS_PER_SECOND
 
 FRAME_TOLERANCE = 0.02
 OVERLAP_TOLERANCE = 0.02
@@ -49,6 +76,9 @@ class Audit:
     #: this many pixels, at the render's resolution (480p: the frame's 8 units
     #: are 480 px), is a fault. ``None``: not checked.
     min_text_px: float | None = None
+    #: Also look at every animation halfway through, not only at its end
+    #: (texts that cross while moving; captions that swap).
+    sample_transitions: bool = False
 
     def by_key(self) -> dict[tuple, ShownNumber]:
         return {n.key: n for n in self.numbers if n.key is not None}
@@ -183,6 +213,9 @@ class WalkthroughScene(Scene):
     #: Seconds into the clip of the still (png) and the video's poster;
     #: ``None`` means the last frame.
     poster_time: ClassVar[float | None] = None
+    #: The kinds of result the scene shows ("score", "weights", "context",
+    #: "word", ...): each is paused on (:meth:`pause_on_result`) at least once.
+    shown_results: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, trace: Trace, theme: Theme = DARK, audit: bool = False, **kwargs: Any) -> None:
         self.trace = trace
@@ -194,8 +227,14 @@ class WalkthroughScene(Scene):
         #: Called with each step when it ends, while the scene shows its
         #: last frame (the render pipeline saves the step's stills there).
         self.on_step_end: Callable[[Step], None] | None = None
-        #: Set by the render pipeline to record the captions' times.
+        #: Set by the render pipeline (and the pacing tests) to record the captions' times.
         self.timeline: Timeline | None = None
+        #: (start, end) of every animation that moves something (waits excluded).
+        self.motion: list[tuple[float, float]] = []
+        #: (what, when) of every :meth:`pause_on_result`.
+        self.result_marks: list[tuple[str, float]] = []
+        #: The texts visible in the clip's first frame (``None`` before it).
+        self.opening_texts: list[str] | None = None
         super().__init__(**kwargs)
 
     # -- steps and captions ---------------------------------------------------
@@ -217,13 +256,57 @@ class WalkthroughScene(Scene):
         if self.timeline is not None:
             self.timeline.close(self.renderer.time)
 
+    # -- pacing ----------------------------------------------------------------
+
+    def pause_on_result(self, what: str, seconds: float = RESULT_PAUSE) -> None:
+        """Hold the picture still after a result (``what``: "scores", "weights", ...)."""
+        self.result_marks.append((what, float(self.renderer.time)))
+        self.wait(seconds)
+
+    def hold_final(self, seconds: float = FINAL_HOLD) -> None:
+        """Hold the last frame, the poster, for ``seconds``."""
+        self.wait(seconds)
+
+    def pacing_faults(self) -> list[str]:
+        """Where the recorded clip breaks the pacing rules (module docstring).
+
+        Captions are checked only when a :class:`Timeline` was recorded.
+        """
+        faults: list[str] = []
+        end = float(self.renderer.time)
+        if not self.opening_texts:
+            faults.append("the first frame shows no text (add the title, do not fade it in from black)")
+        last_motion = max((e for _, e in self.motion), default=0.0)
+        if end - last_motion < FINAL_HOLD - _FRAME_SLACK:
+            faults.append(f"the last frame is held {end - last_motion:.2f} s (rule: {FINAL_HOLD:g} s)")
+        marked = {what for what, _ in self.result_marks}
+        for what in self.shown_results:
+            if what not in marked:
+                faults.append(f"the result '{what}' is never paused on")
+        for what, at in self.result_marks:
+            nxt = min((s for s, _ in self.motion if s >= at - 1e-9), default=end)
+            if nxt - at < RESULT_PAUSE - _FRAME_SLACK:
+                faults.append(f"the result '{what}' at {at:.2f} s is still for {nxt - at:.2f} s "
+                              f"(rule: {RESULT_PAUSE:g} s)")
+        if self.timeline is not None:
+            for cue in self.timeline.captions():
+                if cue.end - cue.start < reading_time(cue.text) - _FRAME_SLACK:
+                    faults.append(f"caption {cue.text[:50]!r} shown {cue.end - cue.start:.2f} s "
+                                  f"(rule: {reading_time(cue.text):.2f} s for {len(cue.text.split())} words)")
+        return faults
+
     # -- the audit ---------------------------------------------------------
 
     def play(self, *args: Any, **kwargs: Any) -> None:
+        start = self.renderer.time
+        if self.opening_texts is None:
+            self.opening_texts = [str(getattr(m, "original_text", "")) for top in self.mobjects
+                                  for m in top.get_family() if isinstance(m, Text) and _visible(m)]
         if self.timeline is not None:
-            start = self.renderer.time
             self.timeline.update(caption_texts(self.mobjects), start, start)
         super().play(*args, **kwargs)
+        if not all(isinstance(a, Wait) for a in args):
+            self.motion.append((float(start), float(self.renderer.time)))
         if self.timeline is not None:
             # Appeared during the animation: shown from its start; gone: until its end.
             self.timeline.update(caption_texts(self.mobjects), start, self.renderer.time)
@@ -232,6 +315,16 @@ class WalkthroughScene(Scene):
     def wait(self, *args: Any, **kwargs: Any) -> None:
         super().wait(*args, **kwargs)
         self._snapshot()
+
+    def play_internal(self, skip_rendering: bool = False) -> None:
+        if (self.audit is not None and self.audit.sample_transitions and self.animations
+                and not all(isinstance(a, Wait) for a in self.animations)):
+            # Halfway through, then on as usual: update_to_time is absolute in
+            # the animations' progress, and the updaters' dt still sum to the run time.
+            duration = self.get_run_time(self.animations)
+            self.update_to_time(duration / 2)
+            self._snapshot()
+        super().play_internal(skip_rendering)
 
     def _snapshot(self) -> None:
         if self.audit is None:
@@ -275,3 +368,60 @@ class WalkthroughScene(Scene):
                     fault = f"texts overlap: {_describe(texts[i])} and {_describe(texts[j])}"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
+
+
+class CaptionPacer:
+    """Captions that stay long enough to be read: at least 1 s per 3 words.
+
+    ``swap`` waits, if needed, until the current caption has been readable
+    for its time, then fades it out while the next fades in (never crossing).
+    ``log`` records every caption as ``(text, visible_from, visible_until)``
+    in seconds of the clip, for the tests.
+    """
+
+    def __init__(self, scene: Any, y: float = STEP_CAPTION_Y,
+                 font_size: float = STEP_CAPTION_SIZE) -> None:
+        self.scene, self.y, self.font_size = scene, y, font_size
+        self.current: VGroup | None = None
+        self.since = 0.0
+        self.log: list[tuple[str, float, float | None]] = []
+
+    @staticmethod
+    def needed(text: str) -> float:
+        return max(1.5, reading_time(text))
+
+    def _wait_for_reader(self, extra: float = 0.0) -> None:
+        if self.current is None:
+            return
+        due = self.since + self.needed(self.current.text) - self.scene.time - extra
+        if due > 0.01:
+            # A wait is a whole number of frames: round up, never down.
+            self.scene.wait(due + 1.0 / config.frame_rate)
+
+    def swap(self, text: str | VGroup, *anims: Any, run_time: float = 1.0) -> VGroup:
+        """Show ``text`` (with ``anims`` played alongside); returns the caption.
+
+        ``text`` may be a built caption (a group with a ``text`` attribute).
+        """
+        self._wait_for_reader(extra=run_time / 2)
+        new = text if isinstance(text, VGroup) else step_caption(text, self.scene.theme, self.y,
+                                                                 self.font_size)
+        start = self.scene.time
+        if self.current is None:
+            self.scene.play(fade_in(new), *anims, run_time=run_time)
+        else:
+            self.scene.play(caption_out(self.current), caption_in(new), *anims, run_time=run_time)
+            self.log[-1] = (self.log[-1][0], self.log[-1][1], start + run_time / 2)
+        self.current = new
+        self.since = self.scene.time
+        self.log.append((new.text, self.since, None))
+        return new
+
+    def finish(self, hold: float = FINAL_HOLD) -> None:
+        """Let the last caption be read, then hold the final figure."""
+        self._wait_for_reader()
+        self.scene.wait(hold)
+        if hasattr(self.scene, "close_step"):
+            self.scene.close_step()
+        if self.log:
+            self.log[-1] = (self.log[-1][0], self.log[-1][1], self.scene.time)

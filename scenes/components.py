@@ -25,6 +25,7 @@ from manim import (
     Text,
     VGroup,
     VMobject,
+    smooth,
 )
 
 from attention_core.formatting import format_number
@@ -54,6 +55,11 @@ __all__ = [
     "subscript",
     "fade_in",
     "fade_out",
+    "step_caption",
+    "caption_in",
+    "caption_out",
+    "STEP_CAPTION_Y",
+    "STEP_CAPTION_SIZE",
 ]
 
 _SUBSCRIPT_DIGITS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
@@ -64,13 +70,13 @@ def subscript(n: int) -> str:
     return str(n).translate(_SUBSCRIPT_DIGITS)
 
 
-CELL_W = 0.82
-CELL_H = 0.40
-NUMBER_SIZE = 18
+CELL_W = 0.9
+CELL_H = 0.42
+NUMBER_SIZE = 20
 #: The shared builders never shrink text below this font size (a capital is
-#: then 7.3 px tall at 480p): past it a number drops decimals and a word
-#: gives way to an ellipsis, so the audit's legibility floor can hold.
-MIN_FONT_SIZE = 12
+#: then 12.1 px tall at 480p, the legibility floor of issue 13): past it a
+#: number drops decimals and a word gives way to an ellipsis.
+MIN_FONT_SIZE = 20
 ELLIPSIS = "\u2026"
 WORD_MAX_W = 3.2  # one boxed word: 12 letters of the theme's font at 24
 
@@ -495,3 +501,49 @@ def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:
 
 def fade_out(mobject: Mobject, **kw) -> _Fade:
     return _Fade(mobject, out=True, **kw)
+
+
+# -- captions that change step by step ------------------------------------------
+
+#: Where a scene's step captions sit (bottom of the frame) and their size
+#: (13 px capitals at 480p).
+STEP_CAPTION_Y = -3.3
+STEP_CAPTION_SIZE = 22
+
+
+def step_caption(text: str, theme: Theme, y: float = STEP_CAPTION_Y,
+                 font_size: float = STEP_CAPTION_SIZE) -> VGroup:
+    """A caption line (or two) at the bottom of the frame, fitted to its width."""
+    lines = VGroup()
+    for line in text.split("\n"):
+        one = caption(line, theme, font_size)
+        if one.width > 13.6 and " " in line:
+            # Too long for one line at a readable size: break it, don't shrink it.
+            words = line.split(" ")
+            cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(line) / 2))
+            lines.add(caption(" ".join(words[:cut]), theme, font_size),
+                      caption(" ".join(words[cut:]), theme, font_size))
+        else:
+            lines.add(one)
+    lines.arrange(DOWN, buff=0.12)
+    fit_within(lines, max_width=13.6)
+    lines.text = " ".join(text.split())
+    return lines.move_to([0, y, 0])
+
+
+def _first_half(t: float) -> float:
+    return smooth(min(1.0, 2.0 * t))
+
+
+def _second_half(t: float) -> float:
+    return smooth(max(0.0, 2.0 * t - 1.0))
+
+
+def caption_out(cap: Any) -> Animation:
+    """The old caption fades out in the first half of the animation ..."""
+    return fade_out(cap, rate_func=_first_half)
+
+
+def caption_in(cap: Any) -> Animation:
+    """... and the new one fades in during the second half, so they never cross."""
+    return fade_in(cap, rate_func=_second_half)

@@ -35,8 +35,7 @@ from manim import (
     VMobject,
 )
 
-from .base import WalkthroughScene
-from .dot_product_attention import RESULT_PAUSE, TAIL_HOLD
+from .base import FINAL_HOLD, RESULT_PAUSE, WalkthroughScene
 from .components import (
     NumberLabel,
     ValueCell,
@@ -189,7 +188,7 @@ class DotProductScene(WalkthroughScene):
                   plane["arc"].animate.set_stroke(opacity=1), plane["theta"].animate.set_opacity(1))
         self.play(fade_in(ours), Indicate(score_cell, color=theme.highlight, scale_factor=1.1))
         # The final figure (the draft's dot_product figure) held for a poster and a loop.
-        self.wait(TAIL_HOLD)
+        self.wait(FINAL_HOLD)
 
     # -- builders --------------------------------------------------------------
 

@@ -42,7 +42,7 @@ from manim import (
     smooth,
 )
 
-from .base import WalkthroughScene
+from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, weight_cells
 from .components import (
     CELL_H,
@@ -52,10 +52,13 @@ from .components import (
     ValueMatrix,
     VectorColumn,
     caption,
+    caption_in,
+    caption_out,
     fade_in,
     fade_out,
     fit_within,
     math_label,
+    step_caption,
     subscript,
     title_bar,
 )
@@ -63,28 +66,17 @@ from .components import (
 __all__ = [
     "DotProductAttentionScene",
     "RowVector",
-    "step_caption",
     "rekey_transposed",
     "veil",
     "place_product",
     "name_block",
-    "caption_out",
-    "caption_in",
-    "CaptionPacer",
     "StepLog",
     "rekey_vector",
-    "TAIL_HOLD",
 ]
 
 TITLE_Y = 3.55
 CAPTION_Y = -3.3
 MAX_ROWS = 8
-#: The last frame (the poster) is held this long, so a looping clip or gif
-#: rests on the complete figure.
-TAIL_HOLD = 4.0
-#: A result (a score, the weights, an output) stays still this long.
-RESULT_PAUSE = 1.0
-CAPTION_SIZE = 22
 LEFT_ROOM = 1.7  # left of the left factor: its row label, the step-2 row names
 
 
@@ -126,43 +118,6 @@ def rekey_transposed(matrix: ValueMatrix, key: str) -> ValueMatrix:
         if cell.number is not None:
             cell.number.key = (key, j, i)
     return matrix
-
-
-def step_caption(text: str, theme: Any, y: float = CAPTION_Y, font_size: float = CAPTION_SIZE) -> VGroup:
-    """A caption line (or two) at the bottom of the frame, fitted to its width."""
-    lines = VGroup()
-    for line in text.split("\n"):
-        one = caption(line, theme, font_size)
-        if one.width > 13.6 and " " in line:
-            # Too long for one line at a readable size: break it, don't shrink it.
-            words = line.split(" ")
-            cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(line) / 2))
-            lines.add(caption(" ".join(words[:cut]), theme, font_size),
-                      caption(" ".join(words[cut:]), theme, font_size))
-        else:
-            lines.add(one)
-    lines.arrange(DOWN, buff=0.12)
-    fit_within(lines, max_width=13.6)
-    lines.text = " ".join(text.split())
-    return lines.move_to([0, y, 0])
-
-
-def _first_half(t: float) -> float:
-    return smooth(min(1.0, 2.0 * t))
-
-
-def _second_half(t: float) -> float:
-    return smooth(max(0.0, 2.0 * t - 1.0))
-
-
-def caption_out(cap: Any) -> Animation:
-    """The old caption fades out in the first half of the animation ..."""
-    return fade_out(cap, rate_func=_first_half)
-
-
-def caption_in(cap: Any) -> Animation:
-    """... and the new one fades in during the second half, so they never cross."""
-    return fade_in(cap, rate_func=_second_half)
 
 
 def veil(theme: Any, *mobs: Any, opacity: float = 0.72, buff: float = 0.04) -> VGroup:
@@ -249,66 +204,6 @@ class StepLog:
 def _centred_top(height: float, ceiling: float = 3.0, floor: float = -2.8) -> float:
     """Top edge of a block ``height`` tall centred between title and caption."""
     return min(ceiling, (ceiling + floor) / 2 + height / 2)
-
-
-def _words(text: str) -> int:
-    return len(text.split())
-
-
-class CaptionPacer:
-    """Captions that stay long enough to be read: at least 1 s per 3 words.
-
-    ``swap`` waits, if needed, until the current caption has been readable
-    for its time, then fades it out while the next fades in (never crossing).
-    ``log`` records every caption as ``(text, visible_from, visible_until)``
-    in seconds of the clip, for the tests.
-    """
-
-    def __init__(self, scene: Any, y: float = CAPTION_Y, font_size: float = CAPTION_SIZE) -> None:
-        self.scene, self.y, self.font_size = scene, y, font_size
-        self.current: VGroup | None = None
-        self.since = 0.0
-        self.log: list[tuple[str, float, float | None]] = []
-
-    @staticmethod
-    def needed(text: str) -> float:
-        return max(1.5, _words(text) / 3.0)
-
-    def _wait_for_reader(self, extra: float = 0.0) -> None:
-        if self.current is None:
-            return
-        due = self.since + self.needed(self.current.text) - self.scene.time - extra
-        if due > 0.01:
-            # A wait is a whole number of frames: round up, never down.
-            self.scene.wait(due + 1.0 / config.frame_rate)
-
-    def swap(self, text: str | VGroup, *anims: Any, run_time: float = 1.0) -> VGroup:
-        """Show ``text`` (with ``anims`` played alongside); returns the caption.
-
-        ``text`` may be a built caption (a group with a ``text`` attribute).
-        """
-        self._wait_for_reader(extra=run_time / 2)
-        new = text if isinstance(text, VGroup) else step_caption(text, self.scene.theme, self.y,
-                                                                 self.font_size)
-        start = self.scene.time
-        if self.current is None:
-            self.scene.play(fade_in(new), *anims, run_time=run_time)
-        else:
-            self.scene.play(caption_out(self.current), caption_in(new), *anims, run_time=run_time)
-            self.log[-1] = (self.log[-1][0], self.log[-1][1], start + run_time / 2)
-        self.current = new
-        self.since = self.scene.time
-        self.log.append((new.text, self.since, None))
-        return new
-
-    def finish(self, hold: float = TAIL_HOLD) -> None:
-        """Let the last caption be read, then hold the final figure."""
-        self._wait_for_reader()
-        self.scene.wait(hold)
-        if hasattr(self.scene, "close_step"):
-            self.scene.close_step()
-        if self.log:
-            self.log[-1] = (self.log[-1][0], self.log[-1][1], self.scene.time)
 
 
 class DotProductAttentionScene(StepLog, WalkthroughScene):

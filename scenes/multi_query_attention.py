@@ -33,7 +33,7 @@ from manim import (
     VGroup,
 )
 
-from .base import WalkthroughScene
+from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene
 from .components import (
     CELL_H,
     ValueCell,
@@ -49,9 +49,7 @@ from .components import (
 )
 from .dot_product_attention import (
     LEFT_ROOM,
-    RESULT_PAUSE,
     TITLE_Y,
-    CaptionPacer,
     StepLog,
     _centred_top,
     name_block,

@@ -33,9 +33,12 @@ from manim import (
 
 from attention_core.dot_attention import DRAFT_INPUT_WORDS, DRAFT_QUERY_WORDS
 
-from .base import WalkthroughScene
+from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene
 from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
 from .components import (
+    caption_in,
+    caption_out,
+    step_caption,
     CELL_H,
     NumberLabel,
     ValueMatrix,
@@ -48,16 +51,11 @@ from .components import (
     title_bar,
 )
 from .dot_product_attention import (
-    RESULT_PAUSE,
-    CaptionPacer,
     StepLog,
-    caption_in,
-    caption_out,
     RowVector,
     name_block,
     place_product,
     rekey_transposed,
-    step_caption,
     veil,
 )
 

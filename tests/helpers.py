@@ -19,7 +19,7 @@ from manim import tempconfig
 from attention_core import Trace, compute_trace, load_numbers, parse_numbers
 from attention_core.numbers_file import default_numbers_text
 from scenes import DARK, SCENES, Theme
-from scenes.base import WalkthroughScene
+from scenes.base import Timeline, WalkthroughScene
 from scenes.theme import format_number
 
 
@@ -45,12 +45,16 @@ def varied(**changes: Any) -> dict[str, Any]:
 
 
 def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = True,
-                min_text_px: float | None = None) -> WalkthroughScene:
+                min_text_px: float | None = None, sample_transitions: bool = False,
+                timeline: bool = False) -> WalkthroughScene:
     """Run a scene headless (dry run, nothing written) with the audit on.
 
     ``skip=True`` jumps each animation to its end state, which is what the
     audit inspects; ``skip=False`` also steps through every frame.
-    ``min_text_px`` turns on the audit's legibility floor (pixels at 480p).
+    ``min_text_px`` turns on the audit's legibility floor (pixels at 480p);
+    ``sample_transitions`` makes it look halfway through every animation too;
+    ``timeline`` records the captions' times (``scene.timeline``) for the
+    pacing rules (``scene.pacing_faults()``).
     """
     with tempfile.TemporaryDirectory() as media, tempconfig({
         "dry_run": True, "quality": "low_quality", "verbosity": "ERROR",
@@ -58,6 +62,9 @@ def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = T
     }):
         scene = SCENES[scene_id](trace, theme, audit=True, skip_animations=skip)
         scene.audit.min_text_px = min_text_px
+        scene.audit.sample_transitions = sample_transitions
+        if timeline:
+            scene.timeline = Timeline()
         scene.render()
     return scene
 
