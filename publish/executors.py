@@ -135,6 +135,26 @@ def _on_stop_signal(signum: int, frame: Any) -> None:
     os._exit(128 + signum)  # idle between jobs: nothing to clean
 
 
+def _deliver_again(hook_args: Any) -> None:
+    """``sys.unraisablehook`` of a worker: a stop that landed inside a weakref
+    callback or a ``__del__`` (where Python prints and drops exceptions) is
+    sent again from a thread, to be raised at the job's next line instead."""
+    global _stopping
+    if isinstance(hook_args.exc_value, WorkerStopped):
+        _stopping = False
+        threading.Thread(target=_send_until_raised, args=(hook_args.exc_value.signum,), daemon=True).start()
+        return
+    sys.__unraisablehook__(hook_args)
+
+
+def _send_until_raised(signum: int) -> None:
+    # Sent from here, not from the hook: the hook itself runs inside the finaliser.
+    while not _stopping:
+        time.sleep(0.05)
+        if not _stopping:
+            os.kill(os.getpid(), signum)
+
+
 def _watch_parent(parent_pid: int) -> None:
     while True:
         time.sleep(0.25)
@@ -170,6 +190,7 @@ def _worker_init(parent_pid: int) -> None:
         pass
     for s in STOP_SIGNALS:
         signal.signal(s, _on_stop_signal)
+    sys.unraisablehook = _deliver_again
     _die_with_parent(parent_pid)
 
 

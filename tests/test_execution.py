@@ -182,3 +182,36 @@ def test_executor_options_refuse_bad_input_in_one_line(tmp_path):
         assert says in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) <= 2, proc.stderr  # the progress line, then the error
     assert not list((tmp_path / "out").glob("*.mp4"))
+
+
+def test_a_stop_landing_inside_a_finaliser_still_stops_the_job_cleanly(tmp_path):
+    # Python drops exceptions raised in __del__ and weakref callbacks (it prints
+    # "Exception ignored in ..." with a traceback): the worker must send the stop
+    # again, so the job still unwinds through its finally blocks, silently.
+    code = f"""
+import os, signal, sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from publish import executors
+
+class Finaliser:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)  # the signal arrives while __del__ runs
+        for _ in range(100000):
+            pass
+
+def job(marker):
+    try:
+        Finaliser()  # dropped at once: __del__ runs here
+        time.sleep(30)
+    finally:
+        open(marker, "w").write("cleaned")
+    return "finished"
+
+executors._worker_init(os.getppid())
+print(executors._run_in_worker(job, {str(tmp_path / "marker")!r}))
+"""
+    proc = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, proc.stdout, proc.stderr)
+    assert (tmp_path / "marker").read_text() == "cleaned"
+    assert "finished" not in proc.stdout
+    assert proc.stderr == "", proc.stderr
