@@ -93,6 +93,12 @@ def _visible(mob: Mobject) -> bool:
     return max(float(fill), float(stroke)) > 0.02
 
 
+def _shown(text: Mobject) -> bool:
+    """Whether a text or formula can be seen: a formula's own fill is
+    transparent (its glyphs carry the colour), so its glyphs are asked."""
+    return _visible(text) or any(_visible(m) for m in text.family_members_with_points())
+
+
 def _text_leaves(mob: Mobject) -> list[Mobject]:
     """Whole text objects (a Text, a formula), not their glyphs."""
     if isinstance(mob, (Text, MathTex, SingleStringMathTex, Tex)):
@@ -345,13 +351,10 @@ class WalkthroughScene(Scene):
                     fault = f"outside the frame: {_describe(mob)} at ({x0:.2f},{y0:.2f})-({x1:.2f},{y1:.2f})"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
-            texts.extend(t for t in _text_leaves(top) if _visible(t))
+            texts.extend(t for t in _text_leaves(top) if _shown(t))
         floor = self.audit.min_text_px
         if floor is not None:
-            # A formula's own fill is transparent (its glyphs carry the colour),
-            # so ask its glyphs whether it is visible.
-            shown = [t for top in self.mobjects for t in _text_leaves(top)
-                     if any(_visible(m) for m in t.family_members_with_points())]
+            shown = [t for top in self.mobjects for t in _text_leaves(top) if _shown(t)]
             for t in shown:
                 px = text_height_px(t)
                 if px is not None and px < floor - 1e-6:
