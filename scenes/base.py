@@ -94,9 +94,10 @@ def _visible(mob: Mobject) -> bool:
 
 
 def _shown(text: Mobject) -> bool:
-    """Whether a text or formula can be seen: a formula's own fill is
-    transparent (its glyphs carry the colour), so its glyphs are asked."""
-    return _visible(text) or any(_visible(m) for m in text.family_members_with_points())
+    """Whether a text or formula can be seen: its glyphs are asked, not the
+    object itself (a formula's own fill is transparent, and fades
+    (``components._Fade``) change the glyphs' opacity, not the text's)."""
+    return any(_visible(m) for m in text.family_members_with_points())
 
 
 def _text_leaves(mob: Mobject) -> list[Mobject]:
