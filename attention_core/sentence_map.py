@@ -9,8 +9,9 @@ map sentence has a word the translator does not know. PCA
 sentences' words join the source vocabulary (appended, and seeded per
 word, so no existing embedding changes).
 
-Each sentence may carry a topic (``[hidden_state_map] topics``, one per
-sentence): the map colours points by topic and the core measures what the
+Each sentence may carry a topic (an entry ``["The cat eats fish", "animals
+eat"]`` instead of a bare sentence, so a topic travels with its sentence when
+a numbers file replaces the list): the map colours points by topic and the core measures what the
 map shows: how many sentences lie nearest a sentence of their own topic, and
 how far apart sentences made of the same words in another order lie (Sutskever
 et al.'s "John admires Mary" / "Mary admires John"), against the median
@@ -80,7 +81,8 @@ DEFAULT_MAP_SENTENCES: tuple[str, ...] = DEFAULT_MAP.sentences
 
 def parse_hidden_state_map(value: Any) -> MapSentences:
     """Validate ``[hidden_state_map]``: 3-12 distinct sentences of 1-12 words,
-    and optionally ``topics``, one name (at most 24 characters) per sentence.
+    each a string or a ``[sentence, topic]`` pair (a topic of at most 24
+    characters; a bare sentence has none).
 
     Raises
     ------
@@ -90,7 +92,7 @@ def parse_hidden_state_map(value: Any) -> MapSentences:
     if value is None:
         return DEFAULT_MAP
     table = as_table(value, "hidden_state_map")
-    check_keys(table, {"sentences", "topics"}, "hidden_state_map")
+    check_keys(table, {"sentences"}, "hidden_state_map")
     if "sentences" not in table:
         raise NumbersError("hidden_state_map.sentences: missing (required in this table)")
     raw = table["sentences"]
@@ -101,10 +103,21 @@ def parse_hidden_state_map(value: Any) -> MapSentences:
             f"hidden_state_map.sentences: expected a list of {lo} to {hi} sentences, got {shown}"
         )
     sentences: list[str] = []
+    topics: list[str] = []
     seen: set[tuple[str, ...]] = set()
-    for i, s in enumerate(raw):
+    for i, entry in enumerate(raw):
         where = f"hidden_state_map.sentences[{i}]"
-        text = as_str(s, where).strip()
+        topic = ""
+        if isinstance(entry, list):
+            if len(entry) != 2:
+                raise NumbersError(f"{where}: expected a sentence or a [sentence, topic] pair, "
+                                   f"got a list of {len(entry)}")
+            entry, topic = entry
+            topic = " ".join(as_str(topic, f"{where}[1]").split())
+            if len(topic) > TOPIC_CHARS:
+                raise NumbersError(f"{where}[1]: expected a topic of at most {TOPIC_CHARS} "
+                                   f"characters, got {len(topic)}")
+        text = as_str(entry, where).strip()
         toks = tokenize(text)
         if not toks:
             raise NumbersError(f"{where}: expected a sentence with at least one word, got {text!r}")
@@ -114,21 +127,8 @@ def parse_hidden_state_map(value: Any) -> MapSentences:
             raise NumbersError(f"{where}: expected distinct sentences, {text!r} repeats an earlier one")
         seen.add(toks)
         sentences.append(text)
-    topics = table.get("topics")
-    if topics is None:
-        return MapSentences(tuple(sentences), ("",) * len(sentences))
-    if not isinstance(topics, list) or len(topics) != len(sentences):
-        shown = len(topics) if isinstance(topics, list) else repr(topics)
-        raise NumbersError(f"hidden_state_map.topics: expected one topic per sentence "
-                           f"({len(sentences)}), got {shown}")
-    names = []
-    for i, t in enumerate(topics):
-        name = " ".join(as_str(t, f"hidden_state_map.topics[{i}]").split())
-        if len(name) > TOPIC_CHARS:
-            raise NumbersError(f"hidden_state_map.topics[{i}]: expected at most {TOPIC_CHARS} "
-                               f"characters, got {len(name)}")
-        names.append(name)
-    return MapSentences(tuple(sentences), tuple(names))
+        topics.append(topic)
+    return MapSentences(tuple(sentences), tuple(topics))
 
 
 def word_order_pairs(tokens: Sequence[Sequence[str]]) -> tuple[tuple[int, int], ...]:

@@ -102,11 +102,12 @@ class LengthCurveScene(WalkthroughScene):
             tick = Line(axes.c2p(n, 0) + DOWN * 0.06, axes.c2p(n, 0) + UP * 0.06, color=theme.muted)
             labels.add(tick, caption(str(n), theme, 20, theme.muted).next_to(axes.c2p(n, 0), DOWN, buff=0.15))
         for frac in (0.0, 0.5, 1.0):
-            labels.add(caption(f"{int(frac * 100)} %", theme, 20, theme.muted)
+            # Fractions, as the values in the legend are shown (0.05, not 5 %).
+            labels.add(caption(f"{frac:g}", theme, 20, theme.muted)
                        .next_to(axes.c2p(lengths[0] - 0.5, frac), LEFT, buff=0.15))
         labels.add(caption("source sentence length (words)", theme, 20)
                    .next_to(axes.x_axis, DOWN, buff=0.55))
-        labels.add(caption("sentences translated exactly", theme, 20)
+        labels.add(caption("share of sentences translated exactly", theme, 20)
                    .next_to(axes.c2p(lengths[0] - 0.5, 1.0), UP, buff=0.3).align_to(axes, LEFT))
         return axes, labels
 
