@@ -367,6 +367,8 @@ class DotProductScene(WalkthroughScene):
                      caption("(true lengths and angle)", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
         fit_within(cap, max_width=4.4)
         cap.move_to([self.plane_origin[0], self.plane_origin[1] - 0.72, 0])
+        if cap.get_right()[0] > 6.9:  # a small plane pushed right by wide numbers
+            cap.shift(LEFT * (cap.get_right()[0] - 6.9))
         return {"base": base, "m": m, "u": u, "m_label": m_label, "u_label": u_label, "arc": arc,
                 "theta": theta, "circle": circle, "caption": cap}
 

@@ -78,6 +78,18 @@ def shorten(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
     return cut.rstrip(" ,;:.") + "\u2026"
 
 
+def _distinct_cuts(sentences: Sequence[str], k: int, lengths: Sequence[int]) -> list[str]:
+    """Sentence ``k`` cut to each of ``lengths``, longest first, leaving out cuts
+    that read the same as another sentence's cut at that length (twelve
+    sentences that differ in their fourth word must not all read "a small\u2026")."""
+    cuts = []
+    for chars in lengths:
+        text = shorten(sentences[k], chars)
+        if all(shorten(other, chars) != text for j, other in enumerate(sentences) if j != k):
+            cuts.append(text)
+    return list(dict.fromkeys(cuts or [shorten(sentences[k], lengths[0])]))
+
+
 def _state_tex(hm) -> str:
     """The name of each sentence's vector: what the decoder would start from."""
     return r"h_T"
@@ -299,7 +311,7 @@ class HiddenStateMapScene(WalkthroughScene):
 
         # -- the map --------------------------------------------------------------------
         legend, pair_key = self._legend()
-        self.plot_top = legend.get_bottom()[1] - 0.15
+        self.plot_top = self.legend_bottom - 0.15
         axes = self._axes()
         self._swap(pacer, f"PCA keeps the 2 directions (of {H}) along which the {N} states differ most")
         self.play(fade_out(heading), fade_out(rows), run_time=0.5)
@@ -389,6 +401,7 @@ class HiddenStateMapScene(WalkthroughScene):
                                      dash_length=0.08),
                           caption("same words", theme, 20)).arrange(RIGHT, buff=0.12)
         items = [*entries, *([pair_key] if hm.word_order_pairs else [])]
+        self.legend_bottom = LEGEND_TOP + 0.1  # no legend: the plot takes its room
         if not items:
             return VGroup(), pair_key.move_to([0, LEGEND_TOP, 0])
         # As many per row as fit in the frame's width.
@@ -402,6 +415,7 @@ class HiddenStateMapScene(WalkthroughScene):
             lines[-1].append(item)
         rows = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.5) for line in lines)).arrange(DOWN, buff=0.12)
         rows.move_to([0, LEGEND_TOP - rows.height / 2, 0])
+        self.legend_bottom = rows.get_bottom()[1]
         return entries, pair_key
 
     def _statement(self) -> VGroup:
@@ -433,8 +447,8 @@ class HiddenStateMapScene(WalkthroughScene):
         else:
             parts.append([caption("the median distance between two sentences on this map is", theme, 22),
                           number(hm.median_distance, "median_distance")])
-        if not (hm.network == "translator" and hm.trained):
-            parts[-1].append(caption("(untrained: by chance)", theme, 22, theme.muted))
+        if (hm.topic_sentences or pairs) and not (hm.network == "translator" and hm.trained):
+            parts[-1].append(caption("(not trained: by chance)", theme, 22, theme.muted))
         lines = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.12) for line in parts)).arrange(DOWN, buff=0.12)
         fit_within(lines, max_width=13.6)
         lines.move_to([0, CAPTION_Y, 0])
@@ -459,10 +473,10 @@ class HiddenStateMapScene(WalkthroughScene):
             for text in texts:
                 yield label(text).width, label(text).height
 
+        sentences = self.trace.hidden_state_map.sentences
         best = None
         for start in range(len(LABEL_CHARS)):
-            texts = [list(dict.fromkeys(shorten(s, chars) for chars in LABEL_CHARS[start:]))
-                     for s in self.trace.hidden_state_map.sentences]
+            texts = [_distinct_cuts(sentences, k, LABEL_CHARS[start:]) for k in range(len(sentences))]
             placements, picks, clean, ambiguous = place_label_options(
                 points, [_Lazy(sizes, t) for t in texts], bounds)
             score = (not clean, ambiguous)
