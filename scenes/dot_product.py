@@ -34,7 +34,6 @@ from manim import (
     Line,
     Mobject,
     Rectangle,
-    ReplacementTransform,
     SurroundingRectangle,
     Transform,
     VGroup,

@@ -45,7 +45,6 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
-    step_caption,
 )
 
 __all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options", "topic_colours"]
@@ -429,11 +428,11 @@ class HiddenStateMapScene(WalkthroughScene):
                                decimals=decimals)
 
         if hm.topic_sentences:
-            parts.append([caption("On this map", theme, 22),
+            parts.append([caption("On this map,", theme, 22),
                           number(hm.same_topic_nearest, "same_topic_nearest", decimals=0),
                           caption("of", theme, 22),
                           number(hm.topic_sentences, "topic_sentences", decimals=0),
-                          caption("sentences lie nearest one of their own topic", theme, 22)])
+                          caption("sentences lie nearest one of their own topic;", theme, 22)])
         pairs = len(hm.word_order_pairs)
         if pairs and pairs <= 3:
             line: list[Mobject] = [caption("the same words in another order lie", theme, 22)]
