@@ -345,6 +345,8 @@ class DotProductScene(WalkthroughScene):
         m_label = math_label("m", theme, 32, theme.key).next_to(m.get_end(), DOWN, buff=0.12)
         u_dir = (u.get_end() - self.plane_origin) / max(np.linalg.norm(u.get_end() - self.plane_origin), 1e-9)
         u_label = math_label("u", theme, 32, theme.query).move_to(u.get_end() + u_dir * 0.3)
+        if u_label.get_right()[0] > 6.95:  # u nearly along m, at the frame's edge: above its tip
+            u_label.next_to(u.get_end(), UP, buff=0.12).shift(LEFT * 0.1)
         theta_rad = np.radians(dp.angle_deg)
         arc_r = 0.6
         arc = Arc(radius=arc_r, start_angle=0, angle=theta_rad, arc_center=self.plane_origin,

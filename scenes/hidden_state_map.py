@@ -446,8 +446,10 @@ class HiddenStateMapScene(WalkthroughScene):
         else:
             parts.append([caption("the median distance between two sentences on this map is", theme, 22),
                           number(hm.median_distance, "median_distance")])
-        if (hm.topic_sentences or pairs) and not (hm.network == "translator" and hm.trained):
-            parts[-1].append(caption("(not trained: by chance)", theme, 22, theme.muted))
+        if not (hm.network == "translator" and hm.trained):
+            # An untrained encoder groups nothing on purpose: say so with the measures.
+            parts[-1].append(caption("(not trained: by chance)" if hm.topic_sentences or pairs
+                                     else "(encoder not trained)", theme, 22, theme.muted))
         lines = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.12) for line in parts)).arrange(DOWN, buff=0.12)
         fit_within(lines, max_width=13.6)
         lines.move_to([0, CAPTION_Y, 0])
