@@ -291,8 +291,9 @@ class Scenario:
     model: Any = None
     # [dot_product] (attention_core.similarity.DotProductInputs); None: the draft's example.
     dot_product: Any = None
-    # [hidden_state_map] sentences; None: attention_core.sentence_map.DEFAULT_MAP_SENTENCES.
-    hidden_state_map: tuple[str, ...] | None = None
+    # [hidden_state_map] sentences and topics (attention_core.sentence_map.MapSentences);
+    # None: attention_core.sentence_map.DEFAULT_MAP.
+    hidden_state_map: Any = None
     cnn: Any = None  # attention_core.cnn.CnnConfig, the [cnn] table
     decoder: DecoderWeights = DecoderWeights()
     output_mapping_step: int | None = None  # None: the default step

@@ -38,12 +38,19 @@ __all__ = [
     "compute_dot_product",
     "FEATURE_RANGE",
     "SWEEP_ANGLES",
+    "as_shown",
 ]
 
 FEATURE_RANGE = (2, 6)
 #: Angles (degrees) between the turning user vector and the movie vector:
 #: from aligned (0) through perpendicular (90) to opposed (180).
 SWEEP_ANGLES = (0.0, 30.0, 60.0, 90.0, 120.0, 150.0, 180.0)
+
+
+def as_shown(value: float, decimals: int = 2) -> float:
+    """``value`` as it reads on screen at ``decimals`` decimals (the same rounding
+    as :func:`attention_core.formatting.format_number`)."""
+    return float(f"{value:.{decimals}f}")
 
 
 def elementwise_products(m: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -241,6 +248,14 @@ class DotProductTrace:
     sweep_scores: np.ndarray
     top_term: int  # feature with the largest product (pushes the score up most)
     bottom_term: int  # feature with the smallest product (pulls it down most)
+    # Computed from the operands as shown (rounded to ``shown_decimals``), so a
+    # reader who redoes the sum on screen gets the number shown (issue 13):
+    # cos(theta) = shown score / (shown |m| x shown |u|); theta = arccos of the
+    # shown cosine; the sweep's scores = shown |m| x shown |u| x cos(angle).
+    shown_decimals: int = 2
+    shown_cosine: float = 0.0
+    shown_angle_deg: float = 0.0
+    shown_sweep_scores: np.ndarray = None  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -264,15 +279,26 @@ class DotProductTrace:
             },
             "top_term": self.top_term,
             "bottom_term": self.bottom_term,
+            "shown": {
+                "decimals": self.shown_decimals,
+                "cosine": self.shown_cosine,
+                "angle_deg": self.shown_angle_deg,
+                "sweep_scores": self.shown_sweep_scores.tolist(),
+            },
         }
 
 
-def compute_dot_product(inputs: DotProductInputs) -> DotProductTrace:
-    """Compute the movie/user example."""
+def compute_dot_product(inputs: DotProductInputs, decimals: int = 2) -> DotProductTrace:
+    """Compute the movie/user example; ``decimals``: how the scene shows numbers."""
     m, u = inputs.movie, inputs.user
     pm, pu = plane_coordinates(m, u)
     users, cosines, scores = rotation_sweep(m, u)
     products = elementwise_products(m, u)
+    shown_norms = as_shown(norm(m), decimals) * as_shown(norm(u), decimals)
+    # Norms of at least 0.005 each never show as 0.00 together; guard anyway.
+    shown_cosine = (float(np.clip(as_shown(dot_product(m, u), decimals) / shown_norms, -1.0, 1.0))
+                    if shown_norms > 0 else cosine_similarity(m, u))
+    shown_angle = float(np.degrees(np.arccos(np.clip(as_shown(shown_cosine, decimals), -1.0, 1.0))))
     return DotProductTrace(
         features=inputs.features,
         movie=_ro(m),
@@ -293,4 +319,8 @@ def compute_dot_product(inputs: DotProductInputs) -> DotProductTrace:
         sweep_scores=_ro(scores),
         top_term=int(np.argmax(products)),
         bottom_term=int(np.argmin(products)),
+        shown_decimals=decimals,
+        shown_cosine=shown_cosine,
+        shown_angle_deg=shown_angle,
+        shown_sweep_scores=_ro(shown_norms * cosines),
     )

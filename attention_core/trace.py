@@ -25,7 +25,7 @@ from .numbers_file import NumbersError, Scenario
 from .attention import AttentionDecode, attention_decode, attention_parameters
 from .params import seeded_embeddings, seeded_normal
 from .sentence_map import (
-    DEFAULT_MAP_SENTENCES,
+    DEFAULT_MAP,
     HiddenStateMapTrace,
     compute_hidden_state_map,
     map_from_states,
@@ -208,7 +208,11 @@ def _parameters(s: Scenario) -> Parameters:
 
 
 def _map_sentences(s: Scenario) -> tuple[str, ...]:
-    return s.hidden_state_map if s.hidden_state_map is not None else DEFAULT_MAP_SENTENCES
+    return (s.hidden_state_map or DEFAULT_MAP).sentences
+
+
+def _map_topics(s: Scenario) -> tuple[str, ...]:
+    return (s.hidden_state_map or DEFAULT_MAP).topics
 
 
 def compute_trace(scenario: Scenario) -> Trace:
@@ -460,11 +464,11 @@ def _hidden_state_map(scenario: Scenario, params: Parameters) -> HiddenStateMapT
         unknown = tuple(w for w in words if w not in known)
         if settings.weights == "seeded" or not unknown:
             states = encoder_summaries(tuple(tokenize(s) for s in sentences), settings, scenario.seed)
-            return map_from_states(sentences, states, network="translator",
+            return map_from_states(sentences, states, topics=_map_topics(scenario), network="translator",
                                    trained=settings.weights == "trained")
     tanh_map = compute_hidden_state_map(
         sentences, params.source_vocab, params.source_embeddings,
-        params.encoder_W_x, params.encoder_W_h, params.encoder_b,
+        params.encoder_W_x, params.encoder_W_h, params.encoder_b, topics=_map_topics(scenario),
     )
     return replace(tanh_map, unknown_words=unknown)
 

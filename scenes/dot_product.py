@@ -6,6 +6,11 @@ products appear one by one and add up to the score; then the score is
 related to the angle between the vectors (``m . u = |m| |u| cos theta``)
 and a turning user vector shows that aligned vectors score high and opposed
 ones low. The last frame is the draft's static figure ``dot_product``.
+
+Magnitude is drawn, not only printed: beside the running sums a waterfall of
+bars steps from 0 by each product (green up, pink down) to the score. Every
+number derived on screen (cos theta, theta, the sweep's scores) is computed by
+the core from the operands *as shown*, so the reader's own arithmetic agrees.
 """
 
 from __future__ import annotations
@@ -28,14 +33,14 @@ from manim import (
     Indicate,
     Line,
     Mobject,
-    ReplacementTransform,
+    Rectangle,
     SurroundingRectangle,
     Transform,
     VGroup,
     VMobject,
 )
 
-from .base import FINAL_HOLD, RESULT_PAUSE, WalkthroughScene
+from .base import WalkthroughScene
 from .components import (
     NumberLabel,
     ValueCell,
@@ -58,6 +63,9 @@ NUM_SIZE = 20
 # The plane (right half): m along +x from this origin, the longer vector R long.
 PLANE_ORIGIN = np.array([3.75, 0.6, 0.0])
 PLANE_R = 2.3
+# The waterfall of running sums: a strip this wide right of the table.
+WATERFALL_W = 1.3
+WATERFALL_GAP = 0.3
 # The score-versus-angle plot under the plane.
 CURVE_LEFT, CURVE_RIGHT = 1.55, 5.95
 CURVE_MID_Y, CURVE_HALF_H = -2.35, 0.8
@@ -81,6 +89,7 @@ class DotProductScene(WalkthroughScene):
     trace_sections = ("dot_product",)
     description = ("Dot product as similarity: movie and user feature vectors, their products "
                    "summed to a score, and the score against the angle between them.")
+    shown_results = ("score", "angle")
 
     def construct(self) -> None:
         theme, dp = self.theme, self.trace.dot_product
@@ -100,8 +109,7 @@ class DotProductScene(WalkthroughScene):
         pscale = max(float(np.max(np.abs(dp.products))), 1e-9)
         for i, feature in enumerate(dp.features):
             y = TABLE_TOP - (i + 0.5) * ROW_H
-            name = caption(feature, theme, 20)
-            fit_within(name, max_width=1.7)
+            name = caption(feature, theme, 20)  # never shrunk: long names move the table right
             name.move_to([self.col_x["name"], y, 0]).align_to([self.col_x["name"] + 0.6, 0, 0], RIGHT)
             names.add(name)
             movie.add(self._cell(dp.movie[i], ("dot_product.movie", i), scale, self.col_x["movie"], y))
@@ -111,13 +119,14 @@ class DotProductScene(WalkthroughScene):
             sums.add(self._cell(dp.running_sum[i], ("dot_product.running_sum", i), pscale,
                                 self.col_x["sum"], y))
         self.table_cells = VGroup(*movie, *user, *products, *sums)  # the tests check the plane clears it
+        zero_line, steps = self._waterfall()
         m_frame = self._frame(movie, theme.key)
         u_frame = self._frame(user, theme.query)
         self.play(fade_in(headers[:3]), fade_in(names), fade_in(movie), Create(m_frame))
         self.play(fade_in(user), Create(u_frame))
 
         # -- element-wise products one by one, and the running sum -------------
-        self.play(fade_in(headers[3:]))
+        self.play(fade_in(headers[3:]), Create(zero_line))
         times = VGroup()
         for i in range(n):
             y = TABLE_TOP - (i + 0.5) * ROW_H
@@ -125,20 +134,19 @@ class DotProductScene(WalkthroughScene):
         for i in range(n):
             focus = SurroundingRectangle(VGroup(movie[i], user[i]), color=theme.highlight, buff=0.04)
             self.play(Create(focus), fade_in(times[i]), run_time=0.4)
-            # Copies are replaced by their targets, so what stays on screen is
-            # the keyed number itself, never a morphed copy of another one.
-            self.play(ReplacementTransform(VGroup(movie[i], user[i]).copy(), products[i]),
+            # Each result slides in from the operands' side; numbers are never
+            # morphed (a morphing number is unreadable halfway and crosses others).
+            self.play(fade_in(products[i], shift=RIGHT * 0.3), run_time=0.6)
+            self.play(fade_in(sums[i], shift=RIGHT * 0.3), fade_in(steps[i]), fade_out(focus),
                       run_time=0.6)
-            addends = VGroup(products[i]) if i == 0 else VGroup(sums[i - 1], products[i])
-            self.play(ReplacementTransform(addends.copy(), sums[i]), fade_out(focus), run_time=0.6)
 
         score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
                                height=ROW_H, scale=pscale, font_size=NUM_SIZE)
         score_row = _row(caption("score = m \u00b7 u =", theme, 24), score_cell)
         table_bottom = TABLE_TOP - n * ROW_H
         score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
-        self.play(ReplacementTransform(sums[n - 1].copy(), score_cell), fade_in(score_row[0]))
-        self.wait(RESULT_PAUSE)
+        self.play(fade_in(score_row))
+        self.pause_on_result("score")
 
         story = self._story()
         below = score_row
@@ -152,9 +160,9 @@ class DotProductScene(WalkthroughScene):
         cos_rows.next_to(below, DOWN, buff=0.4).set_x(-3.6)
         # cos(theta) (one or two lines), then theta.
         self.play(*(fade_in(row) for row in cos_rows[:-1]))
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("angle")
         self.play(fade_in(cos_rows[-1]))
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("angle")
 
         plane = self._plane()
         self.play(fade_in(plane["caption"]), Create(plane["base"]), GrowArrow(plane["m"]),
@@ -168,18 +176,21 @@ class DotProductScene(WalkthroughScene):
         turning = plane["u"].copy()
         self.play(plane["u"].animate.set_opacity(0.3), plane["u_label"].animate.set_opacity(0.3),
                   plane["arc"].animate.set_stroke(opacity=0.3), plane["theta"].animate.set_opacity(0.3))
-        readout = None
+        labels, slots = self._readout_labels()
         dots = VGroup()
+        shown: VGroup | None = None
         for k in range(len(dp.sweep_angles_deg)):
             target = self._arrow_to(dp.sweep_users[k], self.theme.query)
-            new_readout = self._readout(k)
-            dot = Dot(self._curve_point(dp.sweep_angles_deg[k], dp.sweep_scores[k]), radius=0.06,
+            numbers = self._readout_numbers(k, slots)
+            dot = Dot(self._curve_point(dp.sweep_angles_deg[k], dp.shown_sweep_scores[k]), radius=0.06,
                       color=theme.query)
-            anims = [Transform(turning, target), fade_in(dot)]
-            anims.append(fade_in(new_readout) if readout is None else ReplacementTransform(readout, new_readout))
-            self.play(*anims, run_time=0.7)
-            readout = new_readout
+            if shown is not None:  # the old numbers go before the new come: never two in one place
+                self.play(fade_out(shown), run_time=0.2)
+            first = [fade_in(labels)] if shown is None else []
+            self.play(Transform(turning, target), fade_in(dot), fade_in(numbers), *first, run_time=0.6)
+            shown = numbers
             dots.add(dot)
+        readout = VGroup(labels, shown)
         path = VMobject(stroke_color=theme.query, stroke_width=2, stroke_opacity=0.6)
         path.set_points_smoothly([d.get_center() for d in dots])
         ours = self._our_point()
@@ -188,7 +199,7 @@ class DotProductScene(WalkthroughScene):
                   plane["arc"].animate.set_stroke(opacity=1), plane["theta"].animate.set_opacity(1))
         self.play(fade_in(ours), Indicate(score_cell, color=theme.highlight, scale_factor=1.1))
         # The final figure (the draft's dot_product figure) held for a poster and a loop.
-        self.wait(FINAL_HOLD)
+        self.hold_final()
 
     # -- builders --------------------------------------------------------------
 
@@ -197,14 +208,18 @@ class DotProductScene(WalkthroughScene):
         dp = self.trace.dot_product
         shown = [self.theme.fmt(v) for v in (*dp.movie, *dp.user, *dp.products, *dp.running_sum)]
         self.cell_w = max(CELL_W, CHAR_W * max(len(t) for t in shown) + 0.16)
-        movie = NAME_RIGHT + 0.25 + self.cell_w / 2
+        # Names at the readable size; long ones push the table right.
+        widest = max(caption(f, self.theme, 20).width for f in dp.features)
+        name_right = max(NAME_RIGHT, -7.0 + widest)
+        movie = name_right + 0.25 + self.cell_w / 2
         user = movie + self.cell_w + 0.5  # room for the x sign
         product = user + self.cell_w + 0.4
-        self.col_x = {"name": NAME_RIGHT - 0.6, "movie": movie, "user": user, "product": product,
+        self.col_x = {"name": name_right - 0.6, "movie": movie, "user": user, "product": product,
                       "sum": product + self.cell_w + 0.3}
         # The plane goes right of the table (wide numbers push it right and
         # make it smaller), so no arrow ever crosses a cell.
-        table_right = self.col_x["sum"] + self.cell_w / 2
+        self.waterfall_left = self.col_x["sum"] + self.cell_w / 2 + WATERFALL_GAP
+        table_right = self.waterfall_left + WATERFALL_W
         plane_left = max(PLANE_ORIGIN[0] - PLANE_R, table_right + 0.35)
         self.plane_r = min(PLANE_R, (6.85 - plane_left) / 2)
         self.plane_origin = np.array([plane_left + self.plane_r, PLANE_ORIGIN[1], 0.0])
@@ -223,11 +238,11 @@ class DotProductScene(WalkthroughScene):
         theme = self.theme
         y = TABLE_TOP + 0.3
         feature = caption("feature", theme, 20, theme.muted).move_to([self.col_x["name"], y, 0])
-        movie = VGroup(caption("movie", theme, 20, theme.key), math_label("m", theme, 28, theme.key)
+        movie = VGroup(caption("movie", theme, 20, theme.key), math_label("m", theme, 30, theme.key)
                        ).arrange(DOWN, buff=0.06).move_to([self.col_x["movie"], y + 0.15, 0])
-        user = VGroup(caption("user", theme, 20, theme.query), math_label("u", theme, 28, theme.query)
+        user = VGroup(caption("user", theme, 20, theme.query), math_label("u", theme, 30, theme.query)
                       ).arrange(DOWN, buff=0.06).move_to([self.col_x["user"], y + 0.15, 0])
-        product = math_label(r"m_i\,u_i", theme, 28).move_to([self.col_x["product"], y, 0])
+        product = math_label(r"m_i\,u_i", theme, 30).move_to([self.col_x["product"], y, 0])
         running = VGroup(caption("running", theme, 20, theme.muted),
                          caption("sum", theme, 20, theme.muted)).arrange(DOWN, buff=0.04)
         running.move_to([self.col_x["sum"], y + 0.15, 0])
@@ -255,14 +270,14 @@ class DotProductScene(WalkthroughScene):
         return fit_within(rows, max_width=6.6)
 
     def _cosine_rows(self) -> VGroup:
-        """cos(theta) from the numbers on screen; "\u2248" where rounding enters.
+        """cos(theta) and theta from the numbers on screen.
 
-        The norms are shown, not their product: a product of rounded norms
-        can differ from the rounded product, so the reader recomputes from
-        exactly what is on screen; the result is computed before rounding.
+        The norms are shown, not their product, and the core computes the
+        cosine from the shown score and norms and theta from the shown
+        cosine: the reader who redoes the arithmetic gets what is shown.
         """
         theme, dp = self.theme, self.trace.dot_product
-        formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 28)
+        formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 30)
         first = _row(
             caption("=", theme, 22),
             NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE),
@@ -272,21 +287,46 @@ class DotProductScene(WalkthroughScene):
             caption("\u00d7", theme, 22),
             NumberLabel(dp.norm_user, theme, ("dot_product.norm_user",), font_size=NUM_SIZE,
                         colour=theme.query),
-            caption(") \u2248", theme, 22),
-            NumberLabel(dp.cosine, theme, ("dot_product.cosine",), font_size=NUM_SIZE,
+            caption(") =", theme, 22),
+            NumberLabel(dp.shown_cosine, theme, ("dot_product.shown.cosine",), font_size=NUM_SIZE,
                         colour=theme.highlight),
         )
         second = _row(
-            _row(caption("\u03b8 \u2248", theme, 22, theme.highlight),
-                 _degrees(theme, ("dot_product.angle_deg",), dp.angle_deg, theme.highlight)),
-            caption("(\u2248: computed before rounding)", theme, 20, theme.muted),
-            buff=0.5,
+            caption("\u03b8 = arccos(", theme, 22, theme.highlight),
+            NumberLabel(dp.shown_cosine, theme, ("dot_product.shown.cosine",), font_size=NUM_SIZE,
+                        colour=theme.highlight),
+            caption(") \u2248", theme, 22, theme.highlight),
+            _degrees(theme, ("dot_product.shown.angle_deg",), dp.shown_angle_deg, theme.highlight),
         )
-        if _row(formula.copy(), first.copy()).width <= 6.6:
-            rows = VGroup(_row(formula, first), second).arrange(DOWN, buff=0.3)
+        if _row(formula.copy(), first.copy()).width <= 6.9:
+            rows = VGroup(_row(formula, first), second).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         else:  # long numbers: the formula on its own line rather than shrunk
-            rows = VGroup(formula, first, second).arrange(DOWN, buff=0.2)
-        return fit_within(rows, max_width=6.9)
+            rows = VGroup(formula, first, second).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
+        return rows
+
+    def _waterfall(self) -> tuple[Line, VGroup]:
+        """The running sum as bars: row i steps from the sum before it by m_i u_i
+        (green up, pink down), so the last bar ends at the score."""
+        theme, dp = self.theme, self.trace.dot_product
+        ends = np.concatenate([[0.0], dp.running_sum])
+        lo, hi = min(0.0, float(ends.min())), max(0.0, float(ends.max()))
+        span = max(hi - lo, 1e-9)
+
+        def x(v: float) -> float:
+            return self.waterfall_left + (v - lo) / span * WATERFALL_W
+
+        n = len(dp.features)
+        top, bottom = TABLE_TOP, TABLE_TOP - n * ROW_H
+        zero = Line([x(0.0), top + 0.05, 0], [x(0.0), bottom - 0.05, 0], color=theme.muted, stroke_width=2)
+        steps = VGroup()
+        for i in range(n):
+            y = TABLE_TOP - (i + 0.5) * ROW_H
+            a, b = x(ends[i]), x(ends[i + 1])
+            colour = theme.positive if dp.products[i] >= 0 else theme.negative
+            bar = Rectangle(width=max(abs(b - a), 0.02), height=ROW_H * 0.55, stroke_width=0,
+                            fill_color=colour, fill_opacity=0.9).move_to([(a + b) / 2, y, 0])
+            steps.add(bar)
+        return zero, steps
 
     def _plane_scale(self) -> float:
         dp = self.trace.dot_product
@@ -305,6 +345,8 @@ class DotProductScene(WalkthroughScene):
         m_label = math_label("m", theme, 32, theme.key).next_to(m.get_end(), DOWN, buff=0.12)
         u_dir = (u.get_end() - self.plane_origin) / max(np.linalg.norm(u.get_end() - self.plane_origin), 1e-9)
         u_label = math_label("u", theme, 32, theme.query).move_to(u.get_end() + u_dir * 0.3)
+        if u_label.get_right()[0] > 6.95:  # u nearly along m, at the frame's edge: above its tip
+            u_label.next_to(u.get_end(), UP, buff=0.12).shift(LEFT * 0.1)
         theta_rad = np.radians(dp.angle_deg)
         arc_r = 0.6
         arc = Arc(radius=arc_r, start_angle=0, angle=theta_rad, arc_center=self.plane_origin,
@@ -326,6 +368,8 @@ class DotProductScene(WalkthroughScene):
                      caption("(true lengths and angle)", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
         fit_within(cap, max_width=4.4)
         cap.move_to([self.plane_origin[0], self.plane_origin[1] - 0.72, 0])
+        if cap.get_right()[0] > 6.9:  # a small plane pushed right by wide numbers
+            cap.shift(LEFT * (cap.get_right()[0] - 6.9))
         return {"base": base, "m": m, "u": u, "m_label": m_label, "u_label": u_label, "arc": arc,
                 "theta": theta, "circle": circle, "caption": cap}
 
@@ -350,20 +394,30 @@ class DotProductScene(WalkthroughScene):
         mid.move_to([(CURVE_LEFT + CURVE_RIGHT) / 2, below - 0.3, 0])
         return VGroup(zero, yaxis, ylab, left, right, mid)
 
-    def _readout(self, k: int) -> VGroup:
+    def _readout_labels(self) -> tuple[VGroup, list[np.ndarray]]:
+        """The sweep's readout under the plane (two lines) and where its numbers go."""
+        theme = self.theme
+        angle = caption("angle =", theme, 20)
+        score = caption("score = |m| |u| cos(angle) =", theme, 20)
+        # Room for the widest number after each label.
+        widest = max(len(self.theme.fmt(v)) for v in self.trace.dot_product.shown_sweep_scores)
+        labels = VGroup(angle, score).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
+        width = labels.width + 0.1 + widest * CHAR_W
+        labels.move_to([self.plane_origin[0] - (width - labels.width) / 2, self.plane_origin[1] - 1.5, 0])
+        right = labels.get_left()[0] + width
+        if right > 6.9:  # a plane pushed right by wide numbers
+            labels.shift(LEFT * (right - 6.9))
+        slots = [np.array([line.get_right()[0] + 0.12, line.get_y(), 0.0]) for line in labels]
+        return labels, slots
+
+    def _readout_numbers(self, k: int, slots: list[np.ndarray]) -> VGroup:
         theme, dp = self.theme, self.trace.dot_product
-        row = _row(
-            caption("angle =", theme, 20),
-            _degrees(theme, ("dot_product.sweep.angles_deg", k), dp.sweep_angles_deg[k]),
-            caption(",  score = |m| |u| cos(angle) =", theme, 20),
-            NumberLabel(dp.sweep_scores[k], theme, ("dot_product.sweep.scores", k),
-                        font_size=NUM_SIZE, colour=theme.query),
-        )
-        fit_within(row, max_width=6.2)
-        row.move_to([self.plane_origin[0], self.plane_origin[1] - 1.35, 0])
-        if row.get_right()[0] > 6.9:  # a plane pushed right by wide numbers
-            row.shift(LEFT * (row.get_right()[0] - 6.9))
-        return row
+        angle = _degrees(theme, ("dot_product.sweep.angles_deg", k), dp.sweep_angles_deg[k])
+        score = NumberLabel(dp.shown_sweep_scores[k], theme, ("dot_product.shown.sweep_scores", k),
+                            font_size=NUM_SIZE, colour=theme.query)
+        for mob, slot in ((angle, slots[0]), (score, slots[1])):
+            mob.move_to(slot, aligned_edge=LEFT)
+        return VGroup(angle, score)
 
     def _our_point(self) -> VGroup:
         theme, dp = self.theme, self.trace.dot_product

@@ -8,14 +8,18 @@ default the translator trained without attention (each point is its last
 encoder state h_T, the only vector its decoder gets), or the small seeded
 tanh RNN (also h_T, untrained) when the translator does not know a word of
 the map, which the scene then names. The core projects the vectors on their first two principal
-components. The scene says which encoder it is and whether it was trained,
-and only asks whether like sentences lie close: it claims no clusters, since
-the sentences are the reader's to change.
+components. Points are coloured by the topic the numbers file gives each
+sentence (a legend names them), and sentences made of the same words in
+another order are joined by a line, as in Sutskever et al.'s figure. The
+scene ends on what the core measured on this map (how many sentences lie
+nearest one of their own topic, how far the word-order pairs lie apart
+against the median distance), so it claims nothing the points do not show.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from manim import (
@@ -24,16 +28,18 @@ from manim import (
     PI,
     RIGHT,
     UP,
+    DashedLine,
+    Create,
     Dot,
     Line,
     Mobject,
     VGroup,
 )
 
-from .base import WalkthroughScene
+from .base import CaptionPacer, WalkthroughScene
 from .components import (
     NumberLabel,
-    ValueMatrix,
+    ValueCell,
     caption,
     fade_in,
     fade_out,
@@ -41,15 +47,17 @@ from .components import (
     math_label,
 )
 
-__all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options"]
+__all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options", "topic_colours"]
 
 TITLE_Y = 3.55
 SUBTITLE_Y = 3.0
-CAPTION_Y = -3.62
+LEGEND_TOP = 2.65
+CAPTION_Y = -3.35
 # The plot's frame; points are mapped inside it with a margin for labels.
-PLOT_LEFT, PLOT_RIGHT = -6.0, 6.8
-PLOT_BOTTOM, PLOT_TOP = -3.05, 2.7
-LABEL_SIZE = 16
+# Its top is under the legend (set per scene, as the legend may wrap).
+PLOT_LEFT, PLOT_RIGHT = -6.3, 6.9
+PLOT_BOTTOM = -2.45
+LABEL_SIZE = 20  # 12 px capitals at 480p, the legibility floor
 NOTE_CHARS = 120  # what one caption line holds at about 18 pt
 # Labels are cut to the first of these lengths at which they all fit.
 LABEL_CHARS = (40, 30, 24, 18, 14)
@@ -67,6 +75,18 @@ def shorten(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
     if " " in cut[max_chars // 2:]:
         cut = cut[: cut.rindex(" ")]
     return cut.rstrip(" ,;:.") + "\u2026"
+
+
+def _distinct_cuts(sentences: Sequence[str], k: int, lengths: Sequence[int]) -> list[str]:
+    """Sentence ``k`` cut to each of ``lengths``, longest first, leaving out cuts
+    that read the same as another sentence's cut at that length (twelve
+    sentences that differ in their fourth word must not all read "a small\u2026")."""
+    cuts = []
+    for chars in lengths:
+        text = shorten(sentences[k], chars)
+        if all(shorten(other, chars) != text for j, other in enumerate(sentences) if j != k):
+            cuts.append(text)
+    return list(dict.fromkeys(cuts or [shorten(sentences[k], lengths[0])]))
 
 
 def _state_tex(hm) -> str:
@@ -105,11 +125,11 @@ def _first_note(hm, H: int) -> str:
     return f"each sentence read by the same encoder: its last state, {H} numbers, is one row"
 
 
-def _last_note(hm) -> str:
-    if hm.network == "translator" and hm.trained:
-        return ("Trained only to translate, never told what the sentences mean: "
-                "do sentences of similar meaning lie close?")
-    return ("This encoder is not trained: these positions do not group sentences by meaning.")
+def topic_colours(theme, topics: Sequence[str]) -> dict[str, Any]:
+    """One colour per topic, in the order given (the theme's role colours, cycled)."""
+    palette = (theme.encoder, theme.decoder, theme.embedding, theme.key, theme.value,
+               theme.query, theme.positive, theme.negative)
+    return {t: palette[k % len(palette)] for k, t in enumerate(topics)}
 
 
 def _overlaps(a: Box, b: Box, pad: float = 0.04) -> bool:
@@ -263,79 +283,178 @@ class HiddenStateMapScene(WalkthroughScene):
     scene_id = "hidden_state_map"
     trace_sections = ("hidden_state_map",)
     description = ("Sentences as points: the vector the encoder hands the decoder (h_T of the "
-                   "translator trained without attention), projected to 2-D by PCA "
-                   "(after Sutskever et al. 2014).")
+                   "translator trained without attention), projected to 2-D by PCA, coloured by "
+                   "topic, word-order pairs joined (after Sutskever et al. 2014).")
+    shown_results = ("states", "map")
 
     def construct(self) -> None:
         theme, hm = self.theme, self.trace.hidden_state_map
         N, H = hm.states.shape
         tex = _state_tex(hm)
 
-        title = caption("Sentences as points: what the encoder hands the decoder, drawn by PCA",
-                        theme, 28)
+        title = caption("Sentences as points: what the encoder hands the decoder", theme, 30)
         fit_within(title, max_width=13.4)
         title.move_to([0, TITLE_Y, 0])
         reader = self._reader_line(tex)
-        self.play(fade_in(title), fade_in(reader))
+        # The first frame is the title, never black.
+        self.add(title, reader)
+        pacer = CaptionPacer(self, y=CAPTION_Y)
 
-        # -- the states: one row per sentence -------------------------------------
-        rows = [shorten(s, 24) for s in hm.sentences]
-        matrix = ValueMatrix(hm.states, theme, key="hidden_state_map.states", row_labels=rows,
-                             colour=theme.encoder, max_rows=8, label_size=18)
-        fit_within(matrix, max_width=13.0, max_height=4.9)
-        matrix.move_to([0, -0.2, 0])
-        heading = VGroup(math_label(tex, theme, 30, theme.encoder),
-                         caption("of each sentence, one row each", theme, 20, theme.muted)
-                         ).arrange(RIGHT, buff=0.15).next_to(matrix.frame, UP, buff=0.2)
-        matrix.add(heading)
-        note = self._note(_first_note(hm, H), theme.highlight if hm.unknown_words else theme.muted)
-        self.play(fade_in(matrix), fade_in(note))
-        self.wait(1.2 if hm.unknown_words else 0.8)
-        pca_note = self._note(f"PCA: centre the {N} rows, keep the 2 directions (of {H}) along which "
-                              "they vary most, project", theme.muted)
-        self.play(fade_out(note), run_time=0.3)
-        self.play(fade_in(pca_note), run_time=0.5)
-        self.wait(0.5)
+        # -- the states: one row of H coloured cells per sentence ----------------------
+        heading, rows = self._state_rows()
+        pacer.swap(_first_note(hm, H), fade_in(heading))
+        # One sentence at a time, as the encoder reads them.
+        for row in rows:
+            self.play(fade_in(row), run_time=0.3)
+        self.pause_on_result("states")
 
         # -- the map --------------------------------------------------------------------
+        legend, pair_key = self._legend()
+        self.plot_top = self.legend_bottom - 0.15
         axes = self._axes()
-        self.play(fade_out(matrix), fade_in(axes))
+        self._swap(pacer, f"PCA keeps the 2 directions (of {H}) along which the {N} states differ most")
+        self.play(fade_out(heading), fade_out(rows), run_time=0.5)
+        self.play(fade_in(axes), run_time=0.6)
         points = self._point_positions()
         labels, placements = self._labels(points)
+        colours = topic_colours(theme, hm.topic_order)
+        groups: dict[str, VGroup] = {}
         for i in range(N):
-            dot = Dot(points[i], radius=DOT_R, color=theme.encoder)
+            dot = Dot(points[i], radius=DOT_R, color=colours.get(hm.topics[i], theme.muted))
             centre, leader = placements[i]
             labels[i].move_to(centre)
             group = VGroup(dot, labels[i])
             if leader:
                 end = self._nearest_edge_point(labels[i], points[i])
                 group.add(Line(points[i], end, color=theme.muted, stroke_width=1.5))
-            self.play(fade_in(group), run_time=0.35)
+            groups.setdefault(hm.topics[i], VGroup()).add(group)
+        # One topic at a time, with its legend entry, so the colours are learnt as they come.
+        for k, topic in enumerate(groups):
+            entry = legend[hm.topic_order.index(topic)] if topic else None
+            self.play(fade_in(groups[topic]), *([fade_in(entry)] if entry is not None else []),
+                      run_time=0.8)
+        self.pause_on_result("map")
 
-        near = self._note("Close points: sentences whose vectors are alike (in the 2 directions "
-                          "drawn; the axes say how much of the spread they keep)", theme.muted)
-        self.play(fade_out(pca_note), run_time=0.3)
-        self.play(fade_in(near))
-        self.wait(1.0)
-        honest = self._note(_last_note(hm), theme.highlight)
-        self.play(fade_out(near), run_time=0.3)
-        self.play(fade_in(honest))
-        self.wait(1.5)
+        if hm.word_order_pairs:
+            links = VGroup(*(DashedLine(points[i], points[j], color=theme.text, stroke_width=2.5,
+                                        dash_length=0.08) for i, j in hm.word_order_pairs))
+            self._swap(pacer, "Dashed lines join sentences made of the same words in another order",
+                       Create(links), fade_in(pair_key))
+            self.pause_on_result("map")
 
-    def _note(self, text: str, colour) -> Mobject:
-        note = caption(text, self.theme, 20, colour)
-        fit_within(note, max_width=13.4)
-        return note.move_to([0, CAPTION_Y, 0])
+        # -- what the map shows: measured by the core, said as a statement ----------------
+        self._swap(pacer, self._statement())
+        self.pause_on_result("map")
+        pacer.finish()
+
+    def _swap(self, pacer: CaptionPacer, text: Any, *anims: Any) -> None:
+        """The next caption once the current one has been read: out, then in (two
+        captions in one place never share a frame)."""
+        if pacer.current is not None:
+            pacer._wait_for_reader()
+            self.play(fade_out(pacer.current), run_time=0.4)
+            pacer.current = None
+        pacer.swap(text, *anims)
+
+    # -- builders --------------------------------------------------------------
 
     def _reader_line(self, tex: str) -> Mobject:
         """Under the title, for the whole scene: which encoder read the sentences."""
         theme, hm = self.theme, self.trace.hidden_state_map
-        line = VGroup(caption(f"read by {_reader(hm)}; each point is", theme, 18, theme.muted),
-                      math_label(tex, theme, 24, theme.encoder)).arrange(RIGHT, buff=0.12)
-        fit_within(line, max_width=13.4)
+        line = VGroup(caption(f"read by {_reader(hm)}; each point is", theme, 20, theme.muted),
+                      math_label(tex, theme, 30, theme.encoder)).arrange(RIGHT, buff=0.12)
+        fit_within(line, max_width=13.6)
         return line.move_to([0, SUBTITLE_Y, 0])
 
-    # -- builders --------------------------------------------------------------
+    def _state_rows(self) -> tuple[VGroup, VGroup]:
+        """Each sentence's h_T as a row of cells tinted by sign and size (the glyph of
+        its numbers), its sentence on the left."""
+        theme, hm = self.theme, self.trace.hidden_state_map
+        N, H = hm.states.shape
+        scale = max(float(np.max(np.abs(hm.states))), 1e-9)
+        cell_w = min(0.5, 7.0 / H)
+        cell_h = min(0.42, 4.6 / N)
+        out = VGroup()
+        for i in range(N):
+            cells = VGroup(*(ValueCell(v, theme, None, cell_w, cell_h * 0.9, scale, show_number=False)
+                             for v in hm.states[i])).arrange(RIGHT, buff=0)
+            name = caption(shorten(hm.sentences[i], 30), theme, 20)
+            name.next_to(cells, LEFT, buff=0.25)
+            out.add(VGroup(name, cells))
+        out.arrange(DOWN, buff=cell_h * 0.1, aligned_edge=RIGHT)
+        heading = VGroup(math_label(_state_tex(hm), theme, 30, theme.encoder),
+                         caption(f"of each sentence: {H} numbers, tinted by sign and size", theme, 20,
+                                 theme.muted)).arrange(RIGHT, buff=0.15)
+        heading.next_to(out, UP, buff=0.2).align_to(out, RIGHT)
+        VGroup(heading, out).move_to([0.8, -0.15, 0])
+        return heading, out
+
+    def _legend(self) -> tuple[VGroup, VGroup]:
+        """One entry per topic (a dot in its colour and the name), in rows under the
+        reader line; and the key of the word-order lines. Entries are placed, not shown."""
+        theme, hm = self.theme, self.trace.hidden_state_map
+        colours = topic_colours(theme, hm.topic_order)
+        entries = VGroup(*(VGroup(Dot(radius=DOT_R, color=colours[t]), caption(t, theme, 20))
+                           .arrange(RIGHT, buff=0.12) for t in hm.topic_order))
+        pair_key = VGroup(DashedLine(LEFT * 0.3, RIGHT * 0.3, color=theme.text, stroke_width=2.5,
+                                     dash_length=0.08),
+                          caption("same words", theme, 20)).arrange(RIGHT, buff=0.12)
+        items = [*entries, *([pair_key] if hm.word_order_pairs else [])]
+        self.legend_bottom = LEGEND_TOP + 0.1  # no legend: the plot takes its room
+        if not items:
+            return VGroup(), pair_key.move_to([0, LEGEND_TOP, 0])
+        # As many per row as fit in the frame's width.
+        lines: list[list[Mobject]] = [[]]
+        width = 0.0
+        for item in items:
+            if lines[-1] and width + 0.5 + item.width > 13.4:
+                lines.append([])
+                width = 0.0
+            width += (0.5 if lines[-1] else 0) + item.width
+            lines[-1].append(item)
+        rows = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.5) for line in lines)).arrange(DOWN, buff=0.12)
+        rows.move_to([0, LEGEND_TOP - rows.height / 2, 0])
+        self.legend_bottom = rows.get_bottom()[1]
+        return entries, pair_key
+
+    def _statement(self) -> VGroup:
+        """The last caption: what the map shows, with the measured numbers."""
+        theme, hm = self.theme, self.trace.hidden_state_map
+        key = "hidden_state_map."
+        parts: list[list[Mobject]] = []
+
+        def number(value: float, path: str, *index: int, decimals: int | None = None) -> NumberLabel:
+            return NumberLabel(value, theme, (key + path, *index), font_size=22, colour=theme.highlight,
+                               decimals=decimals)
+
+        if hm.topic_sentences:
+            parts.append([caption("On this map,", theme, 22),
+                          number(hm.same_topic_nearest, "same_topic_nearest", decimals=0),
+                          caption("of", theme, 22),
+                          number(hm.topic_sentences, "topic_sentences", decimals=0),
+                          caption("sentences lie nearest one of their own topic;", theme, 22)])
+        pairs = len(hm.word_order_pairs)
+        if pairs and pairs <= 3:
+            line: list[Mobject] = [caption("the same words in another order lie", theme, 22)]
+            for k in range(pairs):
+                if k:
+                    line.append(caption("and" if k == pairs - 1 else ",", theme, 22))
+                line.append(number(hm.pair_distances[k], "pair_distances", k))
+            line += [caption("apart; any two sentences:", theme, 22),
+                     number(hm.median_distance, "median_distance"), caption("(median)", theme, 22)]
+            parts.append(line)
+        else:
+            parts.append([caption("the median distance between two sentences on this map is", theme, 22),
+                          number(hm.median_distance, "median_distance")])
+        if not (hm.network == "translator" and hm.trained):
+            # An untrained encoder groups nothing on purpose: say so with the measures.
+            parts[-1].append(caption("(not trained: by chance)" if hm.topic_sentences or pairs
+                                     else "(encoder not trained)", theme, 22, theme.muted))
+        lines = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.12) for line in parts)).arrange(DOWN, buff=0.12)
+        fit_within(lines, max_width=13.6)
+        lines.move_to([0, CAPTION_Y, 0])
+        lines.text = " ".join(t.text for line in lines for t in line)
+        return lines
 
     def _labels(self, points: np.ndarray) -> tuple[list[Mobject], list[tuple[np.ndarray, bool]]]:
         """Sentence labels, each cut shorter only as far as it needs to fit.
@@ -343,7 +462,7 @@ class HiddenStateMapScene(WalkthroughScene):
         If some leader line cannot avoid other labels, all labels start
         shorter, as long as that helps: an unambiguous line is worth a
         shorter label. Texts are built only when their size is asked for."""
-        bounds = (PLOT_LEFT + 0.1, PLOT_BOTTOM + 0.1, PLOT_RIGHT - 0.1, PLOT_TOP - 0.1)
+        bounds = (PLOT_LEFT + 0.1, PLOT_BOTTOM + 0.1, PLOT_RIGHT - 0.1, self.plot_top - 0.05)
         built: dict[str, Mobject] = {}
 
         def label(text: str) -> Mobject:
@@ -355,10 +474,10 @@ class HiddenStateMapScene(WalkthroughScene):
             for text in texts:
                 yield label(text).width, label(text).height
 
+        sentences = self.trace.hidden_state_map.sentences
         best = None
         for start in range(len(LABEL_CHARS)):
-            texts = [list(dict.fromkeys(shorten(s, chars) for chars in LABEL_CHARS[start:]))
-                     for s in self.trace.hidden_state_map.sentences]
+            texts = [_distinct_cuts(sentences, k, LABEL_CHARS[start:]) for k in range(len(sentences))]
             placements, picks, clean, ambiguous = place_label_options(
                 points, [_Lazy(sizes, t) for t in texts], bounds)
             score = (not clean, ambiguous)
@@ -373,15 +492,15 @@ class HiddenStateMapScene(WalkthroughScene):
     def _point_positions(self) -> np.ndarray:
         """PC coordinates mapped into the plot, one scale for both axes."""
         proj = self.trace.hidden_state_map.projected
-        margin_x, margin_y = 1.3, 0.5
+        margin_x, margin_y = 1.3, 0.45
         lo = proj.min(axis=0)
         hi = proj.max(axis=0)
         span = np.maximum(hi - lo, 1e-9)
         width = PLOT_RIGHT - PLOT_LEFT - 2 * margin_x
-        height = PLOT_TOP - PLOT_BOTTOM - 2 * margin_y
+        height = self.plot_top - PLOT_BOTTOM - 2 * margin_y
         k = min(width / span[0], height / span[1])
         centre_data = (lo + hi) / 2
-        centre_plot = np.array([(PLOT_LEFT + PLOT_RIGHT) / 2, (PLOT_BOTTOM + PLOT_TOP) / 2])
+        centre_plot = np.array([(PLOT_LEFT + PLOT_RIGHT) / 2, (PLOT_BOTTOM + self.plot_top) / 2])
         xy = (proj - centre_data) * k + centre_plot
         return np.column_stack([xy, np.zeros(len(xy))])
 
@@ -389,21 +508,21 @@ class HiddenStateMapScene(WalkthroughScene):
         theme, hm = self.theme, self.trace.hidden_state_map
         x_axis = Line([PLOT_LEFT, PLOT_BOTTOM, 0], [PLOT_RIGHT, PLOT_BOTTOM, 0], color=theme.panel,
                       stroke_width=2)
-        y_axis = Line([PLOT_LEFT, PLOT_BOTTOM, 0], [PLOT_LEFT, PLOT_TOP, 0], color=theme.panel,
+        y_axis = Line([PLOT_LEFT, PLOT_BOTTOM, 0], [PLOT_LEFT, self.plot_top, 0], color=theme.panel,
                       stroke_width=2)
         pc1 = self._axis_label(1, hm.explained_variance_percent[0])
         pc1.next_to(x_axis, DOWN, buff=0.1).align_to(x_axis, RIGHT)
         pc2 = self._axis_label(2, hm.explained_variance_percent[1]).rotate(PI / 2)
-        pc2.next_to(y_axis, LEFT, buff=0.1).align_to(y_axis, UP)
+        pc2.next_to(y_axis, LEFT, buff=0.1).align_to(y_axis, DOWN)
         return VGroup(x_axis, y_axis, pc1, pc2)
 
     def _axis_label(self, k: int, value: float) -> VGroup:
         theme = self.theme
         return VGroup(
-            caption(f"PC{k} (", theme, 16, theme.muted),
+            caption(f"PC{k} (", theme, 20, theme.muted),
             NumberLabel(value, theme, ("hidden_state_map.explained_variance_percent", k - 1),
-                        font_size=16, colour=theme.muted),
-            caption("% of variance)", theme, 16, theme.muted),
+                        font_size=20, colour=theme.muted),
+            caption("% of variance)", theme, 20, theme.muted),
         ).arrange(RIGHT, buff=0.05)
 
     @staticmethod

@@ -21,6 +21,7 @@ from manim import (
     Dot,
     Line,
     VGroup,
+    Wait,
 )
 
 from .base import WalkthroughScene
@@ -45,12 +46,15 @@ class LengthCurveScene(WalkthroughScene):
     trace_sections = (SECTION,)
     description = ("Measured: exact-match accuracy by sentence length, with attention and with only "
                    "the last encoder state h_T.")
+    shown_results = ("accuracy",)
 
     def construct(self) -> None:
         theme, data = self.theme, self.trace.to_dict()[SECTION]
         if data is None:  # no measurements shipped: say so rather than draw nothing
-            self.play(fade_in(caption("No length measurements shipped.", theme, 28)))
-            self.wait(1)
+            self.add(caption("No length measurements shipped.", theme, 28))
+            self.play(Wait(0.1))
+            self.pause_on_result("accuracy")
+            self.hold_final()
             return
         lengths = data["lengths"]
         curves = (
@@ -61,7 +65,8 @@ class LengthCurveScene(WalkthroughScene):
         title = caption("Longer sentences, with and without attention", theme, 32).move_to([0, TITLE_Y, 0])
         sub = caption("the same GRU translator trained twice; unseen test sentences", theme, 20, theme.muted)
         sub.next_to(title, DOWN, buff=0.15)
-        self.play(fade_in(title), fade_in(sub))
+        # The first frame is the title, never black.
+        self.add(title, sub)
 
         axes, labels = self._axes(lengths)
         self.play(Create(axes), fade_in(labels))
@@ -77,7 +82,10 @@ class LengthCurveScene(WalkthroughScene):
                                          stroke_width=5, vertex_dot_radius=0.07,
                                          vertex_dot_style={"color": colour})
             self.play(Create(graph), fade_in(entry, shift=LEFT * 0.2), run_time=1.6)
-        self.wait(2)
+            # Each curve's value at the longest length is a result: let it be read.
+            self.pause_on_result("accuracy")
+        # Both curves and their values: the poster, held for a loop.
+        self.hold_final()
 
     def _axes(self, lengths: list[int]) -> tuple[Axes, VGroup]:
         theme = self.theme
@@ -92,13 +100,14 @@ class LengthCurveScene(WalkthroughScene):
         # Tick labels: the measured lengths under the axis, a percent scale beside it.
         for n in lengths:
             tick = Line(axes.c2p(n, 0) + DOWN * 0.06, axes.c2p(n, 0) + UP * 0.06, color=theme.muted)
-            labels.add(tick, caption(str(n), theme, 18, theme.muted).next_to(axes.c2p(n, 0), DOWN, buff=0.15))
+            labels.add(tick, caption(str(n), theme, 20, theme.muted).next_to(axes.c2p(n, 0), DOWN, buff=0.15))
         for frac in (0.0, 0.5, 1.0):
-            labels.add(caption(f"{int(frac * 100)} %", theme, 18, theme.muted)
+            # Fractions, as the values in the legend are shown (0.05, not 5 %).
+            labels.add(caption(f"{frac:g}", theme, 20, theme.muted)
                        .next_to(axes.c2p(lengths[0] - 0.5, frac), LEFT, buff=0.15))
         labels.add(caption("source sentence length (words)", theme, 20)
                    .next_to(axes.x_axis, DOWN, buff=0.55))
-        labels.add(caption("sentences translated exactly", theme, 20)
+        labels.add(caption("share of sentences translated exactly", theme, 20)
                    .next_to(axes.c2p(lengths[0] - 0.5, 1.0), UP, buff=0.3).align_to(axes, LEFT))
         return axes, labels
 
@@ -107,12 +116,12 @@ class LengthCurveScene(WalkthroughScene):
         the measured value at the longest length."""
         theme = self.theme
         sample = VGroup(Line(LEFT * 0.3, RIGHT * 0.3, color=colour, stroke_width=5), Dot(radius=0.07, color=colour))
-        words = VGroup(caption(text, theme, 20), math_label(tex, theme, 26, colour)).arrange(
+        words = VGroup(caption(text, theme, 20), math_label(tex, theme, 30, colour)).arrange(
             DOWN, buff=0.1, aligned_edge=LEFT)
         head = VGroup(sample, words).arrange(RIGHT, buff=0.2, aligned_edge=UP)
         value = NumberLabel(self.trace.to_dict()[SECTION][name]["exact_match"][last], theme,
                             key=(f"{SECTION}.{name}.exact_match", last), font_size=20, colour=colour)
-        at = caption(f"at {longest} words:", theme, 18, theme.muted)
+        at = caption(f"at {longest} words:", theme, 20, theme.muted)
         row = VGroup(at, value).arrange(RIGHT, buff=0.15)
         row.next_to(head, DOWN, buff=0.12).align_to(words, LEFT)
         return VGroup(head, row)

@@ -126,3 +126,59 @@ def test_two_sentences_shortened_alike_each_keep_their_label():
     assert len({id(m) for m in shown}) == 2
     a, b = shown
     assert not np.allclose(a.get_center(), b.get_center())
+
+
+def test_labels_keep_the_word_that_tells_sentences_apart():
+    # Twelve sentences differing in their fourth word once all read "a small…".
+    from scenes.hidden_state_map import LABEL_CHARS, _distinct_cuts
+
+    sentences = [f"a small black {noun} has seen a black cat in recent years"
+                 for noun in ("horse", "cat", "dog")]
+    # Cut at 18 and 14 characters all three read "a small black…" / "a small…": left out.
+    assert _distinct_cuts(sentences, 0, LABEL_CHARS) == [
+        "a small black horse has seen a black\u2026", "a small black horse has seen\u2026",
+        "a small black horse\u2026"]
+    # With no distinct cut at all, the longest cut stays (a label is never dropped).
+    same_start = ["the big black goat has eaten the small red apple this year",
+                  "the big black goat has eaten the small red apple last year", "a dog"]
+    assert _distinct_cuts(same_start, 0, (40, 14)) == ["the big black goat has eaten the small\u2026"]
+
+
+def test_the_map_is_coloured_by_topic_and_joins_word_order_pairs():
+    from manim import DashedLine, Dot, Text
+
+    from .helpers import build_scene, load_default_trace
+
+    trace = load_default_trace()
+    hm = trace.hidden_state_map
+    scene = build_scene("hidden_state_map", trace)
+    family = [m for top in scene.mobjects for m in top.get_family()]
+    texts = {m.text.replace(" ", "") for m in family if isinstance(m, Text)}
+    # The legend names every topic.
+    assert all(topic.replace(" ", "") in texts for topic in hm.topic_order)
+    # Each sentence's dot sits by its label; dots of one topic share a colour, topics differ.
+    dots = [m for m in family if isinstance(m, Dot) and m.radius < 0.1]
+    colour_of = {}
+    for topic in hm.topic_order:
+        members = [i for i, t in enumerate(hm.topics) if t == topic]
+        colours = {dots_colour for dots_colour in
+                   (_colour_at(dots, scene, i) for i in members)}
+        assert len(colours) == 1, (topic, colours)
+        colour_of[topic] = colours.pop()
+    assert len(set(colour_of.values())) == len(hm.topic_order)
+    # One dashed line per word-order pair, from one point of the pair to the other.
+    lines = [m for m in scene.mobjects for m in m.get_family() if isinstance(m, DashedLine)]
+    ends = {tuple(np.round(sorted([tuple(line.get_start()[:2]), tuple(line.get_end()[:2])]), 3).ravel())
+            for line in lines}
+    points = scene._point_positions()
+    want = {tuple(np.round(sorted([tuple(points[i][:2]), tuple(points[j][:2])]), 3).ravel())
+            for i, j in hm.word_order_pairs}
+    assert want and want <= ends
+
+
+def _colour_at(dots, scene, i):
+    """The colour of the dot drawn at sentence ``i``'s point."""
+    point = scene._point_positions()[i]
+    dot = min(dots, key=lambda d: np.linalg.norm(d.get_center() - point))
+    assert np.linalg.norm(dot.get_center() - point) < 1e-6
+    return dot.get_color().to_hex()

@@ -33,18 +33,24 @@ def _expected_keys(scene_id: str, trace) -> set[tuple]:
         dp = trace.dot_product
         keys = {(f"dot_product.{name}", i) for name in ("movie", "user", "products", "running_sum")
                 for i in range(len(dp.features))}
-        keys |= {(f"dot_product.{name}",) for name in
-                 ("score", "norm_movie", "norm_user", "cosine", "angle_deg")}
-        # |m| |u| is not shown: a product of rounded norms may differ from the
-        # rounded product, so the scene shows both norms instead (issue 13).
-        keys |= {(f"dot_product.sweep.{name}", k) for name in ("angles_deg", "scores")
+        keys |= {(f"dot_product.{name}",) for name in ("score", "norm_movie", "norm_user")}
+        # cos(theta), theta and the sweep's scores as computed from the shown
+        # operands, so the on-screen arithmetic agrees (issue 13); |m| |u| is
+        # not shown, the two norms are.
+        keys |= {("dot_product.shown.cosine",), ("dot_product.shown.angle_deg",)}
+        keys |= {(name, k) for name in ("dot_product.sweep.angles_deg", "dot_product.shown.sweep_scores")
                  for k in range(len(dp.sweep_angles_deg))}
         return keys
+    # The map shows no state numbers (each h_T is a row of tinted cells), the
+    # axes' shares of variance and the measured statement at the end.
     hm = trace.hidden_state_map
-    N, H = hm.states.shape
-    keys = {("hidden_state_map.states", i, j) for i in _kept_indices(N, 8) if i is not None
-            for j in _kept_indices(H, 8) if j is not None}
-    return keys | {("hidden_state_map.explained_variance_percent", k) for k in range(2)}
+    keys = {("hidden_state_map.explained_variance_percent", k) for k in range(2)}
+    keys.add(("hidden_state_map.median_distance",))
+    if hm.topic_sentences:
+        keys |= {("hidden_state_map.same_topic_nearest",), ("hidden_state_map.topic_sentences",)}
+    if len(hm.word_order_pairs) <= 3:
+        keys |= {("hidden_state_map.pair_distances", k) for k in range(len(hm.word_order_pairs))}
+    return keys
 
 
 def _check(scene_id: str, data: dict | None, skip: bool = True):

@@ -279,9 +279,14 @@ def test_bad_dot_product_table(table, key):
         ({"sentences": "the cat"}, "hidden_state_map.sentences"),
         ({}, "hidden_state_map.sentences"),
         ({"sentences": ["a", "b", "c"], "labels": ["x"]}, "hidden_state_map.labels"),
+        ({"sentences": ["a", ["b", "x", "y"], "c"]}, "hidden_state_map.sentences[1]"),
+        ({"sentences": ["a", "b", ["c", 3]]}, "hidden_state_map.sentences[2][1]"),
+        ({"sentences": ["a", ["b", "y" * 25], "c"]}, "hidden_state_map.sentences[1][1]"),
+        ({"sentences": ["a", [3, "x"], "c"]}, "hidden_state_map.sentences[1]"),
     ],
     ids=["two-sentences", "thirteen-sentences", "thirteen-words", "no-words", "not-a-string",
-         "repeated", "not-a-list", "missing", "unknown-key"],
+         "repeated", "not-a-list", "missing", "unknown-key", "triple", "topic-not-string",
+         "topic-too-long", "sentence-not-string"],
 )
 def test_bad_hidden_state_map_table(table, key):
     with pytest.raises(NumbersError) as err:
@@ -298,3 +303,92 @@ def test_tables_are_optional():
     default = trace_from(varied())
     assert trace.dot_product.to_dict() == default.dot_product.to_dict()
     assert trace.hidden_state_map.to_dict() == default.hidden_state_map.to_dict()
+
+
+# --------------------------------------------------------------------------
+# what the map shows: topics, word-order pairs, nearest points (by hand)
+# --------------------------------------------------------------------------
+
+
+def test_word_order_pairs_by_hand():
+    from attention_core.sentence_map import word_order_pairs
+
+    tokens = [("the", "cat", "sees", "the", "dog"), ("a", "dog"), ("the", "dog", "sees", "the", "cat"),
+              ("dog", "a"), ("the", "cat", "sees", "a", "dog")]
+    # Same words in another order: 0 and 2, 1 and 3; 4 has "a" for one "the".
+    assert word_order_pairs(tokens) == ((0, 2), (1, 3))
+    assert word_order_pairs([("a", "b"), ("c",), ("b", "c")]) == ()
+
+
+def test_nearest_neighbours_by_hand():
+    from attention_core.sentence_map import nearest_neighbours
+
+    # Distances: 0-1 1, 0-2 5, 0-3 sqrt 29, 1-2 4, 1-3 sqrt 20, 2-3 2.
+    points = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [5.0, 2.0]])
+    assert nearest_neighbours(points).tolist() == [1, 0, 3, 2]
+
+
+def test_map_measures_by_hand():
+    from attention_core.sentence_map import map_from_states
+
+    # Two-number states: PCA with 2 components only turns and centres them, so
+    # the map keeps every distance of the states (the points above).
+    states = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [5.0, 2.0]])
+    hm = map_from_states(["the cat sees the dog", "The dog sees the cat", "a cow", "the market"],
+                         states, topics=("a", "a", "b", "a"))
+    assert hm.word_order_pairs == ((0, 1),)
+    assert hm.pair_distances.tolist() == pytest.approx([1.0])
+    # Sorted distances 1, 2, 4, sqrt 20, 5, sqrt 29: the median is (4 + sqrt 20) / 2.
+    assert hm.median_distance == pytest.approx((4 + math.sqrt(20)) / 2)
+    # 0 and 1 are each other's nearest (topic a, a); 2 (b) and 3 (a) are too.
+    assert hm.nearest.tolist() == [1, 0, 3, 2]
+    assert (hm.topic_sentences, hm.same_topic_nearest) == (4, 2)
+    assert hm.topic_order == ("a", "b")
+    # A sentence without a topic ("") is neither counted nor in the legend.
+    untitled = map_from_states(["a", "b", "c", "d"], states, topics=("a", "", "b", "a"))
+    assert (untitled.topic_sentences, untitled.same_topic_nearest) == (3, 0)
+    assert untitled.topic_order == ("a", "b")
+
+
+def test_topics_are_optional_and_exported():
+    trace = trace_from(_with("hidden_state_map", {"sentences": ["the cat eats fish", "a dog runs",
+                                                                "the market has fallen"]}))
+    hm = trace.hidden_state_map
+    assert hm.topics == ("", "", "") and hm.topic_order == () and hm.topic_sentences == 0
+    exported = trace.to_dict()["hidden_state_map"]
+    assert exported["topics"] == ["", "", ""] and exported["word_order_pairs"] == []
+    # Bare sentences and [sentence, topic] pairs mix; spaces in a topic are tidied.
+    mixed = trace_from(_with("hidden_state_map", {"sentences": [
+        ["the cat eats fish", " animals  eat "], "a dog runs", ["the market has fallen", "economy"]]}))
+    assert mixed.hidden_state_map.topics == ("animals eat", "", "economy")
+    assert mixed.hidden_state_map.sentences == ("the cat eats fish", "a dog runs", "the market has fallen")
+
+
+def test_default_map_has_topics_and_word_order_pairs():
+    trace = trace_from(default_data())
+    hm = trace.hidden_state_map
+    assert len(hm.topic_order) == 3 and all(hm.topics)
+    # "The cat sees the dog" / "The dog sees the cat", "The horse likes the cow" / "...cow likes the horse".
+    pairs = {(hm.sentences[i].lower(), hm.sentences[j].lower()) for i, j in hm.word_order_pairs}
+    assert pairs == {("the cat sees the dog", "the dog sees the cat"),
+                     ("the horse likes the cow", "the cow likes the horse")}
+    assert hm.topics[hm.word_order_pairs[0][0]] == hm.topics[hm.word_order_pairs[0][1]]
+
+
+def test_cosine_and_angle_from_the_shown_operands_by_hand():
+    # The draft's example: m . u = -0.48 + 0.81 + 0.06 = 0.39; |m| = sqrt 1.21 = 1.10;
+    # |u| = sqrt 1.54 = 1.2410 -> 1.24 on screen. From what is shown:
+    # cos = 0.39 / (1.10 x 1.24) = 0.39 / 1.364, theta = arccos(0.29) = 73.14 deg.
+    dp = trace_from(default_data()).dot_product
+    assert dp.shown_cosine == pytest.approx(0.39 / 1.364)
+    assert dp.shown_angle_deg == pytest.approx(math.degrees(math.acos(0.29)))
+    assert dp.shown_sweep_scores.tolist() == pytest.approx(
+        [1.364 * math.cos(math.radians(a)) for a in (0, 30, 60, 90, 120, 150, 180)], abs=1e-12)
+    # A case where the rounded operands change the second decimal: m . u = 1,
+    # |m| = sqrt 3 = 1.732 -> 1.73, |u| = 1: cos on screen 1 / 1.73 = 0.578.
+    from attention_core.similarity import DotProductInputs, compute_dot_product
+
+    other = compute_dot_product(DotProductInputs(("a", "b", "c"), np.array([1.0, 1.0, 1.0]),
+                                                 np.array([1.0, 0.0, 0.0])))
+    assert other.shown_cosine == pytest.approx(1 / 1.73)
+    assert other.shown_angle_deg == pytest.approx(math.degrees(math.acos(0.58)))
