@@ -78,10 +78,11 @@ def _cached_path(camera: Any, ctx: Any, vmobject: Any) -> Any:
         _original(camera, recorder, vmobject)
         ops = tuple(recorder.ops)
         if len(_paths) >= MAX_ENTRIES:
-            _paths.pop(next(iter(_paths)))  # the oldest
+            _paths.pop(next(iter(_paths)))  # the least recently used
         _paths[key] = ops
     else:
         _hits += 1
+        _paths[key] = _paths.pop(key)  # recently used: evicted last
     calls = (ctx.new_path, ctx.new_sub_path, ctx.move_to, ctx.curve_to, ctx.close_path)
     for op, args in ops:
         calls[op](*args)
