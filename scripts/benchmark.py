@@ -26,10 +26,11 @@ the cluster is shut down) is printed: on a machine shared with other work
 the wall times swell with the load, the processor times much less.
 
 How long a run takes, on 2 cores: the whole set at low quality with
-``--repeat 1`` about 25 minutes on an idle machine (plain manim ~4.5 min,
+``--repeat 1`` about 25 minutes on an idle machine (estimated; plain manim ~4.5 min,
 each cold run of the set 2 to 4.5 min, ``attention_process`` alone 4 x
 ~1 min); ``--scenes attention_process,length_curve,dot_product`` about a
-third of that; both double or worse under load. ``--only SCENE`` (for example with
+third of that (measured: 51 minutes at a load average of 15 to 21);
+both double or worse under load. ``--only SCENE`` (for example with
 ``--quality high``) measures one scene instead of the set: plain manim,
 ``--jobs 1``, default jobs, split.
 
