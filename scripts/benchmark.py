@@ -21,8 +21,9 @@ Prints, in one run, the wall time (median of ``--repeat`` runs) of:
 then the ratios against the baseline. Every step runs in a fresh process,
 so imports count, as they do for a user. Next to the wall time, each step's
 processor time (user + system of the processes it started, as the kernel
-counts them for reaped children: the Dask workers' share is included as
-the cluster is shut down) is printed: on a machine shared with other work
+counts them for reaped children: complete for one process, possibly
+undercounted for worker pools, and including the cluster's own processes
+for Dask) is printed: on a machine shared with other work
 the wall times swell with the load, the processor times much less.
 
 How long a run takes, on 2 cores: the whole set at low quality with
