@@ -194,8 +194,9 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     from scenes import THEMES
     from scenes.base import Timeline
 
-    from . import encode, vector
+    from . import encode, fast_render, vector
 
+    fast_render.install()  # same pixels, paths replayed (publish/fast_render.py)
     cls = _resolve(scene)
     scene_id = cls.scene_id
     stem = options.stem(scene_id)

@@ -61,6 +61,9 @@ def render_part(task: PartTask) -> PartOutput:
 
     from .pipeline import QUALITIES, WORK_PREFIX, _resolve, _tex_slot
 
+    from . import fast_render
+
+    fast_render.install()
     job = task.job
     cls = _resolve(job.scene)
     poster_time = getattr(cls, "poster_time", None)
@@ -89,6 +92,20 @@ def render_part(task: PartTask) -> PartOutput:
                     renderer.skip_animations = True
 
             renderer.update_skipping_status = update_skipping_status
+            update_frame = renderer.update_frame
+
+            def draw_unless_skipping(*args: Any, **kwargs: Any) -> None:
+                # Manim still draws the static backdrop and one frame of every
+                # skipped animation (frames it then throws away): in a part,
+                # half or more of the animations are skipped, so that was a
+                # large share of each part's drawing. No frame of a skipped
+                # animation is written, and every drawn animation starts
+                # from the background or its own static image, so nothing
+                # drawn later depends on these pixels.
+                if not renderer.skip_animations:
+                    update_frame(*args, **kwargs)
+
+            renderer.update_frame = draw_unless_skipping
             if poster_time is not None:
                 add_frame = renderer.add_frame
 

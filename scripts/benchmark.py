@@ -11,13 +11,27 @@ Prints, in one run, the wall time (median of ``--repeat`` runs) of:
 6. a re-run after changing one number (an input of dot-product attention): only the
    scenes that show it are rendered again;
 7. the longest scene (``--long``, default ``attention_process``) alone, whole
-   and split in ``--split`` parts, with the default jobs;
+   and split in ``--split`` parts, with the default jobs, ``--long-repeat``
+   runs each (default 2), whole and split alternating so that a change in
+   the machine's load falls on both;
 8. the baseline: the same scenes rendered one after another by ``manim`` on
    the command line, from a tiny manim file that instantiates each scene
    with the default trace (caching off, as a cold render);
 
 then the ratios against the baseline. Every step runs in a fresh process,
-so imports count, as they do for a user. ``--only SCENE`` (for example with
+so imports count, as they do for a user. Next to the wall time, each step's
+processor time (user + system of the processes it started, as the kernel
+counts them for reaped children: complete for one process, possibly
+undercounted for worker pools, and including the cluster's own processes
+for Dask) is printed: on a machine shared with other work
+the wall times swell with the load, the processor times much less.
+
+How long a run takes, on 2 cores: the whole set at low quality with
+``--repeat 1`` about 25 minutes on an idle machine (estimated; plain manim ~4.5 min,
+each cold run of the set 2 to 4.5 min, ``attention_process`` alone 4 x
+~1 min); ``--scenes attention_process,length_curve,dot_product`` about a
+third of that (measured: 51 minutes at a load average of 15 to 21);
+both double or worse under load. ``--only SCENE`` (for example with
 ``--quality high``) measures one scene instead of the set: plain manim,
 ``--jobs 1``, default jobs, split.
 
@@ -29,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -43,10 +58,19 @@ sys.path.insert(0, str(ROOT))
 MANIM_FLAGS = {"low": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
 
 
+CPU: dict[str, float] = {}  # processor seconds of the last _timed call, by label
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _children_cpu()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
     seconds = time.monotonic() - start
+    CPU["last"] = _children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"benchmark: {' '.join(cmd[:4])}... failed:\n{proc.stderr[-2000:]}")
     return seconds, proc.stderr
@@ -104,6 +128,8 @@ def main() -> None:
     parser.add_argument("--warm-repeat", type=int, default=5, help="runs per warm measurement (median)")
     parser.add_argument("--split", type=int, default=2, help="parts per scene in the split runs")
     parser.add_argument("--long", default="attention_process", help="the scene measured alone, split or not")
+    parser.add_argument("--long-repeat", type=int, default=2,
+                        help="runs of the long scene alone, whole and split (median)")
     parser.add_argument("--only", default=None, help="measure this one scene instead of the whole set")
     parser.add_argument("--scenes", default=None,
                         help="comma-separated scene ids instead of the whole set (a quicker run)")
@@ -119,37 +145,49 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="attention-benchmark-"))
     which = [args.only] if args.only else (scene_ids if args.scenes else ["--all"])
     render = [py, "render.py", "render", *which, "--quality", args.quality, "--format", args.format]
-    results: dict[str, float] = {}
+    results: dict[str, float] = {}  # label -> median wall seconds
+    cpu: dict[str, float] = {}  # label -> median processor seconds
+    runs: dict[str, list[float]] = {}  # label -> every wall time, for the report
     notes: dict[str, str] = {}
+    loads: list[float] = []
+
+    def record(label: str, walls: list[float], cpus: list[float]) -> None:
+        results[label], cpu[label], runs[label] = statistics.median(walls), statistics.median(cpus), walls
+        loads.append(os.getloadavg()[0])
+        print(f"  {label}: {results[label]:.1f} s wall, {cpu[label]:.1f} s cpu "
+              f"(runs {', '.join(f'{w:.1f}' for w in walls)}; load {loads[-1]:.1f})", flush=True)
+
     try:
+        def cold_once(label: str, extra: list[str], base: list[str], i: int) -> tuple[float, float]:
+            out = work / f"{label}-{i}"
+            seconds, err = _timed(base + ["--out", str(out), *extra])
+            notes[label] = _summary(err)
+            return seconds, CPU["last"]
+
         def cold(label: str, extra: list[str], base: list[str] = render) -> None:
-            times = []
-            for i in range(args.repeat):
-                out = work / f"{label}-{i}"
-                seconds, err = _timed(base + ["--out", str(out), *extra])
-                times.append(seconds)
-                notes[label] = _summary(err)
-            results[label] = statistics.median(times)
-            print(f"  {label}: {results[label]:.1f} s", flush=True)
+            timed = [cold_once(label, extra, base, i) for i in range(args.repeat)]
+            record(label, [w for w, _ in timed], [c for _, c in timed])
 
         print(f"benchmark: {len(scene_ids)} scenes ({', '.join(scene_ids)}), quality {args.quality}, "
-              f"format {args.format}, {os.cpu_count()} cores", flush=True)
+              f"format {args.format}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}",
+              flush=True)
 
         bench = work / "bench_scenes.py"
         names = _manim_file(bench, scene_ids)
         cfg = work / "bench.cfg"
         cfg.write_text(f"[CLI]\nbackground_color = {DARK.background}\nverbosity = ERROR\n"
                        "progress_bar = none\ndisable_caching = True\n")
-        times = []
+        walls, cpus = [], []
         for i in range(args.repeat):
-            total = 0.0
+            total = total_cpu = 0.0
             for name in names:
                 seconds, _ = _timed([manim, "render", MANIM_FLAGS[args.quality], "--config_file", str(cfg),
                                      "--media_dir", str(work / f"manim-{i}"), str(bench), name])
                 total += seconds
-            times.append(total)
-        results["plain manim, one after another"] = statistics.median(times)
-        print(f"  plain manim: {results['plain manim, one after another']:.1f} s", flush=True)
+                total_cpu += CPU["last"]
+            walls.append(total)
+            cpus.append(total_cpu)
+        record("plain manim, one after another", walls, cpus)
 
         cold("cold, --jobs 1", ["--jobs", "1"])
         cold("cold, default jobs", [])
@@ -158,49 +196,57 @@ def main() -> None:
             cold("cold, dask LocalCluster", ["--executor", "dask"])
 
             out = work / "cold, default jobs-0"
-            times = []
+            walls, cpus = [], []
             for _ in range(args.warm_repeat):
                 seconds, err = _timed(render + ["--out", str(out)])
-                times.append(seconds)
+                walls.append(seconds)
+                cpus.append(CPU["last"])
                 notes["warm, nothing changed"] = _summary(err)
-            results["warm, nothing changed"] = statistics.median(times)
+            record("warm, nothing changed", walls, cpus)
 
             changed = work / "changed.toml"
             what = _changed_numbers(changed)
-            times = []
+            walls, cpus = [], []
             for i in range(args.repeat):
                 # Each repeat starts from the default-numbers render, then changes one value.
                 copy = work / f"changed-{i}"
                 shutil.copytree(out, copy)
                 seconds, err = _timed(render + ["--out", str(copy), "--numbers", str(changed)])
-                times.append(seconds)
+                walls.append(seconds)
+                cpus.append(CPU["last"])
                 notes["one number changed"] = f"{what}; {_summary(err)}"
-            results["one number changed"] = statistics.median(times)
-            print("  warm and one-number runs done", flush=True)
+            record("one number changed", walls, cpus)
 
         if not args.only and args.long:
             alone = [py, "render.py", "render", args.long, "--quality", args.quality, "--format", args.format]
-            cold(f"{args.long} alone, whole", ["--split", "1"], alone)
-            cold(f"{args.long} alone, split {args.split}", ["--split", str(args.split)], alone)
+            whole, split = f"{args.long} alone, whole", f"{args.long} alone, split {args.split}"
+            timed: dict[str, list[tuple[float, float]]] = {whole: [], split: []}
+            for i in range(args.long_repeat):
+                # Alternating, so that a change of the machine's load falls on both.
+                timed[whole].append(cold_once(whole, ["--split", "1"], alone, i))
+                timed[split].append(cold_once(split, ["--split", str(args.split)], alone, i))
+            for label, pairs in timed.items():
+                record(label, [w for w, _ in pairs], [c for _, c in pairs])
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     base = results["plain manim, one after another"]
+    base_cpu = cpu["plain manim, one after another"]
     print()
-    print(f"{'step':<40} {'median s':>9} {'vs manim':>9}")
+    print(f"{'step':<40} {'median s':>9} {'vs manim':>9} {'cpu s':>9} {'vs manim':>9}")
     for label, seconds in results.items():
-        print(f"{label:<40} {seconds:9.2f} {seconds / base:8.2f}x")
+        print(f"{label:<40} {seconds:9.2f} {seconds / base:8.2f}x {cpu[label]:9.2f} {cpu[label] / base_cpu:8.2f}x")
     long_whole = results.get(f"{args.long} alone, whole")
     if long_whole:
         split_s = results[f"{args.long} alone, split {args.split}"]
         print(f"\n{args.long} with {os.cpu_count()} workers: split {args.split} takes "
-              f"{split_s / long_whole:.2f}x the whole-scene time")
+              f"{split_s / long_whole:.2f}x the whole-scene time (medians of {args.long_repeat} runs each)")
     print()
     for label, note in notes.items():
         print(f"{label}: {note}")
-    print(f"(repeats: cold {args.repeat}, warm {args.warm_repeat}; the cold runs of render.py also write "
-          f"index.html and the cache records; load average at the end: {os.getloadavg()[0]:.1f})")
-
+    print(f"(repeats: cold {args.repeat}, warm {args.warm_repeat}, {args.long} alone {args.long_repeat}; "
+          f"the cold runs of render.py also write index.html and the cache records; load average after "
+          f"each step: {', '.join(f'{x:.1f}' for x in loads)})")
 
 if __name__ == "__main__":
     main()
