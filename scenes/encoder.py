@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from manim import (
     DOWN,
     LEFT,
@@ -46,6 +48,7 @@ from .components import (
     subscript,
     title_bar,
 )
+from .glyphs import cell_width_for
 from .part1_layout import column_values, readable_dots, signed_bars, wrapped_note
 from .seq2seq_view import EncoderView, encoder_view, network_note
 
@@ -107,6 +110,8 @@ class EncoderScene(WalkthroughScene):
         cell_h = max(MIN_CELL_H, min(0.4, (space_top - space_bottom - 0.55) / rows))
         work_y = (space_top - 0.45 + space_bottom) / 2
         self.cell_h = cell_h
+        # Cells as wide as the longest number needs at 20 pt (no decimal dropped).
+        self.cell_w = cell_width_for(np.concatenate([view.inputs.ravel(), view.states.ravel()]), theme)
         cell = CellBox("encoder RNN" if view.network == "tanh" else "encoder GRU", theme, theme.encoder,
                        width=2.4, height=1.3).move_to([CELL_X, work_y, 0])
         # h_0 = 0, shown as its numbers: the draft's "initial hidden state is all 0s".
@@ -199,8 +204,8 @@ class EncoderScene(WalkthroughScene):
     def _column(self, values, key: str, label: str, colour, scale: float, work_y: float,
                 x: float) -> VectorColumn:
         """A vector's numbers in sign-and-size coloured cells, bars beside them, its name above."""
-        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_height=self.cell_h,
-                           scale=scale)
+        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=self.cell_w,
+                           cell_height=self.cell_h, scale=scale)
         readable_dots(col)
         cells, vals = column_values(values, col)
         col.bars = signed_bars(cells, vals, self.theme, scale, width=BAR_W)

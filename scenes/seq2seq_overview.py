@@ -252,7 +252,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         height = max(1.3, ys[0] - ys[-1] + pitch)
         box = RoundedRectangle(corner_radius=0.2, width=width, height=height, stroke_color=colour,
                                stroke_width=4, fill_color=colour, fill_opacity=0.12)
-        lines = VGroup(*(readable_text(line, self.theme, 22, max_width=width * 0.9)
+        lines = VGroup(*(readable_text(line, self.theme, 20, max_width=width * 0.86)
                          for line in label.split("\n")))
         lines.arrange(DOWN, buff=0.08)
         lines.move_to(box)
