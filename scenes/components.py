@@ -470,8 +470,10 @@ class _Fade(Animation):
         return Mobject()  # unused: interpolation reads the saved opacities
 
     def begin(self) -> None:
+        # Every member, not only those with points: a Text's own opacity (its
+        # glyphs' parent) is what the audit asks when it looks mid-fade.
         self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
-                      for m in self.mobject.family_members_with_points()]
+                      for m in self.mobject.get_family() if hasattr(m, "fill_rgbas")]
         super().begin()
 
     def interpolate_mobject(self, alpha: float) -> None:

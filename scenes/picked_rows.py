@@ -15,8 +15,11 @@ from typing import Any
 import numpy as np
 from manim import LEFT, UP, MathTex, Rectangle, Text, VGroup
 
-from .components import ValueCell, caption, fit_within
+from .components import MIN_FONT_SIZE, ValueCell, caption, fit_within, readable_text
 from .theme import Theme
+
+#: Formulas (the dots) at 28.5 pt have 12 px capitals at 480p.
+MIN_TEX_SIZE = 28.5
 
 __all__ = ["pick_rows", "pick_cols", "PickedRowsMatrix", "untrained_note"]
 
@@ -86,8 +89,8 @@ class PickedRowsMatrix(VGroup):
             if i is None:
                 # A column of dots under every column: plainly "rows left out".
                 for j in range(n_cols):
-                    dots = MathTex(r"\vdots", font_size=font_size * 1.6, color=theme.muted)
-                    fit_within(dots, max_height=cell_height * 0.85)
+                    # At the formula floor (12 px at 480p), never shrunk to the row.
+                    dots = MathTex(r"\vdots", font_size=max(font_size * 1.4, MIN_TEX_SIZE), color=theme.muted)
                     self.grid.add(dots.move_to([j * cell_width, y, 0]))
                 continue
             row = VGroup()
@@ -108,8 +111,9 @@ class PickedRowsMatrix(VGroup):
         for r, i in enumerate(self.rows_shown):
             if i is None:
                 continue
-            lab = Text(row_labels[i], font=theme.font, font_size=label_size, color=theme.text)
-            fit_within(lab, max_width=label_width, max_height=cell_height * 0.8)
+            # A word too long for its room keeps the readable size and ends in an ellipsis.
+            lab = readable_text(row_labels[i], theme, label_size, max_width=label_width,
+                                max_height=cell_height * 0.95)
             lab.next_to(self.frame, LEFT, buff=0.15)
             lab.set_y(self._rows[i].get_y())
             self._labels[i] = lab
@@ -118,8 +122,8 @@ class PickedRowsMatrix(VGroup):
         self.col_labels = VGroup()
         if col_labels is not None:
             for j, text in enumerate(col_labels):
-                lab = caption(text, theme, 16, theme.muted)
-                fit_within(lab, max_width=cell_width * 0.95)
+                lab = readable_text(text, theme, MIN_FONT_SIZE, max_width=cell_width * 0.95,
+                                    colour=theme.muted)
                 lab.next_to(self.frame, UP, buff=0.08)
                 lab.set_x(self.frame.get_left()[0] + 0.05 + (j + 0.5) * cell_width)
                 self.col_labels.add(lab)
@@ -142,7 +146,7 @@ class PickedRowsMatrix(VGroup):
 
 def elided_cell(theme: Theme, width: float, height: float, font_size: float) -> VGroup:
     """A cell standing for the columns left out: dots in an empty box."""
-    dots = MathTex(r"\cdots", font_size=font_size * 1.6, color=theme.muted)
+    dots = MathTex(r"\cdots", font_size=max(font_size * 1.4, MIN_TEX_SIZE), color=theme.muted)
     fit_within(dots, max_width=width * 0.8)
     return VGroup(Rectangle(width=width, height=height, stroke_width=0), dots)
 

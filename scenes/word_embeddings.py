@@ -17,12 +17,11 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
-    UP,
+    Arrow,
     Create,
-    FadeIn,
     GrowArrow,
+    ReplacementTransform,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
 )
 
@@ -30,24 +29,28 @@ from .base import WalkthroughScene
 from .components import (
     TokenStrip,
     ValueCell,
-    arrow_between,
     caption,
     fade_in,
     fade_out,
-    fit_within,
+    readable_text,
     subscript,
+    title_bar,
 )
+from .glyphs import NUMBER_FONT, cell_width_for
+from .part1_layout import wrapped_note
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["WordEmbeddingsScene"]
 
-TITLE_Y = 3.55
-TOKENS_Y = 2.85
-TOP_ROW_Y = 1.75  # centre of the first matrix row
-FOOT_Y = -3.6
-MAX_ROWS = 14
-MAX_COLS = 6  # wider embeddings show their first 4 numbers, dots and the last
+TITLE_Y = 3.6
+STRIP_TOP = 3.2  # the sentence's words, under the title
+FOOT_Y = -3.62  # centre of the note naming the network
+MAX_COLS = 5  # wider embeddings show their first 3 numbers, dots and the last
+MIN_CELL_H = 0.3  # numbers at 20 pt (12 px at 480p) need this much height
+MAX_CELL_H = 0.44
+LABEL_W = 1.9  # words wider than this end in an ellipsis (at the readable size)
+GAP = 0.8  # between the matrix and the looked-up vectors (the arrows' room)
 
 
 class WordEmbeddingsScene(WalkthroughScene):
@@ -65,115 +68,126 @@ class WordEmbeddingsScene(WalkthroughScene):
         "plain_model.embeddings",
     )
     description = "Each source word is looked up in the embedding matrix: its row becomes its vector x_t."
+    shown_results = ("embedding",)
 
     def construct(self) -> None:
         theme, view = self.theme, encoder_view(self.trace)
         vocab, table = view.vocabulary, view.embedding_matrix
         V, E = table.shape
         T = len(view.tokens)
-        # 6-8 dimensions: narrower cells (numbers stay >= 15 pt) so the
-        # matrix and the looked-up vectors both fit side by side.
         # Wide embeddings: the first columns, dots, the last, in the matrix and in every x_t alike.
         cols = pick_cols(E, MAX_COLS)
         slots = len(cols)
-        cell_w, font = (0.88, 18) if slots <= 5 else (0.78, 17)
+        # Cells as wide as the longest number needs at the readable size.
+        cell_w = cell_width_for(table[:, [j for j in cols if j is not None]].ravel(), theme)
+        scale = _scale(table)
 
-        title = VGroup(
+        title = title_bar(
             caption("Word embeddings", theme, 30),
-            caption("each word of the sentence is looked up in the embedding matrix", theme, 20, theme.muted),
-        ).arrange(RIGHT, buff=0.4, aligned_edge=UP)
-        fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
-        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22).move_to([0, TOKENS_Y, 0])
+            caption("each word's row of the matrix becomes its vector xₜ", theme, 20, theme.muted),
+            y=TITLE_Y, buff=0.4, aligned_edge=DOWN)
+        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22, max_width=13.4)
+        tokens.move_to([0, STRIP_TOP - tokens.height / 2, 0])
+        note = wrapped_note(network_note(self.trace), theme, 20,
+                            theme.highlight if view.untrained else theme.muted)
+        note.move_to([0, FOOT_Y, 0]).align_to([0, FOOT_Y - 0.2, 0], DOWN)
+        # The first frame already shows the title and the sentence.
+        self.add(title, tokens)
 
-        rows, only_looked_up = _rows(V, view.token_ids)
-        # Rows as tall as the space allows (short vocabularies breathe).
-        cell_h = min(0.44, (TOP_ROW_Y - FOOT_Y - 0.35) / len(rows))
-        gap = 1.1
-        right_w = 0.65 + slots * cell_w
-        # Word labels get the width the rest leaves (up to a point).
-        label_w = min(max(13.5 - (0.25 + slots * cell_w + gap + right_w), 1.5), 2.8)
-        matrix = PickedRowsMatrix(table, theme, view.embedding_matrix_key, rows,
-                                  vocab, theme.embedding, cell_w, cell_h, font, label_size=20,
-                                  label_width=label_w, cols=cols)
-        # Left block: labels + matrix; right block: x_t labels + vectors.
+        heads_y = tokens.get_bottom()[1] - 0.32
+        top = heads_y - 0.32  # top edge of the first row
+        bottom = note.get_top()[1] + 0.2
+        max_rows = max(4, int((top - bottom) // MIN_CELL_H))
+        rows, only_looked_up = _rows(V, view.token_ids, max_rows)
+        cell_h = min(MAX_CELL_H, (top - bottom) / len(rows))
+        matrix = PickedRowsMatrix(table, theme, view.embedding_matrix_key, rows, vocab, theme.embedding,
+                                  cell_w, cell_h, NUMBER_FONT, label_size=20, label_width=LABEL_W,
+                                  cols=cols)
+        # Left block: labels + matrix; right block: x_t names + vectors; centred together.
+        name_w = 0.55 if T < 10 else 0.7
+        right_w = name_w + slots * cell_w
         left_w = matrix.width
-        x0 = -(left_w + gap + right_w) / 2
-        matrix.move_to([x0 + left_w / 2, 0, 0])
-        matrix.shift(UP * (TOP_ROW_Y - matrix.grid[0].get_y()))
-        shape_note = caption(f"embedding matrix: {V} words \u00d7 {E} dimensions", theme, 18, theme.muted)
-        fit_within(shape_note, max_width=6.4)
-        shape_note.next_to(matrix.frame, UP, buff=0.12).align_to(matrix.frame, RIGHT)
-        # Whose matrix, and what the elision left out, under it.
-        below = [network_note(self.trace)]
+        x0 = -(left_w + GAP + right_w) / 2
+        matrix.shift([x0 + left_w / 2 - matrix.get_x(), top - cell_h / 2 - matrix.grid[0].get_y(), 0])
+        shape = f"embedding matrix: {V} words \u00d7 {E} numbers"
         if only_looked_up:
-            below.append("only the rows looked up are shown")
-        if below:
-            under = caption("\n".join(below), theme, 18, theme.muted)
-            fit_within(under, max_width=max(matrix.frame.width, 4.0), max_height=0.8)
-            under.next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.frame, RIGHT)
-            shape_note = VGroup(shape_note, under)
+            shape += " (rows looked up)"
+        shape_note = readable_text(shape, theme, 20, max_width=max(matrix.width, 6.0), colour=theme.muted)
+        shape_note.move_to([0, heads_y, 0]).align_to(matrix.frame, RIGHT)
+        if shape_note.get_left()[0] < -6.95:
+            shape_note.shift(RIGHT * (-6.95 - shape_note.get_left()[0]))
 
-        self.play(fade_in(title), FadeIn(tokens, lag_ratio=0.1))
-        self.play(fade_in(matrix), fade_in(shape_note))
+        self.play(fade_in(matrix), fade_in(shape_note), fade_in(note))
 
         # One slot per token, stacked top-down on the right.
-        step = (TOP_ROW_Y - FOOT_Y - 0.4) / max(T, 1)
-        pitch = min(cell_h + 0.08, step)
-        vec_x = x0 + left_w + gap + 0.65
+        pitch = min(cell_h + 0.06, (top - bottom) / max(T, 1))
+        row_h = max(min(cell_h, pitch - 0.04), MIN_CELL_H - 0.02)
+        vec_x = matrix.frame.get_right()[0] + GAP + name_w
+        head_text = (f"looked up: x\u2081 \u2026 x{subscript(T)}, what the encoder reads" if T > 1
+                     else "looked up: x\u2081, what the encoder reads")
+        vec_head = readable_text(head_text, theme, 20, max_width=6.95 - vec_x + name_w, colour=theme.embedding)
+        vec_head.move_to([0, heads_y, 0]).align_to([vec_x - name_w, 0, 0], LEFT)
+        if vec_head.get_right()[0] > 6.95:
+            vec_head.shift(LEFT * (vec_head.get_right()[0] - 6.95))
+        if vec_head.get_left()[0] < shape_note.get_right()[0] + 0.3:
+            # Both heads on one line do not fit: the matrix's goes.
+            shape_note.set_opacity(0)
         looked_up = VGroup()
         marks: list = []
         for t in range(T):
             i = view.token_ids[t]
-            y = TOP_ROW_Y - t * pitch
+            y = top - row_h / 2 - t * pitch
             cells = VGroup(*[
-                ValueCell(view.inputs[t][j], theme, (view.input_keys[t], j), cell_w,
-                          min(cell_h, pitch - 0.04), _scale(table), True, font) if j is not None
-                else elided_cell(theme, cell_w, min(cell_h, pitch - 0.04), font)
+                ValueCell(view.inputs[t][j], theme, (view.input_keys[t], j), cell_w, row_h, scale, True,
+                          NUMBER_FONT) if j is not None
+                else elided_cell(theme, cell_w, row_h, NUMBER_FONT)
                 for j in cols
             ]).arrange(RIGHT, buff=0).move_to([vec_x + slots * cell_w / 2, y, 0])
             # Pango with Unicode subscripts: a LaTeX run per word would be slow.
-            name = caption(f"x{subscript(t + 1)}", theme, 26, theme.embedding)
-            fit_within(name, max_height=min(cell_h, pitch) * 0.85)
-            name.next_to(cells, LEFT, buff=0.15)
+            name = caption(f"x{subscript(t + 1)}", theme, 22, theme.embedding)
+            name.next_to(cells, LEFT, buff=0.12)
             focus_tok = SurroundingRectangle(tokens.boxes[t], color=theme.highlight, buff=0.04)
             focus_row = SurroundingRectangle(VGroup(matrix.row(i), matrix.label(i)),
                                              color=theme.highlight, buff=0.04)
-            arrow = arrow_between(matrix.frame, cells, theme.embedding)
-            arrow.put_start_and_end_on([matrix.frame.get_right()[0] + 0.1, matrix.row(i).get_y(), 0],
-                                       [name.get_left()[0] - 0.1, y, 0])
-            lift = [GrowArrow(arrow), TransformFromCopy(matrix.row(i), cells), fade_in(name)]
+            arrow = Arrow([matrix.frame.get_right()[0] + 0.08, matrix.row(i).get_y(), 0],
+                          [name.get_left()[0] - 0.08, y, 0], buff=0, color=theme.embedding,
+                          stroke_width=3, max_tip_length_to_length_ratio=0.2)
+            # The row's coloured cells travel to the slot (no numbers in flight:
+            # they would cross the matrix's); the numbers then appear in place.
+            boxes = VGroup(*(c[0] for c in cells))
+            numbers = VGroup(*(c[1:] for c in cells))
+            ghost = VGroup(*(c[0].copy() for c in matrix.row(i)))
+            lift = [GrowArrow(arrow), ReplacementTransform(ghost, boxes)]
             if t < 2:
-                # The first two lookups step by step: find the row, then lift it out.
-                self.play(Create(focus_tok), Create(focus_row), run_time=0.8)
+                # The first two lookups step by step: find the row, lift it out, read it.
+                self.play(Create(focus_tok), Create(focus_row), *[fade_out(m) for m in marks], run_time=0.8)
                 self.play(*lift, run_time=1.0)
+                self.play(fade_in(numbers), fade_in(name), run_time=0.5)
+                if t == 0:
+                    self.play(fade_in(vec_head), run_time=0.5)
+                    self.pause_on_result("embedding")
             else:
                 # The rest briskly: the previous marks go as the next ones come.
                 self.play(Create(focus_tok), Create(focus_row), *lift, *[fade_out(m) for m in marks],
-                          run_time=0.8)
-            if t < 1:
-                self.play(*[fade_out(m) for m in (focus_tok, focus_row, arrow)], run_time=0.3)
-                marks = []
-            else:
-                marks = [focus_tok, focus_row, arrow]
+                          run_time=0.7)
+                self.play(fade_in(numbers), fade_in(name), run_time=0.3)
+            self.add(cells)
+            marks = [focus_tok, focus_row, arrow]
             looked_up.add(VGroup(name, cells))
 
-        done = caption(f"x\u2081 \u2026 x{subscript(T)}: the vectors the encoder reads", theme, 20,
-                       theme.embedding) if T > 1 else caption("x\u2081: the vector the encoder reads",
-                                                               theme, 20, theme.embedding)
-        fit_within(done, max_width=6.6)
-        done.next_to(looked_up, DOWN, buff=0.2).align_to(looked_up, LEFT)
-        self.play(fade_in(done), *[fade_out(m) for m in marks])
-        self.wait(1.5)
+        self.play(*[fade_out(m) for m in marks], run_time=0.5)
+        self.pause_on_result("embedding")
+        self.hold_final()
 
 
-def _rows(V: int, ids) -> tuple[list[int | None], bool]:
+def _rows(V: int, ids, max_rows: int) -> tuple[list[int | None], bool]:
     """The matrix rows to show (``None`` = dots), and whether only the looked-up ones are.
 
     Normally every looked-up row with dots for each gap; when the sentence's
     words are too scattered for that (a long sentence in a big vocabulary),
     only the looked-up rows, with dots for the rows before and after.
     """
-    rows = pick_rows(V, ids, MAX_ROWS)
+    rows = pick_rows(V, ids, max_rows)
     if set(ids) <= set(rows):
         return rows, False
     kept = sorted(set(ids))

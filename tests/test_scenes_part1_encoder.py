@@ -11,6 +11,7 @@ from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.components import TokenStrip, _kept_indices
 from scenes.picked_rows import pick_cols
+from scenes.word_embeddings import MAX_COLS as WE_MAX_COLS
 from scenes.seq2seq_view import encoder_view
 
 from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
@@ -43,7 +44,7 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
     inputs = {(view.input_keys[t], j) for t in range(T) for j in range(E)}
     if scene_id == "word_embeddings":
         # Wide embeddings show their first columns, dots, and the last one.
-        cols = [j for j in pick_cols(E, 6) if j is not None]
+        cols = [j for j in pick_cols(E, WE_MAX_COLS) if j is not None]
         rows = {(f"{view.embedding_matrix_key}.{i}", j) for i in set(view.token_ids) for j in cols}
         return {(view.input_keys[t], j) for t in range(T) for j in cols} | rows
     # Columns of more than 8 numbers show their first ones, dots, and the last.

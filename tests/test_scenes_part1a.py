@@ -7,6 +7,7 @@ import pytest
 
 from scenes import LIGHT
 from scenes.picked_rows import pick_cols
+from scenes.word_embeddings import MAX_COLS as WE_MAX_COLS
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
 
@@ -57,7 +58,7 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
     H = len(m["initial_state"])
     n = len(m["steps"])
     if scene_id == "word_embeddings":
-        cols = [j for j in pick_cols(E, 6) if j is not None]
+        cols = [j for j in pick_cols(E, WE_MAX_COLS) if j is not None]
         keys = {(f"plain_model.embeddings.{t}", j) for t in range(T) for j in cols}
         keys |= {(f"plain_model.source_embedding_matrix.{i}", j) for i in set(m["token_ids"]) for j in cols}
         return keys

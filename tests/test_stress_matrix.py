@@ -110,12 +110,6 @@ AFFECTED: dict[str, tuple[str, ...]] = {
 #: (not built: they are missing coverage, not passes).
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
     # Part 1 scenes (helper A2), twelve 18-19-letter unknown words:
-    ("unknown-long-words", "seq2seq_overview"):
-        "text too small: Text('Not trained: the words in yellow differ ...') is 3.9 px tall",
-    ("unknown-long-words", "word_embeddings"):
-        "texts overlap: Text('Word embeddings') and Text('extraordinairement') (7 faults); "
-        "Text('disproportionnément') 6.6 px",
-    ("unknown-long-words", "encoder"): "texts overlap: Text('Encoder') and Text('caractéristiquement')",
     ("unknown-long-words", "decoder"): "text too small: Text('disproportionnément') is 5.9 px tall",
     ("unknown-long-words", "bottleneck"): "texts overlap: NumberLabel('−1.00') and Text('context vector')",
     # attention_process (no helper on it in this round):
