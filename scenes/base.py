@@ -345,7 +345,10 @@ class WalkthroughScene(Scene):
                     fault = f"outside the frame: {_describe(mob)} at ({x0:.2f},{y0:.2f})-({x1:.2f},{y1:.2f})"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
-            texts.extend(t for t in _text_leaves(top) if _visible(t))
+            # A text is visible when its glyphs are: fades (components._Fade) change
+            # the glyphs' opacity, not the text's own, so two texts swapping
+            # places mid-fade are not an overlap once one of them is transparent.
+            texts.extend(t for t in _text_leaves(top) if any(_visible(m) for m in t.family_members_with_points()))
         floor = self.audit.min_text_px
         if floor is not None:
             # A formula's own fill is transparent (its glyphs carry the colour),
