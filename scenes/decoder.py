@@ -140,7 +140,8 @@ class DecoderScene(WalkthroughScene):
         rows = self.rows = self._rows()
         tall = self.tall = rows.height > ROWS_TOP - (-3.95)
         rows.shift(UP * ((ROWS_TOP_TALL if tall else ROWS_TOP) - rows.get_top()[1]))
-        self.play(fade_in(rows.names[0]))
+        if not tall:
+            self.play(fade_in(rows.names[0]))
 
         step_parts = VGroup()
         for t in range(1, n + 1):
@@ -168,8 +169,10 @@ class DecoderScene(WalkthroughScene):
                 self.pause_on_result("word")
             else:
                 self.wait(QUICK_PAUSE)
+            # Two pairs of rows: their name comes once the meanings have made room.
+            named = [fade_in(rows.names[0])] if tall and t == 1 else []
             self.play(fade_in(rows.written_box(t - 1)), Indicate(word, color=theme.decoder, scale_factor=1.0),
-                      run_time=0.8 if slow else 0.5)
+                      *named, run_time=0.8 if slow else 0.5)
             if t == n:
                 step_parts = VGroup(s_new, out, word, prob, to_map, to_word)
                 break
@@ -192,11 +195,11 @@ class DecoderScene(WalkthroughScene):
             s_col, op_col, op_word = s_moved, op_next, op_word_next
 
         if view.ended:
-            end_text = "<END> chosen: decoding stops"
+            end_lines = ["<END> chosen: decoding stops"]
         else:
-            end_text = f"stopped after {n} steps without choosing <END>"
-        end = caption(end_text, theme, TEXT_FONT, theme.decoder)
-        fit_within(end, max_width=NOTES_W).move_to([NOTES_X, 0.0 if self.tall else -0.9, 0])
+            end_lines = [f"stopped after {n} steps", "without choosing <END>"]
+        end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
+        end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
         last = SurroundingRectangle(rows.written_box(n - 1), color=theme.highlight, buff=0.05)
         self.play(Create(last), fade_in(end))
         self.wait(1.0)
@@ -219,7 +222,7 @@ class DecoderScene(WalkthroughScene):
                 lines, colour = [f"Framed: differs from {against}", "at the same position."], theme.text
         verdict = _centred_lines(lines, theme, TEXT_FONT, colour)
         fit_within(verdict, max_width=NOTES_W)
-        verdict.next_to(end, DOWN, buff=0.2).set_x(NOTES_X)
+        verdict.next_to(end, DOWN, buff=0.1 if self.tall else 0.2).set_x(NOTES_X)
         if view.reference is None:
             self.play(fade_in(verdict))
             self.pause_on_result("translation", FINAL_HOLD)

@@ -207,6 +207,9 @@ class OutputMappingScene(WalkthroughScene):
                        NumberLabel(m.probability_sum, theme, (key("probability_sum"),), font_size=TEXT_FONT)
                        ).arrange(RIGHT, buff=0.12)
         total.next_to(matrix.frame, DOWN, buff=0.15).align_to([bar_x + BAR_W, 0, 0], RIGHT)
+        if total.get_left()[0] < count.get_right()[0] + 0.3:
+            # A narrow table: the sum goes under the note on the rows, not over it.
+            total.next_to(count, DOWN, buff=0.12).align_to([bar_x + BAR_W, 0, 0], RIGHT)
         self.play(fade_in(total), run_time=0.6)
         self.pause_on_result("probabilities")
 
