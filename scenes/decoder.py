@@ -58,7 +58,7 @@ __all__ = ["DecoderScene", "ComparedRows", "legible_dots"]
 
 TITLE_Y = 3.6
 NOTE_Y = 3.1
-START_Y = 2.2
+START_Y = 1.72
 WORK_Y = 0.74
 INPUT_X = (-6.0, -4.65, -3.3)  # previous word, s_{t-1}, context
 CELL_X = -1.2
@@ -72,7 +72,7 @@ TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
 MEANING_TOP = -1.2
 # The words written (and, at the end, the reference) under the diagram.
 ROWS_TOP = -1.95
-ROWS_TOP_TALL = -1.2  # two pairs of rows: the meanings make room
+ROWS_TOP_TALL = -1.35  # two pairs of rows: the meanings make room
 NOTES_X = 4.3  # the end note and the verdict: right of s_t, above the rows
 NOTES_W = 5.4
 #: Seconds still after a chosen word in the first steps and the quick later ones.
@@ -393,7 +393,8 @@ class ComparedRows(VGroup):
                         (self._written, self._reference)[r][i] = item
                         (self.written, self.reference)[r].add(item)
                 x += widths[i] + SLOT_GAP
-            y -= 2 * ROW_PITCH + PAIR_GAP
+            # Without a reference each line is one row of words, not a pair.
+            y -= (2 if reference else 1) * ROW_PITCH + PAIR_GAP
         for r, name in enumerate(self.names):
             name.next_to([0, 0, 0], LEFT, buff=0.3).set_y(-r * ROW_PITCH)
             self.add(name)
