@@ -116,7 +116,7 @@ class DecoderScene(WalkthroughScene):
         op_word = self._op_word(0)
         meanings = VGroup(*[
             caption(text, theme, TEXT_FONT, theme.muted).move_to([x, 0, 0])
-            for text, x in zip(("previous\nword", "generated\nso far", "the whole\nsentence"), INPUT_X)
+            for text, x in zip(("previous\nword", "generated\nso far", "whole\nsentence"), INPUT_X)
         ])
         meanings.next_to(inputs_box, DOWN, buff=0.15, coor_mask=[0, 1, 0])
         # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
