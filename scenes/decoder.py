@@ -197,7 +197,8 @@ class DecoderScene(WalkthroughScene):
         if view.ended:
             end_lines = ["<END> chosen: decoding stops"]
         else:
-            end_lines = [f"stopped after {n} steps", "without choosing <END>"]
+            # One line (two would push the verdict onto the words written).
+            end_lines = [f"{n} steps, without choosing <END>"]
         end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
         end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
         last = SurroundingRectangle(rows.written_box(n - 1), color=theme.highlight, buff=0.05)
