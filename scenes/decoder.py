@@ -16,6 +16,8 @@ one, and the words that differ are marked.
 
 from __future__ import annotations
 
+import re
+
 from manim import (
     DOWN,
     LEFT,
@@ -25,47 +27,56 @@ from manim import (
     FadeIn,
     GrowArrow,
     Indicate,
-    MoveToTarget,
-    ReplacementTransform,
+    MathTex,
+    Rectangle,
     RoundedRectangle,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
 )
 
-from .base import WalkthroughScene
+from .base import FINAL_HOLD, WalkthroughScene
 from .components import (
+    WORD_MAX_W,
     CellBox,
     NumberLabel,
-    TokenStrip,
     VectorColumn,
     arrow_between,
     caption,
+    caption_in,
+    caption_out,
     fade_in,
     fade_out,
     fit_within,
     math_label,
+    readable_text,
     subscript,
     word_box,
 )
 from .seq2seq_view import decoder_view, network_note
 
-__all__ = ["DecoderScene"]
+__all__ = ["DecoderScene", "ComparedRows", "legible_dots"]
 
-TITLE_Y = 3.55
-NOTE_Y = 3.0
-WORK_Y = 0.35
-HISTORY_Y = -3.2
-INPUT_X = (-6.05, -4.5, -2.95)  # previous word, s_{t-1}, context
-CELL_X = -0.35
-STATE_X = 2.05
-MAP_X = 3.75
-WORD_X = 5.75
+TITLE_Y = 3.6
+NOTE_Y = 3.1
+START_Y = 1.72
+WORK_Y = 0.74
+INPUT_X = (-6.0, -4.65, -3.3)  # previous word, s_{t-1}, context
+CELL_X = -1.2
+STATE_X = 0.85
+MAP_X = 2.75
+WORD_X = 5.3
+CELL_W = 0.92  # "\u22123.14" at 20 pt needs 0.81 of the cell's 0.9 of its width
+CELL_H = 0.34
 STRIP_FONT = 20
-# The final comparison: written words above, the reference below.
-WRITTEN_Y = 1.2
-REFERENCE_Y = -0.4
-MIDDLE_Y = -0.3
+TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
+MEANING_TOP = -1.2
+# The words written (and, at the end, the reference) under the diagram.
+ROWS_TOP = -1.95
+ROWS_TOP_TALL = -1.35  # two pairs of rows: the meanings make room
+NOTES_X = 4.3  # the end note and the verdict: right of s_t, above the rows
+NOTES_W = 5.4
+#: Seconds still after a chosen word in the first steps and the quick later ones.
+QUICK_PAUSE = 0.4
 
 
 class DecoderScene(WalkthroughScene):
@@ -73,16 +84,12 @@ class DecoderScene(WalkthroughScene):
     trace_sections = ("target", "sizes", "plain_model")
     description = ("The plain decoder: s_0 = 0, op_0 = <START>, then s_t = decoder_RNN(op_{t-1}, s_{t-1}, h_T), "
                    "each s_t mapped to the word op_t that feeds the next step.")
+    shown_results = ("state", "word", "translation")
 
     def construct(self) -> None:
         theme = self.theme
         view = self.view = decoder_view(self.trace)
         n = view.steps
-        size = max(view.states.shape[1], view.input_embeddings.shape[1])
-        # 8 numbers a column need smaller cells to leave room for the labels
-        # under the working row.
-        self.cell_h = 0.4 if size <= 6 else 0.3
-        self.cell_w = 0.74
         # The draft's names: op_{t-1} in, h_T the context (its h_8).
         self.word_name = "op"
         T = len(self.trace.source_tokens)
@@ -92,49 +99,49 @@ class DecoderScene(WalkthroughScene):
         title = VGroup(caption("Decoder", theme, 30), math_label(formula, theme, 30)).arrange(RIGHT, buff=0.5)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         note = self._network_note().move_to([0, NOTE_Y, 0])
-        fit_within(note, max_width=13.4)
-        self.play(fade_in(title), fade_in(note))
+        fit_within(note, max_width=13.6)
+        # The first frame is the title, never black.
+        self.add(title, note)
 
         # The three inputs of step 1, each with what it tells the decoder.
         op_col = self._op_column(0)
         s_col = self._state_column(view.initial_state, view.initial_state_key, 0, INPUT_X[1])
         h_col = self._column(view.context, view.context_key, context_name, theme.encoder, INPUT_X[2])
-        low = min(c.frame.get_bottom()[1] for c in (op_col, s_col, h_col))
-        self.low = low
-        op_word = self._op_word(0)
-        meanings = VGroup(*[
-            caption(text, theme, 15, theme.muted).move_to([x, 0, 0])
-            for text, x in zip(("previous\noutput\nword", "what has been\ngenerated\nso far",
-                                "the whole\ninput\nsentence"), INPUT_X)
-        ])
-        for m in meanings:
-            fit_within(m, max_width=1.45)
-            m.set_y(low - 0.45 - m.height / 2)
+        self.low = low = min(c.frame.get_bottom()[1] for c in (op_col, s_col, h_col))
         top = max(c.get_top()[1] for c in (op_col, s_col, h_col))
         inputs_box = RoundedRectangle(corner_radius=0.15, stroke_color=theme.muted, stroke_width=2,
-                                      width=INPUT_X[2] - INPUT_X[0] + 1.5, height=top - low + 0.3)
-        inputs_box.move_to([sum(INPUT_X[::2]) / 2, (top + low) / 2, 0])
+                                      width=INPUT_X[2] - INPUT_X[0] + 1.4, height=top - low + 0.55)
+        inputs_box.move_to([sum(INPUT_X[::2]) / 2, (top + low - 0.35) / 2, 0])
+        self.inputs_left = inputs_box.get_left()[0]
+        op_word = self._op_word(0)
+        meanings = VGroup(*[
+            caption(text, theme, TEXT_FONT, theme.muted).move_to([x, 0, 0])
+            for text, x in zip(("previous\nword", "generated\nso far", "whole\nsentence"), INPUT_X)
+        ])
+        meanings.next_to(inputs_box, DOWN, buff=0.15, coor_mask=[0, 1, 0])
         # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
-        start = caption("s\u2080 = 0,  op\u2080 = <START>", theme, 15, theme.muted)
-        start.next_to(inputs_box, UP, buff=0.12).set_x(inputs_box.get_x())
-        fit_within(start, max_width=inputs_box.width)
+        start = caption("s\u2080 = 0,  op\u2080 = <START>", theme, TEXT_FONT, theme.muted)
+        # Above the decoder cell, where step 1 begins (above the inputs sit their names).
+        start.move_to([CELL_X, START_Y, 0])
 
-        cell = CellBox("decoder GRU" if view.network == "gru" else "decoder RNN", theme, theme.decoder,
-                       width=1.9, height=1.3)
+        cell = CellBox("decoder\nGRU" if view.network == "gru" else "decoder\nRNN", theme, theme.decoder,
+                       width=1.9, height=1.2, font_size=22)
         cell.move_to([CELL_X, WORK_Y, 0])
-        mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.5, height=1.0, font_size=20)
+        mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.7, height=1.1, font_size=TEXT_FONT)
         mapper.move_to([MAP_X, WORK_Y, 0])
         into_cell = arrow_between(inputs_box, cell.box, theme.decoder)
         self.play(fade_in(op_col), fade_in(op_word), fade_in(s_col), fade_in(h_col), Create(inputs_box),
                   fade_in(meanings), fade_in(start))
-        self.play(Create(cell), Create(mapper), GrowArrow(into_cell))
+        # Boxes drawn, their names faded in: a text half drawn reads as a smaller one.
+        self.play(Create(cell.box), fade_in(cell.text), Create(mapper.box), fade_in(mapper.text),
+                  GrowArrow(into_cell))
 
-        history_name = caption("output so far:", theme, 18, theme.muted)
-        history = TokenStrip(view.chosen, theme, colour=theme.decoder, font_size=STRIP_FONT,
-                             max_width=13.2 - history_name.width - 0.3)
-        VGroup(history_name, history).arrange(RIGHT, buff=0.3).move_to([0, HISTORY_Y, 0])
-        history_name.set_y(history.boxes[0].get_y())
-        self.play(fade_in(history_name))
+        # The words written, position under position with the reference (shown at the end).
+        rows = self.rows = self._rows()
+        tall = self.tall = rows.height > ROWS_TOP - (-3.95)
+        rows.shift(UP * ((ROWS_TOP_TALL if tall else ROWS_TOP) - rows.get_top()[1]))
+        if not tall:
+            self.play(fade_in(rows.names[0]))
 
         step_parts = VGroup()
         for t in range(1, n + 1):
@@ -146,7 +153,10 @@ class DecoderScene(WalkthroughScene):
             out = arrow_between(cell.box, s_new.frame, theme.decoder)
             pulse = Indicate(cell.box, color=theme.decoder, scale_factor=1.05)
             if slow:
-                self.play(pulse, GrowArrow(out), fade_in(s_new, shift=RIGHT * 0.3))
+                extra = [fade_out(meanings)] if tall and t == 1 else []
+                self.play(pulse, GrowArrow(out), fade_in(s_new), *extra)
+                if t == 1:
+                    self.pause_on_result("state")
             else:
                 self.add(s_new)
                 self.play(pulse, GrowArrow(out), run_time=0.6)
@@ -155,7 +165,14 @@ class DecoderScene(WalkthroughScene):
             to_word = arrow_between(mapper.box, word, theme.decoder)
             self.play(GrowArrow(to_map), GrowArrow(to_word), fade_in(word), fade_in(prob),
                       run_time=1.0 if slow else 0.6)
-            self.play(TransformFromCopy(word, history.boxes[t - 1]), run_time=0.8 if slow else 0.5)
+            if slow:
+                self.pause_on_result("word")
+            else:
+                self.wait(QUICK_PAUSE)
+            # Two pairs of rows: their name comes once the meanings have made room.
+            named = [fade_in(rows.names[0])] if tall and t == 1 else []
+            self.play(fade_in(rows.written_box(t - 1)), Indicate(word, color=theme.decoder, scale_factor=1.0),
+                      *named, run_time=0.8 if slow else 0.5)
             if t == n:
                 step_parts = VGroup(s_new, out, word, prob, to_map, to_word)
                 break
@@ -165,10 +182,10 @@ class DecoderScene(WalkthroughScene):
             op_word_next = self._op_word(t)
             gone = [s_col, op_col, op_word, out, to_map, to_word, word, prob]
             if slow:
-                # A cross-fade, not a slide: sliding left, s_t would cross h_T.
-                anims = [fade_out(s_new, shift=LEFT * 0.4), fade_in(s_moved, shift=LEFT * 0.4),
-                         *[fade_out(m) for m in gone], FadeIn(op_next, target_position=word, scale=0.5),
-                         fade_in(op_word_next)]
+                # A cross-fade in place: anything sliding would cross the columns between.
+                # The old column is gone before the new one shows: they never overlap.
+                anims = [caption_out(s_new), caption_in(s_moved), *[caption_out(m) for m in gone],
+                         caption_in(op_next), caption_in(op_word_next)]
                 if t == 1:
                     anims.append(fade_out(start))
                 self.play(*anims)
@@ -178,70 +195,55 @@ class DecoderScene(WalkthroughScene):
             s_col, op_col, op_word = s_moved, op_next, op_word_next
 
         if view.ended:
-            end_text = "<END> chosen: decoding stops"
+            end_lines = ["<END> chosen: decoding stops"]
         else:
-            end_text = f"stopped after {n} steps without choosing <END>"
-        end = caption(end_text, theme, 18, theme.decoder)
-        fit_within(end, max_width=6).next_to(history, UP, buff=0.2)
-        last = SurroundingRectangle(history.boxes[n - 1], color=theme.highlight, buff=0.05)
+            # One line (two would push the verdict onto the words written).
+            end_lines = [f"{n} steps, without choosing <END>"]
+        end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
+        end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
+        last = SurroundingRectangle(rows.written_box(n - 1), color=theme.highlight, buff=0.05)
         self.play(Create(last), fade_in(end))
-        self.wait(0.8)
-
-        # The words written against the reference: clear the working row.
-        work = VGroup(op_col, op_word, s_col, h_col, inputs_box, meanings, cell, mapper, into_cell,
-                      step_parts, history_name, last)
+        self.wait(1.0)
         if n == 1:
-            work.add(start)
-        self._compare(work, end, history)
+            self.play(fade_out(start), run_time=0.5)
+        self._compare(end)
 
     # -- the comparison ---------------------------------------------------------
 
-    def _compare(self, work: VGroup, end, history: TokenStrip) -> None:
-        view, theme = self.view, self.theme
+    def _compare(self, end) -> None:
+        """The reference under the words written; the words that differ framed."""
+        view, theme, rows = self.view, self.theme, self.rows
         if view.reference is None:
-            self.play(fade_out(work), VGroup(end, history).animate.shift(UP * (WRITTEN_Y - history.get_y())))
-            verdict = _centred_lines(("This sentence has no reference translation in the corpus,",
-                                      "so the words written are not checked."), theme, 20, theme.muted)
-            fit_within(verdict, max_width=13.2).move_to([0, REFERENCE_Y, 0])
-            name = caption("written:", theme, 18, theme.muted).next_to(history, LEFT, buff=0.3)
-            name.set_y(history.boxes[0].get_y())
-            self.play(fade_in(verdict), fade_in(name))
-            self.wait(1.5)
-            return
-        names = ("written:", "reference:" if view.network == "gru" else "target:")
-        rows = ComparedRows(view.chosen, view.reference, names, theme)
-
-        differ = view.mismatches
-        against = "the reference" if view.network == "gru" else "the target sentence"
-        if not differ:
-            lines, colour = [f"The words written equal {against}."], theme.positive
+            lines, colour = ["There is no reference translation:", "the words written are not checked."], theme.muted
         else:
-            lines, colour = [f"Marked: the word differs from {against} at the same position."], theme.text
-            if view.untrained:
-                lines.append("Untrained weights write no translation.")
-        verdict = _centred_lines(lines, theme, 20, colour)
-        fit_within(verdict, max_width=13.2)
-
-        # End note, rows and verdict as one block in the middle of the frame.
-        end.generate_target()
-        block = VGroup(end.target, rows, verdict).arrange(DOWN, buff=0.4)
-        rows.set_x(0)
-        block.move_to([0, MIDDLE_Y, 0])
-        if block.get_top()[1] > NOTE_Y - 0.3:
-            block.shift(DOWN * (block.get_top()[1] - NOTE_Y + 0.3))
-        # Box to box: the same word in the same kind of box (cheap to morph).
-        moves = [ReplacementTransform(history.boxes[i], rows.written_box(i)) for i in range(len(view.chosen))]
-        self.play(fade_out(work), *moves, MoveToTarget(end))
-        self.play(fade_in(rows.names), FadeIn(rows.reference, lag_ratio=0.1))
+            against = "the reference" if view.network == "gru" else "the target"
+            if not view.mismatches:
+                lines, colour = ["The words written", f"equal {against}."], theme.positive
+            else:
+                lines, colour = [f"Framed: differs from {against}", "at the same position."], theme.text
+        verdict = _centred_lines(lines, theme, TEXT_FONT, colour)
+        fit_within(verdict, max_width=NOTES_W)
+        verdict.next_to(end, DOWN, buff=0.1 if self.tall else 0.2).set_x(NOTES_X)
+        if view.reference is None:
+            self.play(fade_in(verdict))
+            self.pause_on_result("translation", FINAL_HOLD)
+            return
+        self.play(fade_in(rows.names[1]), FadeIn(rows.reference, lag_ratio=0.1))
         marks = VGroup()
-        for i in differ:
+        for i in view.mismatches:
             for box in (rows.written_box(i), rows.reference_box(i)):
                 if box is not None:
-                    marks.add(SurroundingRectangle(box, color=theme.negative, buff=0.05, stroke_width=3))
+                    marks.add(SurroundingRectangle(box, color=theme.negative, buff=0.04, stroke_width=3))
         self.play(*[Create(m) for m in marks], fade_in(verdict))
-        self.wait(1.5)
+        # The poster: the whole decoder, its last step, the words written against the reference.
+        self.pause_on_result("translation", FINAL_HOLD)
 
     # -- builders -------------------------------------------------------------
+
+    def _rows(self) -> "ComparedRows":
+        view = self.view
+        names = ("written:", "reference:" if view.network == "gru" else "target:")
+        return ComparedRows(view.chosen, view.reference or (), names, self.theme)
 
     def _network_note(self):
         theme, view = self.theme, self.view
@@ -250,7 +252,17 @@ class DecoderScene(WalkthroughScene):
             text += f": its only view of the sentence is h{subscript(len(self.trace.source_tokens))}"
         elif "untrained" in text:
             text += "; its words are not a translation"
-        return caption(text, theme, 18, theme.highlight if view.untrained else theme.muted)
+        colour = theme.highlight if view.untrained else theme.muted
+        note = caption(text, theme, TEXT_FONT, colour)
+        if note.width > 13.6:
+            # The title names the network; the words the grammar lacks are the encoder's story.
+            text = re.sub(r" \([^)]*\)", "", text)
+            note = caption(text, theme, TEXT_FONT, colour)
+        if note.width > 13.6:
+            # Too long for one line at the floor: two lines, never smaller.
+            note = _centred_lines(_halves(text), theme, TEXT_FONT,
+                                  theme.highlight if view.untrained else theme.muted)
+        return note
 
     def _state_column(self, values, key: str, t: int, x: float) -> VectorColumn:
         return self._column(values, key, f"s{subscript(t)}", self.theme.decoder, x)
@@ -264,29 +276,56 @@ class DecoderScene(WalkthroughScene):
     def _column(self, values, key: str, name: str, colour, x: float) -> VectorColumn:
         """A vector on the working row, named in plain text above it (no
         LaTeX run per step: the names change every step)."""
-        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=self.cell_w,
-                           cell_height=self.cell_h)
+        col = legible_dots(VectorColumn(values, self.theme, key=key, colour=colour, cell_width=CELL_W,
+                                        cell_height=CELL_H))
         _place(col, x)
-        col.label = caption(name, self.theme, 24, colour, slant="ITALIC").next_to(col.frame, UP, buff=0.1)
+        col.label = caption(name, self.theme, 24, colour, slant="ITALIC").next_to(col.frame, UP, buff=0.08)
         col.add(col.label)
         return col
 
-
     def _op_word(self, t: int):
-        word = caption(self.view.input_words[t], self.theme, 17, self.theme.embedding)
-        fit_within(word, max_width=1.4)
-        return word.move_to([INPUT_X[0], self.low - 0.22, 0])
+        # Under the columns (nothing else is there): as wide as the inputs' box.
+        word = readable_text(self.view.input_words[t], self.theme, TEXT_FONT, max_width=INPUT_X[2] - INPUT_X[0] + 1.1,
+                             colour=self.theme.embedding)
+        return word.move_to([self.inputs_left + 0.15, self.low - 0.25, 0], aligned_edge=LEFT)
 
     def _chosen(self, t: int):
-        """The word chosen at step t and its probability."""
+        """The word chosen at step t, its probability, and a bar as long as it."""
         view, theme = self.view, self.theme
-        word = caption(view.chosen[t - 1], theme, 26, theme.text)
-        fit_within(word, max_width=2.4).move_to([WORD_X, WORK_Y + 0.2, 0])
-        prob = VGroup(caption("p =", theme, 18, theme.muted),
-                      NumberLabel(view.chosen_probabilities[t - 1], theme,
-                                  view.chosen_probability_keys[t - 1], font_size=18))
-        prob.arrange(RIGHT, buff=0.1).next_to(word, DOWN, buff=0.2)
-        return word, prob
+        word = readable_text(view.chosen[t - 1], theme, 26, max_width=2.6)
+        word.move_to([WORD_X, WORK_Y + 0.3, 0])
+        p = view.chosen_probabilities[t - 1]
+        number = VGroup(caption("p =", theme, TEXT_FONT, theme.muted),
+                        NumberLabel(p, theme, view.chosen_probability_keys[t - 1], font_size=TEXT_FONT))
+        number.arrange(RIGHT, buff=0.1).next_to(word, DOWN, buff=0.2)
+        # The bar's length is p times the track's: layout, not arithmetic shown as a number.
+        track = Rectangle(width=PROB_BAR_W, height=0.16, stroke_color=theme.muted, stroke_width=1)
+        bar = Rectangle(width=max(PROB_BAR_W * float(p), 0.01), height=0.16, stroke_width=0,
+                        fill_color=theme.weight, fill_opacity=1)
+        track.next_to(number, DOWN, buff=0.12)
+        bar.move_to(track.get_left(), aligned_edge=LEFT)
+        return word, VGroup(number, track, bar)
+
+
+PROB_BAR_W = 1.6
+
+
+def legible_dots(col: VectorColumn, font_size: float = 30) -> VectorColumn:
+    """Enlarge a column's elision dots to the formula floor (28.2 pt): the
+    shared column draws them at 1.2 times its number size, 24 pt for 20 pt
+    numbers, 10 px at 480p."""
+    for cell in col.cells:
+        for mob in cell.submobjects:
+            if isinstance(mob, MathTex) and mob.font_size < font_size:
+                mob.scale(font_size / mob.font_size)
+    return col
+
+
+def _halves(text: str) -> tuple[str, str]:
+    """``text`` cut at the space nearest its middle."""
+    words = text.split(" ")
+    cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(text) / 2))
+    return " ".join(words[:cut]), " ".join(words[cut:])
 
 
 def _centred_lines(lines, theme, font_size: float, colour) -> VGroup:
@@ -301,9 +340,9 @@ def _place(col: VectorColumn, x: float) -> VectorColumn:
 
 # ComparedRows layout: gap between slots, written-to-reference row pitch,
 # extra gap between two wrapped pairs of rows.
-SLOT_GAP = 0.15
-ROW_PITCH = 0.8
-PAIR_GAP = 0.45
+SLOT_GAP = 0.12
+ROW_PITCH = 0.62
+PAIR_GAP = 0.25
 
 
 class ComparedRows(VGroup):
@@ -311,37 +350,40 @@ class ComparedRows(VGroup):
 
     Each position gets one slot as wide as the wider of its two words, so a
     word and the reference word it is compared with stand one above the
-    other. Too long for one pair of rows at a readable size, the slots wrap
-    onto a second pair.
+    other. Too long for one pair of rows at ``font_size``, the slots wrap
+    onto a second pair, and words too long for their share of the width are
+    cut with an ellipsis (never drawn below the font size).
     """
 
-    def __init__(self, written, reference, names: tuple[str, str], theme, max_width: float = 13.3,
-                 font_size: float = STRIP_FONT, min_scale: float = 0.8) -> None:
+    def __init__(self, written, reference, names: tuple[str, str], theme, max_width: float = 13.9,
+                 font_size: float = STRIP_FONT) -> None:
         super().__init__()
         n = max(len(written), len(reference))
+        self.names = VGroup(*[caption(t, theme, font_size, theme.muted) for t in names])
+        name_w = max(m.width for m in self.names) + 0.3
+        room = max_width - name_w
+
+        def build(word_w: float):
+            slots = []
+            for i in range(n):
+                slots.append([word_box(words[i], theme, colour, font_size, max_width=word_w)
+                              if i < len(words) else None
+                              for words, colour in ((written, theme.decoder), (reference, theme.muted))])
+            widths = [max(b.width for b in pair if b is not None) for pair in slots]
+            return slots, widths
+
+        slots, widths = build(WORD_MAX_W)
+        lines = [list(range(n))]
+        if sum(widths) + SLOT_GAP * (n - 1) > room and n > 1:
+            half = (n + 1) // 2
+            lines = [list(range(half)), list(range(half, n))]
+            # Each word gets at most its share of the longer line.
+            share = room / half - SLOT_GAP - 0.25
+            if max(sum(widths[i] for i in line) + SLOT_GAP * (len(line) - 1) for line in lines) > room:
+                slots, widths = build(max(share, 0.6))
         self._written: dict[int, VGroup] = {}
         self._reference: dict[int, VGroup] = {}
         self.written, self.reference = VGroup(), VGroup()
-        slots = []
-        for i in range(n):
-            pair = []
-            for words, store, group, colour in ((written, self._written, self.written, theme.decoder),
-                                                (reference, self._reference, self.reference, theme.muted)):
-                if i >= len(words):
-                    pair.append(None)
-                    continue
-                item = word_box(words[i], theme, colour, font_size)
-                store[i] = item
-                group.add(item)
-                pair.append(item)
-            slots.append(pair)
-        self.names = VGroup(*[caption(t, theme, 18, theme.muted) for t in names])
-        name_w = max(m.width for m in self.names) + 0.3
-        widths = [max(p.width for p in pair if p is not None) for pair in slots]
-        lines = [list(range(n))]
-        if sum(widths) + SLOT_GAP * (n - 1) > (max_width - name_w) / min_scale and n > 1:
-            half = (n + 1) // 2
-            lines = [list(range(half)), list(range(half, n))]
         y = 0.0
         for line in lines:
             x = 0.0
@@ -349,13 +391,16 @@ class ComparedRows(VGroup):
                 for r, item in enumerate(slots[i]):
                     if item is not None:
                         item.move_to([x + widths[i] / 2, y - r * ROW_PITCH, 0])
+                        (self._written, self._reference)[r][i] = item
+                        (self.written, self.reference)[r].add(item)
                 x += widths[i] + SLOT_GAP
-            y -= 2 * ROW_PITCH + PAIR_GAP
+            # Without a reference each line is one row of words, not a pair.
+            y -= (2 if reference else 1) * ROW_PITCH + PAIR_GAP
         for r, name in enumerate(self.names):
             name.next_to([0, 0, 0], LEFT, buff=0.3).set_y(-r * ROW_PITCH)
             self.add(name)
         self.add(self.written, self.reference)
-        fit_within(self, max_width=max_width)
+        self.move_to([0, 0, 0])
 
     def written_box(self, i: int):
         return self._written.get(i)

@@ -16,6 +16,8 @@ out term by term.
 
 from __future__ import annotations
 
+import re
+
 from manim import (
     DOWN,
     LEFT,
@@ -29,10 +31,9 @@ from manim import (
     Rectangle,
     SurroundingRectangle,
     VGroup,
-    Write,
 )
 
-from .base import WalkthroughScene
+from .base import FINAL_HOLD, WalkthroughScene
 from .components import (
     NumberLabel,
     ValueCell,
@@ -41,6 +42,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    readable_text,
     subscript,
 )
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
@@ -53,9 +55,13 @@ NOTE_Y = 3.0
 STATE_Y = 1.95  # s_t as a row above the embedding matrix
 TOP_ROW_Y = 1.25  # the first word's row
 FOOT_Y = -3.1
-MAX_ROWS = 12
+MAX_ROWS = 8  # rows 0.4 high: a word label (accents, descenders) stays at 20 pt
 MAX_COLS = 6  # wider states show their first 4 numbers, dots and the last
 BAR_W = 1.5
+SOFTMAX_GAP = 1.6
+PROB_W = 0.8
+TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
+WIDTH = 13.9  # of the frame's 14.2, what the table may use
 # The translator: the top-ranked words, then dots for the rest.
 TOP_WORDS = 7
 TERMS_Y = -3.4  # one dot product term by term (gone before the result comes)
@@ -68,6 +74,7 @@ class OutputMappingScene(WalkthroughScene):
                       "plain_output_mapping")
     description = ("One decoder state s_t: scores_w = s_t . e_w with every French word's embedding, "
                    "softmax, the most probable word op_t.")
+    shown_results = ("scores", "probabilities", "word")
 
     def construct(self) -> None:
         self.view = view = output_view(self.trace)
@@ -88,10 +95,14 @@ class OutputMappingScene(WalkthroughScene):
         said = network_note(self.trace) + f", decode step {t}"
         if "untrained" in said:
             said += ": not a translation"
-        note = caption(said, theme, 18,
-                       theme.highlight if view.untrained else theme.muted)
-        fit_within(note, max_width=13.4).move_to([0, NOTE_Y, 0])
-        self.play(fade_in(title), fade_in(note))
+        colour = theme.highlight if view.untrained else theme.muted
+        note = caption(said, theme, TEXT_FONT, colour)
+        if note.width > 13.8:
+            # Long unknown words: one line at the floor size, without their list.
+            note = caption(re.sub(r" \([^)]*\)", "", said), theme, TEXT_FONT, colour)
+        fit_within(note, max_width=13.8).move_to([0, NOTE_Y, 0])
+        # The first frame is the title, never black.
+        self.add(title, note)
 
         # The most probable words stay visible when the vocabulary is elided.
         if V <= MAX_ROWS:
@@ -101,14 +112,18 @@ class OutputMappingScene(WalkthroughScene):
         cell_h = min(0.4, (TOP_ROW_Y - FOOT_Y - 0.5) / len(rows))
         kept = [i for i in rows if i is not None]
         cell_w, font, score_w = self._widths([*m.state, *m.embeddings[kept].ravel()], m.scores[kept], slots)
-        prob_w = 0.8
-        softmax_gap = 2.0
+        prob_w = PROB_W
+        softmax_gap = SOFTMAX_GAP
         # Word labels get the width the rest leaves (long words stay readable
-        # when the embeddings are short).
-        rest = 0.25 + slots * cell_w + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
-        label_w = min(max(13.5 - rest, 1.5), 2.8)
-        matrix = PickedRowsMatrix(m.embeddings, theme, key("embeddings"), rows, m.vocabulary,
-                                  theme.embedding, cell_w, cell_h, font, label_size=20, label_width=label_w,
+        # when the embeddings are short); a word longer than that is cut
+        # with an ellipsis at the floor size, never shrunk below it.
+        rest = 0.25 + slots * cell_w + 0.1 + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
+        label_w = min(max(WIDTH - rest, 1.2), 2.8)
+        labels = list(m.vocabulary)
+        for i in kept:
+            labels[i] = readable_text(labels[i], theme, TEXT_FONT, max_width=label_w).original_text
+        matrix = PickedRowsMatrix(m.embeddings, theme, key("embeddings"), rows, labels,
+                                  theme.embedding, cell_w, cell_h, font, label_size=TEXT_FONT, label_width=label_w,
                                   cols=cols)
         # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
         total = matrix.width + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
@@ -124,16 +139,24 @@ class OutputMappingScene(WalkthroughScene):
         ]).arrange(RIGHT, buff=0).move_to([grid_left + slots * cell_w / 2, STATE_Y, 0])
         state_frame = SurroundingRectangle(state, color=theme.decoder, buff=0.04, stroke_width=3)
         state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
-        self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name), shift=DOWN * 0.2))
+        # What the rows are, said while the table comes in (and stays to the end).
+        if V > len(kept):
+            count = caption(f"rows: e_w, most probable first (dots: the others of the {V} French words)",
+                            theme, TEXT_FONT, theme.muted)
+        else:
+            count = caption(f"rows: the embeddings e_w of all {V} French words", theme, TEXT_FONT, theme.muted)
+        fit_within(count, max_width=WIDTH - 3.0)
+        count.next_to(matrix.frame, DOWN, buff=0.15).align_to(matrix.labels, LEFT)
+        self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name)), fade_in(count))
 
         score_x = matrix.frame.get_right()[0] + 0.55 + score_w / 2
         prob_x = score_x + score_w / 2 + softmax_gap + prob_w / 2
         bar_x = prob_x + prob_w / 2 + 0.15
         head_y = STATE_Y
         score_head = math_label(rf"s_{{{t}}} \cdot e_w", theme, 32, theme.text).move_to([score_x, head_y, 0])
-        prob_head = caption("probability", theme, 16, theme.muted).move_to([prob_x, head_y, 0])
+        prob_head = caption("probability", theme, TEXT_FONT, theme.weight)
+        prob_head.move_to([prob_x - prob_w / 2 + prob_head.width / 2, head_y, 0])
         fit_within(score_head, max_width=score_w + 0.5)
-        fit_within(prob_head, max_width=1.3, max_height=0.62)
 
         scores, probs, bars, equals = {}, {}, {}, {}
         score_scale = max(float(abs(m.scores).max()), 1e-9)
@@ -145,9 +168,9 @@ class OutputMappingScene(WalkthroughScene):
                                  cell_h, 1.0, True, font, fill=theme.heat(m.probabilities[i])).move_to([prob_x, y, 0])
             # Bar length is p times the bar width: layout, not arithmetic on values.
             bars[i] = Rectangle(width=max(BAR_W * m.probabilities[i], 0.01), height=cell_h * 0.6,
-                                stroke_width=0, fill_color=theme.heat(m.probabilities[i]),
+                                stroke_width=0, fill_color=theme.weight,
                                 fill_opacity=1).move_to([bar_x, y, 0], aligned_edge=LEFT)
-            equals[i] = math_label("=", theme, 22, theme.muted).move_to(
+            equals[i] = caption("=", theme, 22, theme.muted).move_to(
                 [(matrix.frame.get_right()[0] + score_x - score_w / 2) / 2, y, 0])
         order = list(scores)
         c = m.chosen_id
@@ -167,31 +190,28 @@ class OutputMappingScene(WalkthroughScene):
         if rest_rows:
             self.play(LaggedStart(*[fade_in(VGroup(scores[i], equals[i])) for i in rest_rows],
                                   lag_ratio=0.15), run_time=1.2)
+        self.pause_on_result("scores")
 
         # Softmax: any scores become probabilities that sum to 1.
         top, bottom = matrix.frame.get_top()[1], matrix.frame.get_bottom()[1]
         mid = (top + bottom) / 2
         arrow = Arrow([score_x + score_w / 2 + 0.1, mid, 0], [prob_x - prob_w / 2 - 0.1, mid, 0],
                       buff=0, color=theme.heat_high, stroke_width=4, max_tip_length_to_length_ratio=0.2)
-        soft = caption("softmax", theme, 17, theme.heat_high)
+        soft = caption("softmax", theme, TEXT_FONT, theme.heat_high)
         fit_within(soft, max_width=softmax_gap - 0.2).next_to(arrow, UP, buff=0.1)
         self.play(GrowArrow(arrow), fade_in(soft), fade_in(prob_head))
         self.play(LaggedStart(*[fade_in(probs[i]) for i in order], lag_ratio=0.1),
                   LaggedStart(*[GrowFromEdge(bars[i], LEFT) for i in order], lag_ratio=0.1), run_time=1.5)
-        if V > len(kept):
-            count = caption(f"rows: the embeddings e_w, most probable word first\n"
-                            f"(the dots: the other ones of the {V} French words)",
-                            theme, 16, theme.muted)
-        else:
-            count = caption(f"rows: the embeddings e_w of all {V} French words", theme, 16, theme.muted)
-        fit_within(count, max_width=bar_x - 2.4 - matrix.labels.get_left()[0])
-        count.next_to(matrix.frame, DOWN, buff=0.12).align_to(matrix.labels, LEFT)
         # The softmax's promise, checked by the core: all V probabilities sum to 1.
-        total = VGroup(caption(f"all {V} sum to", theme, 16, theme.muted),
-                       NumberLabel(m.probability_sum, theme, (key("probability_sum"),), font_size=18)
+        total = VGroup(caption(f"all {V} sum to", theme, TEXT_FONT, theme.muted),
+                       NumberLabel(m.probability_sum, theme, (key("probability_sum"),), font_size=TEXT_FONT)
                        ).arrange(RIGHT, buff=0.12)
-        total.next_to(matrix.frame, DOWN, buff=0.12).align_to([bar_x + BAR_W, 0, 0], RIGHT)
-        self.play(fade_in(count), fade_in(total))
+        total.next_to(matrix.frame, DOWN, buff=0.15).align_to([bar_x + BAR_W, 0, 0], RIGHT)
+        if total.get_left()[0] < count.get_right()[0] + 0.3:
+            # A narrow table: the sum goes under the note on the rows, not over it.
+            total.next_to(count, DOWN, buff=0.12).align_to([bar_x + BAR_W, 0, 0], RIGHT)
+        self.play(fade_in(total), run_time=0.6)
+        self.pause_on_result("probabilities")
 
         # The chosen word: the highest probability.
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), scores[c], probs[c], bars[c]),
@@ -199,15 +219,16 @@ class OutputMappingScene(WalkthroughScene):
         result = VGroup(
             math_label(f"op_{{{t}}} =", theme, 30, theme.decoder),
             caption(m.chosen_word, theme, 26, theme.text),
-            caption("with", theme, 20, theme.muted),
+            caption("with", theme, TEXT_FONT, theme.muted),
             NumberLabel(m.chosen_percent, theme, (key("chosen_percent"),), font_size=22),
             caption("%", theme, 22, theme.text),
         ).arrange(RIGHT, buff=0.15)
         result[4].next_to(result[3], RIGHT, buff=0.05)
         result.move_to([0, RESULT_Y, 0]).align_to(matrix.labels, LEFT)
         fit_within(result, max_width=13.0)
-        self.play(Create(pick), Write(result))
-        self.wait(1.5)
+        self.play(Create(pick), fade_in(result))
+        # The poster: the table, its scores, the probabilities as bars, the chosen word.
+        self.pause_on_result("word", FINAL_HOLD)
 
     def _widths(self, in_cells, in_column, H: int):
         """Cell width, number font and score-column width: wide enough for
@@ -215,12 +236,10 @@ class OutputMappingScene(WalkthroughScene):
         fmt = self.theme.fmt
         widest = max(in_cells, key=lambda v: len(fmt(v)))
         widest_col = max(in_column, key=lambda v: len(fmt(v)))
-        for font in (18, 17, 15, 14):
-            cell_w = max(NumberLabel(widest, self.theme, None, font_size=font).width / 0.9 + 0.02,
-                         0.8 if font == 18 else 0.62)
-            col_w = max(NumberLabel(widest_col, self.theme, None, font_size=font).width / 0.9 + 0.02, 0.8)
-            if 1.5 + 0.25 + H * cell_w + 0.55 + col_w + 2.0 + 0.8 + 0.15 + BAR_W <= 13.5:
-                return cell_w, font, col_w
+        # One size, the floor: a table too wide shows fewer columns instead (pick_cols).
+        font = TEXT_FONT
+        cell_w = max(NumberLabel(widest, self.theme, None, font_size=font).width / 0.9 + 0.02, 0.8)
+        col_w = max(NumberLabel(widest_col, self.theme, None, font_size=font).width / 0.9 + 0.02, 0.8)
         return cell_w, font, col_w
 
     def _dot_terms(self, i: int, font: float):
@@ -230,17 +249,18 @@ class OutputMappingScene(WalkthroughScene):
         are one "\u2026", so the line never claims to add up what it hides."""
         theme, view = self.theme, self.view
         m = view.mapping
-        parts = [caption(f"s{subscript(m.step)} \u00b7 e({m.vocabulary[i]}) =", theme, 18, theme.text)]
+        word = readable_text(m.vocabulary[i], theme, TEXT_FONT, max_width=2.4).original_text
+        parts = [caption(f"s{subscript(m.step)} \u00b7 e({word}) =", theme, TEXT_FONT, theme.text)]
         for slot, j in enumerate(self.cols):
             if slot:
-                parts.append(caption("+", theme, 18, theme.muted))
+                parts.append(caption("+", theme, TEXT_FONT, theme.muted))
             if j is None:
-                parts.append(caption("\u2026", theme, 18, theme.muted))
+                parts.append(caption("\u2026", theme, TEXT_FONT, theme.muted))
                 continue
             parts.append(NumberLabel(m.products[i, j], theme, (f"{view.key('products')}.{i}", j),
-                                     font_size=font + 1))
-        parts.append(caption("=", theme, 18, theme.muted))
-        parts.append(NumberLabel(m.scores[i], theme, (view.key("scores"), i), font_size=font + 1))
+                                     font_size=font))
+        parts.append(caption("=", theme, TEXT_FONT, theme.muted))
+        parts.append(NumberLabel(m.scores[i], theme, (view.key("scores"), i), font_size=font))
         line = VGroup(*parts).arrange(RIGHT, buff=0.12)
         if line.width > 13.4:
             return None

@@ -12,7 +12,7 @@ wrong key would fail here. No [model] setting other than ``weights =
 from __future__ import annotations
 
 import pytest
-from manim import Text
+from manim import Rectangle, Text
 
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
@@ -58,6 +58,12 @@ def _check(scene_id, scene, independent, expected, fonts):
     assert type(scene).scene_id == scene_id
     check_scene(scene, independent, expected)
     assert fonts and min(fonts) >= MIN_NUMBER_FONT - 0.05, min(fonts)
+
+
+def _final_keys(scene) -> set[str]:
+    """The arrays whose numbers are on screen in the last frame."""
+    return {m.key[0] for top in scene.mobjects for m in top.get_family()
+            if isinstance(m, NumberLabel) and m.key is not None}
 
 
 def _plain(trace) -> dict:
@@ -121,6 +127,13 @@ def test_decoder_default_is_the_translator_every_frame(number_fonts):
     # The last frame shows the words written and the reference, in order.
     for word in (*[s["chosen"] for s in m["steps"]], *m["reference"]):
         assert word in texts
+    # The poster (last frame) is the whole decoder, not only the comparison: the
+    # context h_T, the last step's input and state, the cell and the output mapping.
+    n, T = len(m["steps"]), len(m["tokens"])
+    final = _final_keys(scene)
+    assert {f"plain_model.encoder_states.{T}", f"plain_model.steps.{n - 1}.state",
+            f"plain_model.steps.{n - 1}.input_embedding", f"plain_model.steps.{n - 1}.chosen_probability"} <= final
+    assert {"decoder\nGRU", "output\nmapping", "written:", "reference:"} <= set(texts)
     # s_0 starts as zeros, and is shown as zeros.
     shown = scene.audit.by_key()
     H = len(m["initial_state"])
@@ -208,6 +221,14 @@ def test_output_mapping_default_every_frame(number_fonts):
     assert any(f"the {V} French words" in t for t in texts)
     assert m.chosen_word in texts
     assert any("translator trained without attention" in t for t in texts)
+    # Each probability shown has its bar beside it, p times the bar's full length.
+    from scenes.output_mapping import BAR_W
+
+    bars = sorted(r.width for top in scene.mobjects for r in top.get_family()
+                  if isinstance(r, Rectangle) and r.get_fill_opacity() > 0.5
+                  and r.get_fill_color().to_hex().lower() == scene.theme.weight.lower())
+    assert len(bars) == len(rows)
+    assert bars == pytest.approx(sorted(max(BAR_W * m.probabilities[i], 0.01) for i in rows))
 
 
 def test_output_mapping_tanh_fallback(number_fonts):

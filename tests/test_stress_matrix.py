@@ -109,9 +109,6 @@ AFFECTED: dict[str, tuple[str, ...]] = {
 #: Pairs that fail today, with the first fault, in scenes other helpers own
 #: (not built: they are missing coverage, not passes).
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    # Part 1 scenes (helper A2), twelve 18-19-letter unknown words:
-    ("unknown-long-words", "decoder"): "text too small: Text('disproportionnément') is 5.9 px tall",
-    ("unknown-long-words", "bottleneck"): "texts overlap: NumberLabel('−1.00') and Text('context vector')",
     # attention_process (no helper on it in this round):
     ("unknown-long-words", "attention_process"): "text too small: Text('incompréhensibilité') is 4.5 px tall",
     # worked_example (helper C's new layout): scores of +-600 widen every cell to
