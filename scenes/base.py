@@ -345,7 +345,10 @@ class WalkthroughScene(Scene):
                     fault = f"outside the frame: {_describe(mob)} at ({x0:.2f},{y0:.2f})-({x1:.2f},{y1:.2f})"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
-            texts.extend(t for t in _text_leaves(top) if _visible(t))
+            # A text is visible when one of its glyphs is (a fade changes the glyphs' opacity, not
+            # the Text's own): a caption faded out halfway through a swap no longer counts.
+            texts.extend(t for t in _text_leaves(top)
+                         if any(_visible(m) for m in t.family_members_with_points()))
         floor = self.audit.min_text_px
         if floor is not None:
             # A formula's own fill is transparent (its glyphs carry the colour),
