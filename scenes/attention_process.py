@@ -44,9 +44,10 @@ from manim import (
     Transform,
     TransformFromCopy,
     VGroup,
+    config,
 )
 
-from .base import CaptionPacer, WalkthroughScene
+from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
 from .process_view import ProcessView, process_view
 from .seq2seq_view import network_note
 from .components import (
@@ -328,9 +329,14 @@ class AttentionProcessScene(WalkthroughScene):
 
         title = caption("Attention over the encoder states", theme, 28)
         which = "trained" if view.trained else "untrained"
-        kind = caption(f"{_SCORE_NAME[view.score]} score, {which}", theme, 20, theme.muted)
         title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
-        kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
+        # The step counter ("step 13 of 13") takes the right end of the title line.
+        counter_left = 6.9 - caption(f"step {n} of {n}", theme, 22).width - 0.3
+        for name in (_SCORE_NAME[view.score], view.score.replace("_", " ")):
+            kind = caption(f"{name} score, {which}", theme, 20, theme.muted)
+            kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
+            if kind.get_right()[0] <= counter_left:
+                break
         words = word_labels(view.source_tokens, self.xs, self.words_y, self.pitch, theme)
         states = self._encoder_states()
         # The first frame already names the clip and shows the sentence.
@@ -521,9 +527,14 @@ class AttentionProcessScene(WalkthroughScene):
     # -- pieces of a step ----------------------------------------------------
 
     def _emitted(self, t: int, s_new: VectorColumn) -> tuple[Mobject, VGroup]:
-        """The chosen word and its probability, right of s_t."""
+        """The chosen word and its probability, right of s_t.
+
+        The word is the strip's word (same letters, cut the same way) shown
+        larger, so it shrinks into the strip without morphing glyphs.
+        """
         theme, step = self.theme, self.view.steps[t]
-        word = readable_text(step.chosen, theme, 26, max_width=2.3, colour=theme.decoder)
+        word = self._strip_word(step.chosen, theme.decoder)
+        word.scale(max(1.0, min(26 / STRIP_WORD, 2.3 / word.width)))
         p = VGroup(caption("p =", theme, 20, theme.muted),
                    NumberLabel(step.probability, theme, step.probability_key))
         p.arrange(RIGHT, buff=0.1)
@@ -593,7 +604,12 @@ class AttentionProcessScene(WalkthroughScene):
         out.move_to([0, grid_top + 0.8, 0]).align_to(matrix.row_labels, RIGHT)
         if out.get_right()[0] > src.get_left()[0] - 0.2:
             out.align_to([src.get_left()[0] - 0.3, 0, 0], RIGHT)
+        start = self.time
         self.play(fade_in(heading), fade_in(cols), fade_in(src), fade_in(note))
         self.play(LaggedStart(*[fade_in(VGroup(*[matrix.cell(t, j) for j in range(T)]), shift=DOWN * 0.1)
                                 for t in range(n)], lag_ratio=0.2),
                   fade_in(matrix.frame), fade_in(matrix.row_labels), fade_in(out), run_time=1.5)
+        # Heading and note arrive together (one caption): with the final hold, long enough to read both.
+        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
+        if due > 0:
+            self.wait(due + 1.0 / config.frame_rate)

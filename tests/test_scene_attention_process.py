@@ -205,7 +205,9 @@ def test_links_and_bars_follow_the_weights():
     for lo, hi in zip(order, order[1:]):
         if a[hi] > a[lo] + 1e-9:
             assert widths[hi] > widths[lo] and opacities[hi] > opacities[lo]
-            assert bars[hi].height > bars[lo].height
+            # (a weight too small for the eye keeps a hairline, so the slot still shows)
+            if a[hi] * BAR_MAX_H > 0.01:
+                assert bars[hi].height > bars[lo].height
     top = order[-1]
     assert widths[top] >= 5 * max(widths[j] for j in range(scene.T) if a[j] < 0.02)
     for j in range(scene.T):
