@@ -118,8 +118,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("unknown-long-words", "encoder"): "texts overlap: Text('Encoder') and Text('caractéristiquement')",
     ("unknown-long-words", "decoder"): "text too small: Text('disproportionnément') is 5.9 px tall",
     ("unknown-long-words", "bottleneck"): "texts overlap: NumberLabel('−1.00') and Text('context vector')",
-    # attention_process (no helper on it in this round):
-    ("unknown-long-words", "attention_process"): "text too small: Text('incompréhensibilité') is 4.5 px tall",
     # worked_example (helper C's new layout): scores of +-600 widen every cell to
     # 1.35 units and the 6-column matrices no longer fit side by side.
     ("attention-tables-limits", "worked_example"):
