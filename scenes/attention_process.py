@@ -398,7 +398,7 @@ class AttentionProcessScene(WalkthroughScene):
                 extra = [fade_in(e_name), fade_in(a_name), Create(bar_base)] if t == 0 else []
                 if mode == "full":
                     pacer.swap(self._explain(_SCORE_TEX[view.score],
-                                             f"f_att scores every h\u2c7c against {s_name}."),
+                                             f"f\u2090\u209c\u209c scores every h\u2c7c against {s_name}."),
                                label_anim, Create(focus), *extra, run_time=0.8)
                 else:
                     pacer.swap(self._explain([], f"Step {t + 1}: the same with {s_name}, the state after "
