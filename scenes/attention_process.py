@@ -3,11 +3,14 @@
 Draft 000, Part 1, "Building towards Attention" (the full attention-process
 video): the encoder states h_1 ... h_T stay on screen under the source
 words. At every decoder step f_att scores each h_j against s_{t-1}
-(e_tj), a softmax turns the scores into weights a_tj (a heat strip over the
-words), the weighted sum of the h_j is the context c_t (each h_j's copy
-scaled and faded by a_tj on its way), and the decoder turns op_{t-1},
-s_{t-1} and c_t into s_t and the next word op_t. The clip ends on the
-alignment matrix: one row of weights per output word.
+(e_tj), a softmax turns the scores into weights a_tj (numbers, bars, and
+the links from s_{t-1} to each h_j drawn thick and opaque by a_tj), the
+weighted sum of the h_j is the context c_t (each h_j's copy scaled and
+faded by a_tj on its way), and the decoder turns op_{t-1}, s_{t-1} and
+c_t into s_t and the next word op_t, which joins the "French so far"
+strip. The first step is explained phase by phase, the second more
+briefly, the others quickly (each still pausing on its word). The clip
+ends on the alignment matrix: one row of weights per output word.
 
 The values are the Trace section ``model``: the network WITH attention,
 the same encoder and decoder as the Part 1 scenes' network plus attention
@@ -29,21 +32,27 @@ from manim import (
     Create,
     DashedVMobject,
     GrowArrow,
+    GrowFromEdge,
     Indicate,
     LaggedStart,
+    Line,
+    MathTex,
     Mobject,
-    ReplacementTransform,
+    Rectangle,
     RoundedRectangle,
     SurroundingRectangle,
+    Transform,
     TransformFromCopy,
     VGroup,
+    config,
 )
 
-from .base import WalkthroughScene
+from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
 from .process_view import ProcessView, process_view
 from .seq2seq_view import network_note
 from .components import (
     CELL_W,
+    ELLIPSIS,
     CellBox,
     NumberLabel,
     ValueCell,
@@ -51,30 +60,40 @@ from .components import (
     VectorColumn,
     arrow_between,
     caption,
+    caption_in,
+    caption_out,
     fade_in,
     fade_out,
     fit_within,
     math_label,
+    readable_text,
+    step_caption,
     subscript,
 )
 
-__all__ = ["AttentionProcessScene"]
+__all__ = ["AttentionProcessScene", "word_labels", "MIN_FLYING_WEIGHT"]
 
-# Layout (frame is 14.2 x 8 units).
+# Layout (frame is 14.2 x 8 units; at 480p one unit is 60 px).
 TITLE_Y = 3.62
 SOURCE_CENTRE_X = 0.55  # the source columns leave room on the left for row names
 SOURCE_WIDTH = 11.6
 MAX_STATE_ROWS = 6  # longer vectors are elided with dots
-PANEL_TOP = -0.78  # top of the decoder panel (its labels)
-NOTE_Y = -3.78
+CELL_H = 0.28  # a 20-pt number (0.21 high) fits with its margin
 WORD_FONT = 20
-MIN_WORD_FONT = 15
+BAR_MAX_H = 0.58
+PANEL_TOP = -1.58  # top of the decoder panel's columns (their labels above)
+STRIP_Y = -3.72  # the "French so far" strip
+EXPLAIN_LEFT, EXPLAIN_RIGHT, EXPLAIN_TOP = 2.7, 6.95, -1.3  # the equation and caption of the moment
+EQUATION_SIZE = 30  # >= 28.2 pt: 12 px capitals at 480p
+DOTS_SIZE = 29
+STRIP_WORD = 22
 MIN_FLYING_WEIGHT = 0.02  # lighter copies of h_j do not fly into c_t (issue 13)
+FULL_STEPS = 1  # steps explained phase by phase; the next one briefly, the rest quickly
 
 _SCORE_TEX = {
-    "additive": r"e_{tj} = f_{att}(s_{t-1}, h_j) = v^{\top}\tanh(W_a\,s_{t-1} + U_a\,h_j)",
-    "dot": r"e_{tj} = f_{att}(s_{t-1}, h_j) = s_{t-1}^{\top}\,h_j",
-    "scaled_dot": r"e_{tj} = f_{att}(s_{t-1}, h_j) = s_{t-1}^{\top}\,h_j \,/\, \sqrt{d}",
+    "additive": [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"= v^{\top}\tanh(W_a\,s_{t-1} + U_a\,h_j)"],
+    "dot": [r"e_{tj} = f_{att}(s_{t-1}, h_j) = s_{t-1}^{\top}\,h_j"],
+    "scaled_dot": [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"= s_{t-1}^{\top}\,h_j \,/\, \sqrt{d}"],
 }
 _SCORE_NAME = {"additive": "additive (Bahdanau)", "dot": "dot product", "scaled_dot": "scaled dot product"}
 
@@ -82,14 +101,10 @@ _SCORE_NAME = {"additive": "additive (Bahdanau)", "dot": "dot product", "scaled_
 # the one of the network without attention, reading c_t instead of h_T;
 # the output is the dot product with every French embedding e_w.
 _DECODER_TEX = {
-    "tanh": ([r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1}", r"+\,W_c\,c_t + b)"],
-             [r"op_t = \arg\max_w\ s_t \cdot e_w"]),
-    "gru": ([r"s_t = \mathrm{GRU}(op_{t-1},\ s_{t-1},\ c_t)"],
-            [r"op_t = \arg\max_w\ s_t \cdot e_w"]),
+    "tanh": [r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1}", r"+\,W_c\,c_t + b)"],
+    "gru": [r"s_t = \mathrm{GRU}(op_{t-1},\ s_{t-1},\ c_t)"],
 }
-
-
-
+_OUTPUT_TEX = r"op_t = \arg\max_w\ s_t \cdot e_w"
 
 
 def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
@@ -97,27 +112,42 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
     """Words centred on ``xs``; on two staggered rows when one row is too tight.
 
     A word never gets more width than its slot (two slots when staggered),
-    so neighbours never overlap, and it is shrunk only as far as needed.
+    so neighbours never overlap; a word too long even then keeps its size
+    (never under the legibility floor) and loses its end to an ellipsis.
     """
-    texts = [caption(w, theme, font_size, colour) for w in words]
     one_row = pitch - 0.1
-    stagger = any(t.width * MIN_WORD_FONT / font_size > one_row for t in texts) and len(texts) > 1
+    widths = [caption(w, theme, font_size).width for w in words]
+    stagger = len(words) > 1 and any(w > one_row for w in widths)
     room = 2 * pitch - 0.18 if stagger else one_row
     out = VGroup()
-    for i, (t, x) in enumerate(zip(texts, xs)):
-        fit_within(t, max_width=room)
+    for i, (w, x) in enumerate(zip(words, xs)):
+        t = readable_text(w, theme, font_size, max_width=room, colour=colour, min_size=font_size)
         dy = (0.17 if i % 2 == 0 else -0.17) if stagger else 0.0
         t.move_to([x, y + dy, 0])
         out.add(t)
     return out
 
 
+def _legible_dots(col: VectorColumn) -> VectorColumn:
+    """The elision dots of a column at the formulas' legibility floor (they are drawn at 24 pt)."""
+    for cell in col.cells:
+        if not isinstance(cell, ValueCell):
+            for mob in cell:
+                if isinstance(mob, MathTex) and mob.font_size < DOTS_SIZE:
+                    centre = mob.get_center()
+                    mob.font_size = DOTS_SIZE
+                    mob.move_to(centre)
+    return col
+
+
 class AttentionProcessScene(WalkthroughScene):
     scene_id = "attention_process"
     trace_sections = ("source", "sizes", "attention.parameters", "model")
     description = ("Attention at every decoder step (the trained translator, or seeded weights outside "
-                   "its grammar): scores, softmax weights, context c_t, the decoder's s_t and word; "
-                   "ends on the alignment matrix.")
+                   "its grammar): scores, softmax weights as bars and as links from s_{t-1} to each h_j, "
+                   "the context c_t made of the weighted h_j, the decoder's s_t and word, the French so "
+                   "far; ends on the alignment matrix.")
+    shown_results = ("scores", "weights", "context", "word")
 
     # -- layout --------------------------------------------------------------
 
@@ -127,22 +157,28 @@ class AttentionProcessScene(WalkthroughScene):
         self.T, self.H = T, H
         self.pitch = min(1.25, SOURCE_WIDTH / T)
         self.cell_w = min(CELL_W, self.pitch - 0.1)
+        self.cell_h = CELL_H
         shown_rows = min(H, MAX_STATE_ROWS)
-        self.cell_h = 0.36 if shown_rows <= 4 else 0.30
         span = (T - 1) * self.pitch
         self.xs = [SOURCE_CENTRE_X - span / 2 + i * self.pitch for i in range(T)]
         col_h = shown_rows * self.cell_h + 0.08
-        self.words_y = 3.0
-        self.h_top = 2.52
-        self.h_name_y = self.h_top - col_h - 0.2
-        self.scores_y = self.h_name_y - 0.42
-        self.weights_y = self.scores_y - self.cell_h - 0.12
-        # Decoder panel: columns hang from PANEL_TOP (their labels above them).
-        self.panel_col_top = PANEL_TOP - 0.42
+        self.words_y = 3.08
+        self.h_top = 2.66
+        self.h_name_y = self.h_top - col_h - 0.18
+        self.scores_y = self.h_name_y - 0.38
+        self.weights_y = self.scores_y - self.cell_h - 0.06
+        # The bars stand under the weights' numbers; the links from s_{t-1} end at their feet.
+        self.bar_base_y = self.weights_y - self.cell_h / 2 - 0.2 - BAR_MAX_H
+        # Decoder panel, left to right: the three inputs, the decoder, s_t, the word.
+        self.x_op, self.x_s, self.x_c, self.x_box, self.x_new, self.x_word = -6.35, -5.3, -4.25, -2.4, -0.6, 0.15
+        #: (start, end) in seconds of the clip of every decoder step (the tests compare them).
+        self.step_times: list[tuple[float, float]] = []
+        #: The words the "French so far" strip shows after each step (full words, the hidden front dropped).
+        self.strip_log: list[tuple[str, ...]] = []
 
-    def _column(self, values, key: str, label: str, colour) -> VectorColumn:
-        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=CELL_W,
-                           cell_height=self.cell_h, max_rows=MAX_STATE_ROWS)
+    def _column(self, values, key: str, label: str, colour, width: float = CELL_W) -> VectorColumn:
+        col = _legible_dots(VectorColumn(values, self.theme, key=key, colour=colour, cell_width=width,
+                                         cell_height=self.cell_h, max_rows=MAX_STATE_ROWS))
         # Pango names with Unicode subscripts: a LaTeX run per step would be slow.
         col.label = caption(label, self.theme, 22, colour).next_to(col.frame, UP, buff=0.1)
         col.add(col.label)
@@ -150,7 +186,7 @@ class AttentionProcessScene(WalkthroughScene):
 
     def _panel_column(self, values, key: str, label: str, colour, x: float) -> VectorColumn:
         col = self._column(values, key, label, colour)
-        col.shift(np.array([x, self.panel_col_top, 0]) - col.frame.get_top())
+        col.shift(np.array([x, PANEL_TOP, 0]) - col.frame.get_top())
         return col
 
     # -- builders ------------------------------------------------------------
@@ -160,9 +196,9 @@ class AttentionProcessScene(WalkthroughScene):
         theme, view = self.theme, self.view
         cols = VGroup()
         for i in range(self.T):
-            col = VectorColumn(view.encoder_states[i], theme, key=view.encoder_keys[i], colour=theme.encoder,
-                               cell_width=self.cell_w, cell_height=self.cell_h,
-                               max_rows=MAX_STATE_ROWS)
+            col = _legible_dots(VectorColumn(view.encoder_states[i], theme, key=view.encoder_keys[i],
+                                             colour=theme.encoder, cell_width=self.cell_w,
+                                             cell_height=self.cell_h, max_rows=MAX_STATE_ROWS))
             col.shift(np.array([self.xs[i], self.h_top, 0]) - col.frame.get_top())
             name = caption(f"h{subscript(i + 1)}", theme, 20, theme.encoder).move_to([self.xs[i], self.h_name_y, 0])
             cols.add(VGroup(col, name))
@@ -188,30 +224,100 @@ class AttentionProcessScene(WalkthroughScene):
             row.add(cell.move_to([self.xs[i], self.weights_y, 0]))
         return row
 
+    def _weight_bars(self, t: int) -> VGroup:
+        """a_tj as bars standing on a common line under the weights' numbers (height a_tj)."""
+        theme, a = self.theme, self.view.steps[t].weights
+        bars = VGroup()
+        width = min(0.4, self.cell_w * 0.5)
+        for i in range(self.T):
+            h = max(float(a[i]) * BAR_MAX_H, 0.01)  # a hairline for a zero weight: the slot stays legible
+            bar = Rectangle(width=width, height=h, stroke_width=0, fill_color=theme.weight, fill_opacity=0.9)
+            bars.add(bar.move_to([self.xs[i], self.bar_base_y + h / 2, 0]))
+        return bars
+
+    def _bar_base(self) -> Line:
+        left, right = self.xs[0] - self.pitch / 2, self.xs[-1] + self.pitch / 2
+        return Line([left, self.bar_base_y, 0], [right, self.bar_base_y, 0], stroke_width=1.5,
+                    stroke_color=self.theme.muted)
+
+    def _links(self, s_prev: VectorColumn, weights=None) -> VGroup:
+        """Lines from s_{t-1} to each h_j (to its bar's foot).
+
+        Without ``weights``: all alike, thin (f_att looks at every h_j).
+        With them: thickness and opacity by a_tj, so the eye follows the
+        links that carry the weight.
+        """
+        theme = self.theme
+        start = s_prev.label.get_top() + UP * 0.06
+        links = VGroup()
+        for j in range(self.T):
+            if weights is None:
+                width, opacity = 1.5, 0.35
+            else:
+                a = float(weights[j])
+                width, opacity = 0.5 + 9.5 * a, 0.08 + 0.92 * a
+            links.add(Line(start, [self.xs[j], self.bar_base_y, 0], stroke_width=width,
+                           stroke_color=theme.weight, stroke_opacity=opacity))
+        return links
+
     def _row_name(self, word: str, tex: str, colour, y: float) -> VGroup:
-        """A row's name left of the source columns: a word and its symbol."""
-        name = VGroup(caption(word, self.theme, 16, self.theme.muted),
-                      math_label(tex, self.theme, 32, colour)).arrange(RIGHT, buff=0.12)
-        right = self.xs[0] - self.cell_w / 2 - 0.25
+        """A row's name left of the source columns: a word and its symbol (the symbol alone if tight)."""
+        right = self.xs[0] - self.cell_w / 2 - 0.2
+        symbol = math_label(tex, self.theme, 32, colour)
+        name = VGroup(caption(word, self.theme, 20, self.theme.muted), symbol).arrange(RIGHT, buff=0.12)
+        if name.width > right + 6.95:
+            name = VGroup(symbol)
         return name.move_to([0, y, 0]).align_to([right, 0, 0], RIGHT)
 
-    def _equations(self) -> tuple[VGroup, VGroup, VGroup]:
-        """All equations, and the decoder's and the output's lines (highlighted together)."""
-        theme, view = self.theme, self.view
-        decoder_tex, output_tex = _DECODER_TEX[view.decoder]
-        lines = VGroup(
-            math_label(_SCORE_TEX[view.score], theme, 24),
-            math_label(r"a_{tj} = \mathrm{softmax}_j\,(e_{tj})", theme, 24),
-            math_label(r"c_t = \textstyle\sum_j a_{tj}\,h_j", theme, 24),
-            *[math_label(tex, theme, 24) for tex in decoder_tex + output_tex],
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
-        decoder = VGroup(*lines[3:3 + len(decoder_tex)])
-        output = VGroup(*lines[3 + len(decoder_tex):])
-        if len(decoder_tex) > 1:  # a continued line is indented
-            decoder[1].shift(RIGHT * 0.5)
-        fit_within(lines, max_width=3.7, max_height=2.75)
-        lines.move_to([0, PANEL_TOP - 1.35, 0]).align_to([6.95, 0, 0], RIGHT)
-        return lines, decoder, output
+    def _explain(self, tex_lines: list[str], text: str) -> VGroup:
+        """The equation of the moment and a sentence about it, right of the decoder panel."""
+        theme = self.theme
+        width = EXPLAIN_RIGHT - EXPLAIN_LEFT
+        group = VGroup()
+        if tex_lines:
+            eq = VGroup(*[math_label(t, theme, EQUATION_SIZE) for t in tex_lines]).arrange(
+                DOWN, aligned_edge=LEFT, buff=0.12)
+            for line in eq[1:]:
+                line.shift(RIGHT * 0.4)  # a continued line is indented
+            group.add(eq)
+        lines = VGroup()
+        words, line = text.split(), ""
+        for w in words:
+            trial = f"{line} {w}".strip()
+            if line and caption(trial, theme, 22).width > width:
+                lines.add(caption(line, theme, 22))
+                line = w
+            else:
+                line = trial
+        lines.add(caption(line, theme, 22))
+        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+        group.add(lines)
+        group.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+        group.move_to([0, 0, 0]).align_to([EXPLAIN_LEFT, 0, 0], LEFT).align_to([0, EXPLAIN_TOP, 0], UP)
+        group.text = " ".join(words)
+        return group
+
+    # -- the "French so far" strip -----------------------------------------
+
+    def _strip_word(self, word: str, colour) -> Mobject:
+        return readable_text(word, self.theme, STRIP_WORD, max_width=2.2, colour=colour)
+
+    def _strip_layout(self, words: list[Mobject]) -> tuple[list[np.ndarray], int]:
+        """Positions of the strip's words, and how many at the front are hidden
+        (the last words always show; hidden ones give way to an ellipsis)."""
+        left = self.strip_label.get_right()[0] + 0.3
+        room = 6.95 - left
+        gap = 0.22
+        first = 0
+        while first < len(words) - 1 and (sum(w.width for w in words[first:]) + gap * (len(words) - first - 1)
+                                          + (self.strip_dots.width + gap if first else 0)) > room:
+            first += 1
+        x = left + (self.strip_dots.width + gap if first else 0)
+        places = [None] * first
+        for w in words[first:]:
+            places.append(np.array([x + w.width / 2, STRIP_Y, 0]))
+            x += w.width + gap
+        return places, first
 
     # -- the scene -----------------------------------------------------------
 
@@ -222,159 +328,219 @@ class AttentionProcessScene(WalkthroughScene):
         n = len(view.steps)
 
         title = caption("Attention over the encoder states", theme, 28)
-        which = "trained" if view.trained else "seeded"
-        kind = caption(f"score: {_SCORE_NAME[view.score]}, {which}", theme, 19, theme.muted)
+        which = "trained" if view.trained else "untrained"
         title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
-        kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
+        # The step counter ("step 13 of 13") takes the right end of the title line.
+        counter_left = 6.9 - caption(f"step {n} of {n}", theme, 22).width - 0.3
+        for name in (_SCORE_NAME[view.score], view.score.replace("_", " ")):
+            kind = caption(f"{name} score, {which}", theme, 20, theme.muted)
+            kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
+            if kind.get_right()[0] <= counter_left:
+                break
         words = word_labels(view.source_tokens, self.xs, self.words_y, self.pitch, theme)
         states = self._encoder_states()
-        self.play(fade_in(title), fade_in(kind), fade_in(words))
-        self.play(LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08), run_time=1.2)
+        # The first frame already names the clip and shows the sentence.
+        self.add(title, kind, words)
 
+        pacer = CaptionPacer(self)
         if view.untrained:
-            note = caption(network_note(self.trace, "model") + "; the weights show no real alignment yet",
-                           theme, 17, theme.highlight)
+            intro = "Untrained, seeded weights: expect no real alignment."
         else:
-            # Where h_j and s_0 come from, said once for the whole clip.
-            note = caption("h\u2c7c: the encoder's states, h\u2081 \u2026 h" + subscript(self.T)
-                           + " (the plain network keeps only the last);  s\u2080 = 0,  op\u2080 = <START>",
-                           theme, 17, theme.muted)
-        fit_within(note, max_width=13.6).move_to([0, NOTE_Y, 0])
-        self.play(fade_in(note))
-
+            intro = "One encoder state h\u2c7c per source word."
         e_name = self._row_name("score", r"e_{tj}", theme.text, self.scores_y)
         a_name = self._row_name("weight", r"a_{tj}", theme.heat_high, self.weights_y)
-        equations, eq_decoder, eq_output = self._equations()
-        self.play(fade_in(equations), run_time=0.6)
+        bar_base = self._bar_base()
 
-        # Decoder panel positions: the three inputs, the decoder, s_t, the word.
-        x_op, x_s, x_c, x_box, x_new, x_word = -6.3, -5.25, -4.2, -2.45, -0.7, 0.95
         first = view.steps[0]
         s_prev = self._panel_column(first.previous_state, first.previous_state_key, f"s{subscript(0)}",
-                                    theme.decoder, x_s)
+                                    theme.decoder, self.x_s)
         op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{subscript(0)}",
-                                    theme.embedding, x_op)
-        op_word = self._op_word(first.input_word, op_col)
-        # Both networks start from zeros, as the draft says.
-        zero_note = VGroup(caption("s\u2080 = 0", theme, 18, theme.muted).next_to(s_prev.frame, DOWN, buff=0.12))
-        box = CellBox("decoder" if view.decoder == "tanh" else "GRU decoder", theme, theme.decoder,
-                      width=1.6, height=1.1)
-        box.move_to([x_box, s_prev.frame.get_center()[1], 0])
-        self.play(fade_in(s_prev), fade_in(op_col), fade_in(op_word), fade_in(zero_note), Create(box))
+                                    theme.embedding, self.x_op)
+        box = CellBox("decoder", theme, theme.decoder, width=1.6, height=1.1)
+        box.move_to([self.x_box, s_prev.frame.get_center()[1], 0])
+        # The strip starts with <START>, op_0: the word the decoder reads next is always its last.
+        self.strip_label = caption("French so far:", theme, 20, theme.muted)
+        self.strip_label.move_to([0, STRIP_Y, 0]).align_to([-6.9, 0, 0], LEFT)
+        self.strip_dots = caption(ELLIPSIS, theme, STRIP_WORD, theme.muted)
+        strip_words = [self._strip_word(first.input_word, theme.embedding)]
+        places, _ = self._strip_layout(strip_words)
+        strip_words[0].move_to(places[0])
+        self.strip_dots.move_to([self.strip_label.get_right()[0] + 0.3 + self.strip_dots.width / 2, STRIP_Y, 0])
+        dots_shown = False
+        pacer.swap(self._explain([], intro + " The decoder starts from s\u2080 = 0."),
+                   LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08),
+                   fade_in(s_prev), fade_in(op_col), Create(box), fade_in(self.strip_label),
+                   fade_in(strip_words[0]), run_time=1.2)
 
+        step_label = None
         for t in range(n):
-            fast = 1.0 if t == 0 else (0.7 if t == 1 else 0.45)
-            step = caption(f"step {t + 1} of {n}", theme, 22, theme.highlight)
-            step.align_to(title, DOWN).align_to([6.9, 0, 0], RIGHT)
-            if t == 0:
-                self.play(fade_in(step), run_time=0.4)
-            else:
-                self.play(ReplacementTransform(self._step_label, step), run_time=0.3)
-            self._step_label = step
-
-            # 1. f_att scores every h_j against s_{t-1}.
-            focus = SurroundingRectangle(s_prev.frame, color=theme.highlight, buff=0.06)
-            eq_focus = SurroundingRectangle(equations[0], color=theme.highlight, buff=0.06)
+            start_time = self.time
+            mode = "full" if t < FULL_STEPS else ("brief" if t == FULL_STEPS else "quick")
+            step_t = view.steps[t]
+            label = caption(f"step {t + 1} of {n}", theme, 22, theme.highlight)
+            label.align_to(title, DOWN).align_to([6.9, 0, 0], RIGHT)
+            # The counter's texts swap without crossing (each is its own caption cue).
+            label_anim = (fade_in(label) if step_label is None
+                          else AnimationGroup(caption_out(step_label), caption_in(label)))
+            step_label = label
+            s_name, c_name = f"s{subscript(t)}", f"c{subscript(t + 1)}"
             scores = self._score_row(t)
-            intro = [Create(focus), Create(eq_focus)] + ([fade_in(e_name)] if t == 0 else [])
-            self.play(*intro, run_time=0.5 * fast)
-            self.play(LaggedStart(*[
-                AnimationGroup(Indicate(states[i][0].frame, color=theme.highlight, scale_factor=1.03),
-                               fade_in(scores[i], shift=DOWN * 0.15))
-                for i in range(self.T)], lag_ratio=0.25 if t == 0 else 0.08), run_time=2.0 * fast)
-
-            # 2. softmax: the weights, as heat over the words.
             weights = self._weight_row(t)
-            eq2 = SurroundingRectangle(equations[1], color=theme.highlight, buff=0.06)
-            # The boxes travel down (cheap), the weights' numbers fade in on arrival.
+            bars = self._weight_bars(t)
+            even = self._links(s_prev)
+            weighted = self._links(s_prev, step_t.weights)
             w_boxes = VGroup(*[c.box for c in weights])
             w_numbers = VGroup(*[c.number for c in weights])
-            anims = [TransformFromCopy(VGroup(*[c.box for c in scores]), w_boxes),
-                     ReplacementTransform(eq_focus, eq2), fade_out(focus)]
-            if t == 0:
-                anims.append(fade_in(a_name))
-            self.play(*anims, run_time=0.8 * fast)
-            self.play(fade_in(w_numbers), run_time=0.3 * fast)
+            focus = SurroundingRectangle(s_prev.frame, color=theme.highlight, buff=0.06)
+
+            # 1. f_att scores every h_j against s_{t-1}: a thin link to each.
+            if mode != "quick":
+                extra = [fade_in(e_name), fade_in(a_name), Create(bar_base)] if t == 0 else []
+                if mode == "full":
+                    pacer.swap(self._explain(_SCORE_TEX[view.score],
+                                             f"f\u2090\u209c\u209c scores every h\u2c7c against {s_name}."),
+                               label_anim, Create(focus), *extra, run_time=0.8)
+                else:
+                    pacer.swap(self._explain([], f"Step {t + 1}: the same with {s_name}, the state after "
+                                                 f"\u201c{view.steps[t - 1].chosen}\u201d."),
+                               label_anim, Create(focus), *extra, run_time=0.8)
+                self.play(Create(even), LaggedStart(*[
+                    AnimationGroup(Indicate(states[i][0].frame, color=theme.highlight, scale_factor=1.03),
+                                   fade_in(scores[i], shift=DOWN * 0.1))
+                    for i in range(self.T)], lag_ratio=0.25 if mode == "full" else 0.1),
+                    run_time=2.0 if mode == "full" else 1.2)
+                if mode == "full":
+                    self.pause_on_result("scores")
+                # 2. softmax: the weights, as numbers, bars and links.
+                if mode == "full":
+                    pacer.swap(self._explain([r"a_{tj} = \mathrm{softmax}_j\,(e_{tj})"],
+                                             "Softmax: weights summing to 1, drawn as bars and links."),
+                               fade_out(focus), run_time=0.8)
+                    fade_focus = []
+                else:
+                    fade_focus = [fade_out(focus)]
+                self.play(TransformFromCopy(VGroup(*[c.box for c in scores]), w_boxes),
+                          Transform(even, weighted), *fade_focus,
+                          LaggedStart(*[GrowFromEdge(b, DOWN) for b in bars], lag_ratio=0.05),
+                          run_time=1.0 if mode == "full" else 0.7)
+                self.play(fade_in(w_numbers), run_time=0.3)
+                self.pause_on_result("weights")
+            else:
+                if t == FULL_STEPS + 1:
+                    pacer.swap(self._explain([], "Faster now: thick links show which h\u2c7c make "
+                                                 "up each context."), run_time=0.5)
+                self.play(label_anim, fade_in(scores), Create(even), run_time=0.3)
+                self.play(TransformFromCopy(VGroup(*[c.box for c in scores]), w_boxes),
+                          Transform(even, weighted), fade_in(w_numbers, rate_func=lambda x: x),
+                          *[GrowFromEdge(b, DOWN) for b in bars], run_time=0.5)
             self.remove(w_boxes, w_numbers)
             self.add(weights)
+            links = even
 
             # 3. c_t forms from the h_j, each scaled and faded by its weight.
-            step_t = view.steps[t]
-            c_col = self._panel_column(step_t.context, step_t.context_key, f"c{subscript(t + 1)}",
-                                       theme.encoder, x_c)
-            eq3 = SurroundingRectangle(equations[2], color=theme.highlight, buff=0.06)
+            c_col = self._panel_column(step_t.context, step_t.context_key, c_name, theme.encoder, self.x_c)
             sources, ghosts = self._weighted_ghosts(states, t, c_col)
-            self.play(ReplacementTransform(eq2, eq3),
-                      LaggedStart(*[TransformFromCopy(src, g) for src, g in zip(sources, ghosts)],
-                                  lag_ratio=0.05), run_time=1.3 * fast)
-            self.play(fade_out(ghosts), fade_in(c_col), run_time=0.6 * fast)
+            if mode == "full":
+                pacer.swap(self._explain([r"c_t = \textstyle\sum_j a_{tj}\,h_j"],
+                                         f"{c_name}: each h\u2c7c scaled and faded by its weight."),
+                           run_time=0.8)
+            fly = 1.6 if mode == "full" else (1.1 if mode == "brief" else 0.6)
+            self.play(LaggedStart(*[TransformFromCopy(src, g) for src, g in zip(sources, ghosts)],
+                                  lag_ratio=0.05), run_time=fly)
+            self.play(fade_out(ghosts), fade_in(c_col), run_time=0.6 if mode != "quick" else 0.25)
+            if mode == "full":
+                self.pause_on_result("context")
 
-            # 4. the decoder consumes op_{t-1}, s_{t-1}, c_t and emits s_t, then the word.
+            # 4. the decoder reads op_{t-1}, s_{t-1}, c_t, writes s_t, then the word.
             inputs = VGroup(op_col.frame, s_prev.frame, c_col.frame, op_col.label, s_prev.label, c_col.label)
             bracket = DashedVMobject(RoundedRectangle(corner_radius=0.12, width=inputs.width + 0.25,
                                                       height=inputs.height + 0.2, stroke_color=theme.muted,
                                                       stroke_width=2).move_to(inputs), num_dashes=40)
             into = arrow_between(bracket, box.box, theme.decoder, buff=0.05)
-            eq4 = SurroundingRectangle(eq_decoder, color=theme.highlight, buff=0.06)
-            exit_zero = [fade_out(zero_note)] if t == 0 else []
-            self.play(Create(bracket), GrowArrow(into), ReplacementTransform(eq3, eq4), *exit_zero,
-                      run_time=0.7 * fast)
             s_new = self._panel_column(step_t.state, step_t.state_key, f"s{subscript(t + 1)}",
-                                       theme.decoder, x_new)
+                                       theme.decoder, self.x_new)
             out = arrow_between(box.box, s_new.frame, theme.decoder, buff=0.08)
-            self.play(Indicate(box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
-                      fade_in(s_new, shift=RIGHT * 0.2), run_time=0.9 * fast)
-            word = self._emitted(t, s_new, x_word)
-            to_word = arrow_between(s_new.frame, word[0], theme.decoder, buff=0.1)
-            eq5 = SurroundingRectangle(eq_output, color=theme.highlight, buff=0.06)
-            self.play(GrowArrow(to_word), fade_in(word, shift=RIGHT * 0.2), ReplacementTransform(eq4, eq5),
-                      run_time=0.8 * fast)
-            self.wait(0.6 * fast)
+            word, p_label = self._emitted(t, s_new)
+            if mode == "full":
+                pacer.swap(self._explain([*_DECODER_TEX[view.decoder], _OUTPUT_TEX],
+                                         f"The decoder writes s{subscript(t + 1)}, then the closest "
+                                         "French word."),
+                           run_time=0.8)
+                self.play(Create(bracket), GrowArrow(into), run_time=0.6)
+                self.play(Indicate(box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
+                          fade_in(s_new, shift=RIGHT * 0.2), run_time=0.9)
+                self.play(fade_in(word, shift=RIGHT * 0.2), fade_in(p_label), run_time=0.6)
+            else:
+                self.play(Create(bracket), GrowArrow(into), GrowArrow(out), fade_in(s_new),
+                          run_time=0.8 if mode == "brief" else 0.4)
+                self.play(fade_in(word), fade_in(p_label), run_time=0.4 if mode == "brief" else 0.25)
+            self.pause_on_result("word")
 
-            leaving = [scores, weights, bracket, into, out, to_word, eq5, c_col]
+            # The word joins the strip; s_t becomes s_{t-1}; this step's pieces leave.
+            new_strip = self._strip_word(step_t.chosen, theme.embedding)
+            strip_words.append(new_strip)
+            places, hidden = self._strip_layout(strip_words)
+            moves = []
+            for k, w in enumerate(strip_words[:-1]):
+                if places[k] is None:
+                    if w in self.mobjects:
+                        moves.append(caption_out(w))
+                else:
+                    moves.append(w.animate.move_to(places[k]).set_color(theme.decoder))
+            if hidden and not dots_shown:
+                moves.append(caption_in(self.strip_dots))
+                dots_shown = True
+            new_strip.move_to(places[-1])
+            leaving = [scores, weights, bars, links, bracket, into, out, c_col]
             if t + 1 < n:
-                # s_t becomes s_{t-1}, the word becomes op_{t-1} of the next step.
                 nxt = view.steps[t + 1]
                 next_s = self._panel_column(nxt.previous_state, nxt.previous_state_key, f"s{subscript(t + 1)}",
-                                            theme.decoder, x_s)
+                                            theme.decoder, self.x_s)
                 next_op = self._panel_column(nxt.input_embedding, nxt.input_embedding_key,
-                                             f"op{subscript(t + 1)}", theme.embedding, x_op)
-                next_word = self._op_word(nxt.input_word, next_op)
-                self.play(*[fade_out(m) for m in leaving], fade_out(s_prev), fade_out(op_col), fade_out(op_word),
-                          ReplacementTransform(s_new, next_s), ReplacementTransform(word[0], next_word),
-                          fade_out(word[1]), fade_in(next_op), run_time=0.8 * fast)
-                s_prev, op_col, op_word = next_s, next_op, next_word
+                                             f"op{subscript(t + 1)}", theme.embedding, self.x_op)
+                # Fades that never cross: the old pieces leave in the first half, the new arrive in the second.
+                self.play(*[caption_out(m) for m in leaving], caption_out(p_label),
+                          caption_out(s_prev), caption_out(op_col), caption_out(s_new),
+                          Transform(word, new_strip), *moves,
+                          caption_in(next_s), caption_in(next_op),
+                          run_time=1.0 if mode != "quick" else 0.5)
+                s_prev, op_col = next_s, next_op
             else:
-                final = [scores, weights, bracket, into, out, to_word, eq5, c_col, s_prev, op_col, op_word,
-                         s_new, word, box]
-        self.wait(0.4)
+                self.play(*[caption_out(m) for m in leaving], caption_out(p_label),
+                          Transform(word, new_strip), *moves, run_time=0.6)
+                final = [s_prev, op_col, s_new, box]
+            self.remove(word)
+            self.add(new_strip)
+            self.step_times.append((start_time, self.time))
+            self.strip_log.append(tuple(getattr(w, "full_text", "") for w in strip_words[hidden:]))
 
         # The alignment matrix: every step's weights, words on both axes.
+        pacer._wait_for_reader()
+        shown_strip = [w for w in strip_words if w in self.mobjects]
         self.play(*[fade_out(m) for m in final], fade_out(states), fade_out(words), fade_out(e_name),
-                  fade_out(title), fade_out(kind),
-                  fade_out(a_name), fade_out(equations), fade_out(self._step_label), run_time=0.8)
+                  fade_out(a_name), fade_out(bar_base), fade_out(title), fade_out(kind), fade_out(step_label),
+                  fade_out(pacer.current), fade_out(self.strip_label), *[fade_out(w) for w in shown_strip],
+                  *([fade_out(self.strip_dots)] if dots_shown else []), run_time=0.8)
         self._alignment()
-        self.wait(2.0)
+        self.hold_final()
 
     # -- pieces of a step ----------------------------------------------------
 
-    def _op_word(self, word: str, col: VectorColumn) -> Mobject:
-        """The previous output word, under its embedding column."""
-        text = caption(word, self.theme, 18, self.theme.embedding)
-        fit_within(text, max_width=1.0)
-        return text.next_to(col.frame, DOWN, buff=0.14)
+    def _emitted(self, t: int, s_new: VectorColumn) -> tuple[Mobject, VGroup]:
+        """The chosen word and its probability, right of s_t.
 
-    def _emitted(self, t: int, s_new: VectorColumn, x: float) -> VGroup:
-        """The chosen word and its probability, right of s_t."""
+        The word is the strip's word (same letters, cut the same way) shown
+        larger, so it shrinks into the strip without morphing glyphs.
+        """
         theme, step = self.theme, self.view.steps[t]
-        word = caption(step.chosen, theme, 26, theme.decoder)
-        fit_within(word, max_width=2.1)
-        p = VGroup(caption("p =", theme, 18, theme.muted),
+        word = self._strip_word(step.chosen, theme.decoder)
+        word.scale(max(1.0, min(26 / STRIP_WORD, 2.3 / word.width)))
+        p = VGroup(caption("p =", theme, 20, theme.muted),
                    NumberLabel(step.probability, theme, step.probability_key))
         p.arrange(RIGHT, buff=0.1)
-        group = VGroup(word, p).arrange(DOWN, buff=0.15)
-        group.move_to([x + group.width / 2, s_new.frame.get_center()[1], 0])
-        return group
+        VGroup(word, p).arrange(DOWN, buff=0.15, aligned_edge=LEFT).move_to(
+            [0, s_new.frame.get_center()[1], 0]).align_to([self.x_word, 0, 0], LEFT)
+        return word, p
 
     def _weighted_ghosts(self, states: VGroup, t: int, c_col: VectorColumn) -> tuple[VGroup, VGroup]:
         """The h_j cell boxes, and the copies that fly into c_t: the weighted sum drawn honestly.
@@ -404,31 +570,46 @@ class AttentionProcessScene(WalkthroughScene):
     def _alignment(self) -> None:
         theme, view = self.theme, self.view
         n, T = view.alignment.shape
+        note_text = (network_note(self.trace, "model") + ": the weights show no real alignment yet"
+                     if view.untrained else
+                     "Each row: where the decoder looked while it wrote that word")
+        note = step_caption(note_text, theme, -3.62, 22)
+        note.align_to([0, -3.9, 0], DOWN)
         # Cells as large as the frame allows: 12 columns x 13 rows still fit.
         cell_w = min(1.0, 11.0 / T)
-        cell_h = min(0.5, 4.9 / n)
+        top_room = 2.45  # under the heading, the axis names and the source words
+        cell_h = min(0.5, (top_room - note.get_top()[1] - 0.15) / n)
         matrix = ValueMatrix(view.alignment, theme, key=view.alignment_key, row_labels=list(view.chosen),
                              colour=theme.panel, max_rows=13, max_cols=12, cell_width=cell_w,
                              cell_height=cell_h, heat=True, label_size=20)
+        # Long French words are cut (never shrunk under the floor) to keep the grid centred.
+        for k, lab in enumerate(matrix.row_labels):
+            if lab.width > 1.8:
+                short = readable_text(lab.full_text, theme, 20, max_width=1.8).move_to(lab)
+                matrix.row_labels.submobjects[k] = short
         for lab in matrix.row_labels:
-            fit_within(lab, max_width=1.5)
             lab.align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
         heading = caption("Alignment: the attention weights of every step", theme, 26)
         heading.move_to([0, TITLE_Y, 0])
-        # The block (axis name, source words, grid) is centred under the heading.
-        above = 1.05
-        block = above + matrix.frame.height
-        centre = (heading.get_bottom()[1] - 0.1 + NOTE_Y + 0.25) / 2
-        grid_top = centre + block / 2 - above
+        grid_top = top_room
         top = matrix.frame.get_top()
         matrix.shift([0.6 - top[0], grid_top - top[1], 0])
+        for lab in matrix.row_labels:
+            lab.align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
         xs = [matrix.cell(0, j).get_x() for j in range(T)]
-        cols = word_labels(view.source_tokens, xs, grid_top + 0.38, cell_w, theme)
-        src = caption("source words", theme, 18, theme.encoder)
-        src.move_to([matrix.frame.get_x(), grid_top + above - 0.15, 0])
-        out = caption("output words", theme, 18, theme.decoder)
-        out.next_to(matrix.row_labels, DOWN, buff=0.2).align_to(matrix.row_labels, RIGHT)
-        self.play(fade_in(heading), fade_in(cols), fade_in(src))
+        cols = word_labels(view.source_tokens, xs, grid_top + 0.4, cell_w, theme)
+        src = caption("source words", theme, 20, theme.encoder)
+        src.move_to([matrix.frame.get_x(), grid_top + 0.8, 0])
+        out = caption("output words", theme, 20, theme.decoder)
+        out.move_to([0, grid_top + 0.8, 0]).align_to(matrix.row_labels, RIGHT)
+        if out.get_right()[0] > src.get_left()[0] - 0.2:
+            out.align_to([src.get_left()[0] - 0.3, 0, 0], RIGHT)
+        start = self.time
+        self.play(fade_in(heading), fade_in(cols), fade_in(src), fade_in(note))
         self.play(LaggedStart(*[fade_in(VGroup(*[matrix.cell(t, j) for j in range(T)]), shift=DOWN * 0.1)
                                 for t in range(n)], lag_ratio=0.2),
                   fade_in(matrix.frame), fade_in(matrix.row_labels), fade_in(out), run_time=1.5)
+        # Heading and note arrive together (one caption): with the final hold, long enough to read both.
+        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
+        if due > 0:
+            self.wait(due + 1.0 / config.frame_rate)

@@ -153,3 +153,68 @@ def test_weighted_sum_flies_only_the_weighted_copies():
             a = float(step.weights[j])
             assert g[0].get_fill_opacity() == pytest.approx(a, abs=1e-6) or g[0].get_stroke_opacity() == pytest.approx(a, abs=1e-6)
             assert g[0].width == pytest.approx(max(a, 0.05) * target_w, rel=0.05)
+
+
+# -- pacing and the pictures of attention (issue 13) ---------------------------------------
+
+@pytest.fixture(scope="module")
+def default_scene():
+    return build_scene("attention_process", load_default_trace(), timeline=True)
+
+
+def test_later_steps_are_quicker_than_the_first(default_scene):
+    scene = default_scene
+    n = len(scene.view.steps)
+    durations = [end - start for start, end in scene.step_times]
+    assert len(durations) == n >= 3
+    first = durations[0]
+    # The first step is explained phase by phase; every later one takes less time,
+    # the quick ones (third on) well under half of it.
+    assert all(d < first for d in durations[1:]), durations
+    assert all(d < 0.5 * first for d in durations[2:]), durations
+    # ... and still each chosen word is held still for a second.
+    assert [w for w, _ in scene.result_marks].count("word") == n
+    assert scene.pacing_faults() == []
+
+
+def test_the_strip_grows_by_the_chosen_words(default_scene):
+    scene = default_scene
+    chosen = [s.chosen for s in scene.view.steps]
+    start = scene.view.steps[0].input_word
+    for t, shown in enumerate(scene.strip_log):
+        written = [start, *chosen[:t + 1]]
+        # The strip ends with every word written so far (the oldest may give way to an ellipsis).
+        assert shown and tuple(written[-len(shown):]) == shown, (t, shown)
+    assert len(scene.strip_log[0]) == 2  # "<START>" and the first word: nothing hidden yet
+
+
+def test_links_and_bars_follow_the_weights():
+    from scenes.attention_process import BAR_MAX_H, AttentionProcessScene
+
+    scene = AttentionProcessScene(load_default_trace(), audit=False)
+    scene._layout()
+    step = scene.view.steps[0]
+    s_prev = scene._panel_column(step.previous_state, step.previous_state_key, "s", scene.theme.decoder, -5.3)
+    a = step.weights
+    links = scene._links(s_prev, a)
+    bars = scene._weight_bars(0)
+    widths = [l.get_stroke_width() for l in links]
+    opacities = [l.get_stroke_opacity() for l in links]
+    order = sorted(range(scene.T), key=lambda j: a[j])
+    # Heavier weight, thicker and more opaque link, taller bar.
+    for lo, hi in zip(order, order[1:]):
+        if a[hi] > a[lo] + 1e-9:
+            assert widths[hi] > widths[lo] and opacities[hi] > opacities[lo]
+            # (a weight too small for the eye keeps a hairline, so the slot still shows)
+            if a[hi] * BAR_MAX_H > 0.01:
+                assert bars[hi].height > bars[lo].height
+    top = order[-1]
+    assert widths[top] >= 5 * max(widths[j] for j in range(scene.T) if a[j] < 0.02)
+    for j in range(scene.T):
+        assert bars[j].height == pytest.approx(max(a[j] * BAR_MAX_H, 0.01), abs=1e-6)
+        # Each link runs from s_{t-1} to the foot of h_j's bar.
+        assert links[j].get_end()[0] == pytest.approx(bars[j].get_x(), abs=1e-6)
+        assert links[j].get_start()[0] == pytest.approx(s_prev.get_x(), abs=0.05)
+    # Before the softmax every link is alike.
+    even = scene._links(s_prev)
+    assert len({round(l.get_stroke_width(), 6) for l in even}) == 1

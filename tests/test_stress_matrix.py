@@ -109,8 +109,6 @@ AFFECTED: dict[str, tuple[str, ...]] = {
 #: Pairs that fail today, with the first fault, in scenes other helpers own
 #: (not built: they are missing coverage, not passes).
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    # attention_process (no helper on it in this round):
-    ("unknown-long-words", "attention_process"): "text too small: Text('incompréhensibilité') is 4.5 px tall",
     # worked_example (helper C's new layout): scores of +-600 widen every cell to
     # 1.35 units and the 6-column matrices no longer fit side by side.
     ("attention-tables-limits", "worked_example"):
