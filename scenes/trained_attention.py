@@ -27,6 +27,7 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UP,
     Create,
     CurvedArrow,
     FadeIn,
@@ -66,7 +67,7 @@ TOP_Y = 2.5  # top edge of the annotations and of the matrix
 MATRIX_BOTTOM = -2.45  # lowest the matrix may reach
 LINE_YS = (-2.85, -3.3, -3.75)  # the caption lines under the final matrix
 STEP_LINE_Y = -2.85  # the step caption while decoding
-STRIP_Y = -3.55  # the "French so far" strip while decoding
+STRIP_TOP = -3.1  # top of the "French so far" strip while decoding
 MARGIN = 0.2  # each side of the frame
 LABEL_AREA = 1.95  # room left of the matrix for the French words ("économique" at 20 pt)
 SIDE_AREA = 0.85  # room right of the matrix: the probabilities, later the crossing arrows
@@ -287,11 +288,12 @@ class TrainedAttentionScene(WalkthroughScene):
         """"French so far": every word the decoder writes, in order, revealed one by one.
 
         Boxed words at 22 pt; a long sentence at 20 pt, then without boxes,
-        never smaller. Returns the strip with ``label`` and ``words`` (one
-        group per step).
+        then on two rows, never smaller. Returns the strip with ``label`` and
+        ``words`` (one group per step).
         """
         theme = self.theme
-        for size, boxed in ((STRIP_FONT, True), (WORD_FONT, True), (WORD_FONT, False)):
+        for size, boxed, n_rows in ((STRIP_FONT, True, 1), (WORD_FONT, True, 1), (WORD_FONT, False, 1),
+                                    (WORD_FONT, False, 2)):
             label = caption("French so far:", theme, size, theme.muted)
             words = VGroup()
             for w in rows:
@@ -301,11 +303,14 @@ class TrainedAttentionScene(WalkthroughScene):
                     words[-1][1].set_color(colour)
                 else:
                     words.add(VGroup(caption(w, theme, size, colour)))
-            words.arrange(RIGHT, buff=0.1 if boxed else 0.22)
-            strip = VGroup(label, words).arrange(RIGHT, buff=0.25)
+            per_row = -(-len(words) // n_rows)
+            lines = VGroup(*[VGroup(*words[k:k + per_row]).arrange(RIGHT, buff=0.1 if boxed else 0.22)
+                             for k in range(0, len(words), per_row)])
+            lines.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+            strip = VGroup(label, lines).arrange(RIGHT, buff=0.25, aligned_edge=UP)
             if strip.width <= TEXT_WIDTH:
                 break
-        strip.move_to([0, STRIP_Y, 0])
+        strip.move_to([0, 0, 0]).shift([0, STRIP_TOP - strip.get_top()[1], 0])
         strip.label, strip.words = label, words
         return strip
 

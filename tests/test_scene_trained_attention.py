@@ -129,6 +129,15 @@ def test_the_strip_holds_the_french_written_so_far(default_scene):
     assert len({round(w.get_y(), 3) for w in strip.words}) == 1
 
 
+def test_a_twelve_word_translation_keeps_its_strip_in_the_frame():
+    # Thirteen French words (twelve and <END>): the strip wraps rather than shrink or leave the frame.
+    scene = build_scene(SCENE, trace_from(varied(sentences={"source": LONGEST})), min_text_px=12.0)
+    assert scene.audit.faults == []
+    strip = scene.strip
+    assert len(strip.words) == MAX_STEPS_OUT
+    assert strip.width <= 13.4 and strip.get_bottom()[1] > -4.0
+
+
 def test_each_weight_is_also_a_bar_of_its_length(default_scene):
     # Every weight of the matrix has a bar whose length is the weight times a full bar.
     att = np.array(_model(load_default_trace())["attention"])
