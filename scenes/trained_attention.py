@@ -323,6 +323,9 @@ class TrainedAttentionScene(WalkthroughScene):
                             key=(f"{SECTION}.steps.{t}.chosen_probability",),
                             font_size=NUMBER_FONT, colour=self.theme.decoder)
             group.add(p.move_to([x, matrix.row_labels[t].get_y(), 0], aligned_edge=LEFT))
+        # The column's name, over it at the height of the English words.
+        head = math_label("p", self.theme, TEX_FONT, self.theme.decoder)
+        group.add(head.move_to([group[0].get_x(), matrix.frame.get_top()[1] + 0.3, 0]))
         return group
 
     def _step_line(self, t: int, step: dict[str, Any]) -> VGroup:
