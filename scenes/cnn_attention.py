@@ -153,7 +153,7 @@ class CnnAttentionScene(WalkthroughScene):
         fit_within(formulas, max_width=FORMULA_WIDTH).move_to([FORMULA_X, FORMULA_Y, 0])
         weights_title = caption("attention weights a\u1d62\u2c7c", theme, 24, theme.highlight)
         weights_title.move_to([WEIGHTS_X, WEIGHTS_Y + WEIGHTS_SIDE / 2 + 0.3, 0])
-        status = self._status_note().move_to([0, NOTE_Y - 0.45, 0])
+        status = self._status_note().move_to([0, NOTE_Y - 0.62, 0])
         self.play(fade_in(cap_label), Write(formulas), fade_in(weights_title), fade_in(status),
                   run_time=1.2)
 
@@ -190,7 +190,7 @@ class CnnAttentionScene(WalkthroughScene):
         self.play(fade_out(focus), run_time=0.4)
         summary = self._summary()
         if summary is not None:
-            fit_within(summary, max_width=8.4).move_to([2.75, NOTE_Y + 0.15, 0])
+            fit_within(summary, max_width=8.4).move_to([2.75, NOTE_Y + 0.02, 0])
             self.play(fade_in(summary), run_time=0.6)
         # The poster: the caption, the last word's spotlight and weights, read and held.
         self.hold_final(max(FINAL_HOLD, reading_time(_texts_of(summary)) if summary is not None else 0.0))
