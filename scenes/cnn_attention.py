@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from manim import (
     DOWN,
+    LEFT,
     RIGHT,
     UP,
     Create,
@@ -22,13 +23,14 @@ from manim import (
     Line,
     Rectangle,
     SurroundingRectangle,
+    Text,
     VGroup,
     Write,
 )
 
 from attention_core.cnn import spotlight
 
-from .base import WalkthroughScene
+from .base import FINAL_HOLD, RESULT_PAUSE, WalkthroughScene, reading_time
 from .components import (
     CellBox,
     NumberLabel,
@@ -44,7 +46,7 @@ from .components import (
     subscript,
 )
 
-__all__ = ["CnnAttentionScene"]
+__all__ = ["CnnAttentionScene", "SLOW_WORDS"]
 
 # Layout (frame is 14.2 x 8 units; at 480p a unit is 60 pixels, so text of
 # font size 20 or more stands at least 12 pixels tall).
@@ -60,12 +62,20 @@ WEIGHTS_SIDE = 3.6  # the attention-weight grid while decoding
 WEIGHTS_X = 0.95
 WEIGHTS_Y = -0.55
 CONTEXT_X = 4.75
-FORMULA_Y = 1.85
+CONTEXT_TOP = 1.55  # top of c_t's label (its formula), under the formulas' line
+FORMULA_Y = 2.0
+FORMULA_X = 2.3
+FORMULA_WIDTH = 9.0  # from the image's right edge to the frame's
 NOTE_Y = -2.85
 SMALL = 20  # the smallest font size used
 SPOT_LEVELS = 24  # shades of the spotlight (runs of equal shade merge)
 SPOT_DARK = 0.82  # opacity of the dark where the weight is lowest
 MIN_NUMBER_CELL = 0.75  # a weight cell must be this wide to hold its number
+ZOOM_GRID_X = 0.2  # the feature grid moves here while one cell is shown up close
+ZOOM_X = 3.6  # the column of that cell's numbers (filter names to its right)
+ZOOM_CELL_W, ZOOM_CELL_H = 0.95, 0.42
+ZOOM_HEIGHT = 3.6  # the column's cells fit this height
+SLOW_WORDS = 2  # the first words pause on the weights before the word; the later ones go faster
 
 
 def _cell_centre(i: int, j: int, g: int, side: float) -> list[float]:
@@ -76,24 +86,25 @@ def _cell_centre(i: int, j: int, g: int, side: float) -> list[float]:
 class CnnAttentionScene(WalkthroughScene):
     scene_id = "cnn_attention"
     trace_sections = ("cnn", "encoder")
-    description = ("Image captioning: a CNN turns a drawn scene into a grid of features; a trained "
-                   "captioner writes the caption and, for each word, its attention lights up the "
-                   "object it names.")
+    description = ("Image captioning: a CNN turns a drawn scene into a grid of features (one cell up "
+                   "close, its numbers named by their filters); a trained captioner writes the caption "
+                   "and, for each word, its attention lights up the object it names.")
+    shown_results = ("features", "weights", "word")
 
     def construct(self) -> None:
         theme, cnn = self.theme, self.trace.cnn
         G, D = cnn.grid, cnn.features.shape[2]
-        T = len(cnn.tokens)
 
         title = caption("Image captioning: attention over a grid of CNN features", theme, 30)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
+        self.add(title)  # the first frame already says what this is
         image = self._image().move_to([IMAGE_X, MAIN_Y, 0])
         where = (f"drawn scene {cnn.scene}, read at {cnn.input_size}\u00d7{cnn.input_size} px"
                  if cnn.scene is not None else
                  f"your image, read at {cnn.input_size}\u00d7{cnn.input_size} px")
         image_note = caption(where, theme, 22, theme.muted)
         fit_within(image_note, max_width=SIDE + 0.8).move_to([IMAGE_X, NOTE_Y, 0])
-        self.play(fade_in(title), fade_in(image), fade_in(image_note))
+        self.play(fade_in(image), fade_in(image_note), run_time=0.8)
 
         # -- the CNN: filters, ReLU, pooling to a G x G grid -----------------
         cnn_block = self._cnn_block().move_to([CNN_X, MAIN_Y + 0.2, 0])
@@ -102,37 +113,47 @@ class CnnAttentionScene(WalkthroughScene):
         feat_note = caption(f"{G}\u00d7{G} cells f\u1d62\u2c7c, {D} numbers each", theme, 22,
                             theme.encoder)
         fit_within(feat_note, max_width=4.2).move_to([GRID_X_CNN, NOTE_Y + 0.55, 0])
-        legend = caption("stripes: " + ", ".join(cnn.filter_names), theme, 20, theme.muted)
-        fit_within(legend, max_width=13.4)
-        if legend.height < 0.2:  # too many filter names for one line at a readable size
-            legend = caption(f"stripes: the {D} filters' outputs, top to bottom", theme, 20, theme.muted)
-        legend.move_to([0, NOTE_Y - 0.6, 0])
         a1 = arrow_between(image, cnn_block[0], theme.muted)
         a2 = arrow_between(cnn_block[0], features.frame, theme.muted)
         self.play(fade_in(cnn_block), GrowArrow(a1), run_time=0.9)
         self.play(Create(grid_lines), run_time=0.8)
-        self.play(GrowArrow(a2), fade_in(features), fade_in(feat_note), fade_in(legend), run_time=1.4)
-        self.wait(1.2)
+        self.play(GrowArrow(a2), fade_in(features), fade_in(feat_note), run_time=1.2)
+        self.pause_on_result("features", 1.5)
+
+        # -- one cell up close: its D numbers, one per filter ------------------
+        i, j = self._zoomed_cell()
+        self.play(fade_out(cnn_block), fade_out(a1), fade_out(a2),
+                  VGroup(features, feat_note).animate.shift([ZOOM_GRID_X - GRID_X_CNN, 0, 0]), run_time=0.9)
+        zoom = self._zoom(i, j, features)
+        self.play(Create(zoom.marks), fade_in(zoom.column), fade_in(zoom.names), fade_in(zoom.label),
+                  Create(zoom.links), run_time=1.2)
+        self.pause_on_result("features", max(RESULT_PAUSE, reading_time(feat_note.original_text)))
+        self.play(*[fade_out(m) for m in (features, feat_note, image_note, grid_lines, zoom)], run_time=0.6)
 
         # -- the analogy with the sentence case ------------------------------
-        self.play(fade_out(cnn_block), fade_out(a1), fade_out(a2), fade_out(legend),
-                  fade_out(feat_note), fade_out(image_note), fade_out(features), fade_out(grid_lines),
-                  run_time=0.8)
-        analogy = self._analogy()
-        self.play(fade_in(analogy, shift=UP * 0.2), run_time=1.0)
-        self.wait(3.0)
-        self.play(fade_out(analogy), run_time=0.6)
+        left, right = self._analogy()
+        self.play(fade_in(left, shift=UP * 0.2), run_time=0.8)
+        self.wait(1.2)
+        self.play(fade_in(right, shift=UP * 0.2), run_time=0.8)
+        self.wait(max(reading_time(_texts_of(left)) - 2.0, reading_time(_texts_of(right))) + 0.2)
+        self.play(fade_out(left), fade_out(right), run_time=0.6)
 
-        # -- the decoder writes the caption ----------------------------------
+        self._decode(image)
+
+    def _decode(self, image: VGroup) -> None:
+        """The decoder writes the caption; per word the spotlight, the weights, c_t and the object's share."""
+        theme, cnn = self.theme, self.trace.cnn
+        T = len(cnn.tokens)
         cap_label = caption("caption:", theme, 26, theme.muted)
         words = TokenStrip(cnn.tokens, theme, colour=theme.decoder, font_size=28, max_width=9.5)
         VGroup(cap_label, words).arrange(RIGHT, buff=0.3).move_to([0, CAPTION_Y, 0])
+        # c_t's formula labels the context column itself (see _context).
         formulas = math_label(r"e_{ij} = v \cdot \tanh(W_f f_{ij} + W_s s_{t-1}),\;\; "
-                              r"a_t = \mathrm{softmax}(e),\;\; c_t = \sum_{i,j} a_{ij} f_{ij}", theme, 30)
-        fit_within(formulas, max_width=8.4).move_to([2.75, FORMULA_Y, 0])
+                              r"a_t = \mathrm{softmax}(e)", theme, 32)
+        fit_within(formulas, max_width=FORMULA_WIDTH).move_to([FORMULA_X, FORMULA_Y, 0])
         weights_title = caption("attention weights a\u1d62\u2c7c", theme, 24, theme.highlight)
         weights_title.move_to([WEIGHTS_X, WEIGHTS_Y + WEIGHTS_SIDE / 2 + 0.3, 0])
-        status = self._status_note().move_to([0, NOTE_Y - 0.45, 0])
+        status = self._status_note().move_to([0, NOTE_Y - 0.62, 0])
         self.play(fade_in(cap_label), Write(formulas), fade_in(weights_title), fade_in(status),
                   run_time=1.2)
 
@@ -143,27 +164,36 @@ class CnnAttentionScene(WalkthroughScene):
             if new_outline is not None:
                 new_outline.shift(image.get_center())
             new_weights = self._weight_grid(t).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
-            new_context = self._context(t).move_to([CONTEXT_X, WEIGHTS_Y + 0.2, 0])
+            new_context = self._context(t)
+            new_context.shift([CONTEXT_X, CONTEXT_TOP, 0] - new_context.get_top())
             new_focus = SurroundingRectangle(words.boxes[t], color=theme.highlight, buff=0.06)
             new_note = self._word_note(t)
             fit_within(new_note, max_width=SIDE + 0.6).move_to([IMAGE_X, NOTE_Y + 0.1, 0])
 
-            out = [fade_out(m) for m in (spot, weights, context, focus, note, outline) if m is not None]
+            # The old numbers go before the new ones come: never two texts in one place.
+            old = [m for m in (weights, context, focus, note, outline) if m is not None]
+            if old:
+                self.play(*[fade_out(m) for m in old], run_time=0.35)
             new = [fade_in(new_spot), fade_in(new_weights), fade_in(new_context), Create(new_focus)]
-            self.play(*out, *new, run_time=1.0)
+            self.play(*new, *([fade_out(spot)] if spot is not None else []), run_time=1.0)
             shown = [fade_in(words.boxes[t], shift=UP * 0.15), fade_in(new_note)]
             if new_outline is not None:
                 shown.append(Create(new_outline))
-            self.play(*shown, run_time=0.8)
-            self.wait(1.0)
+            if t < SLOW_WORDS:  # the first words: a still second on the weights, then on the word
+                self.pause_on_result("weights")
+                self.play(*shown, run_time=0.8)
+            else:  # the later ones: the word at once
+                self.play(*shown, run_time=0.6)
+            self.pause_on_result("word", max(RESULT_PAUSE, reading_time(new_note[0].original_text)))
             spot, weights, context, focus, note, outline = (
                 new_spot, new_weights, new_context, new_focus, new_note, new_outline)
         self.play(fade_out(focus), run_time=0.4)
         summary = self._summary()
         if summary is not None:
-            fit_within(summary, max_width=8.4).move_to([2.75, NOTE_Y + 0.15, 0])
+            fit_within(summary, max_width=8.4).move_to([2.75, NOTE_Y + 0.02, 0])
             self.play(fade_in(summary), run_time=0.6)
-        self.wait(2.0)
+        # The poster: the caption, the last word's spotlight and weights, read and held.
+        self.hold_final(max(FINAL_HOLD, reading_time(_texts_of(summary)) if summary is not None else 0.0))
 
     # -- builders ------------------------------------------------------------
 
@@ -213,15 +243,18 @@ class CnnAttentionScene(WalkthroughScene):
         return VGroup(mosaic, frame)
 
     def _spotlight(self, t: int) -> VGroup:
-        """The image lit by word t's weights: upsampled smoothly, dark where they are low.
+        """The image lit by word t's weights: upsampled smoothly, faded where they are low.
 
         Painted into the pixels (not a translucent layer on top), so the
         picture stays seamless.
         """
         rgb = np.asarray(self.trace.cnn.input_image)
         light = spotlight(self.trace.cnn.weights[t], rgb.shape[0])
-        shade = np.round((1 - light) * SPOT_LEVELS) / SPOT_LEVELS * SPOT_DARK
-        lit = np.round(rgb * (1 - shade)[:, :, None] * 255).astype(int)
+        shade = (np.round((1 - light) * SPOT_LEVELS) / SPOT_LEVELS * SPOT_DARK)[:, :, None]
+        # Faded towards the page where the weight is low: dark on the dark
+        # theme, pale on the light one, so the lit object stands out on both.
+        page = np.array(ManimColor(self.theme.background).to_rgb())
+        lit = np.round((rgb * (1 - shade) + page * shade) * 255).astype(int)
         return VGroup(self._pixel_runs(lit, SIDE),
                       Rectangle(width=SIDE, height=SIDE, stroke_color=self.theme.muted, stroke_width=2))
 
@@ -247,6 +280,50 @@ class CnnAttentionScene(WalkthroughScene):
                     group.add(DashedLine(a, b, dash_length=0.12))
         group.set_stroke(self.theme.highlight, width=3)
         return group
+
+    def _zoomed_cell(self) -> tuple[int, int]:
+        """The cell shown up close: the first cell of the first object named,
+        else the cell whose features are largest (a lookup, nothing computed)."""
+        cnn = self.trace.cnn
+        for cells in cnn.object_cells:
+            if cells:
+                return tuple(sorted(cells)[0])
+        norms = np.abs(cnn.features).sum(axis=2)
+        return tuple(int(k) for k in np.unravel_index(int(np.argmax(norms)), norms.shape))
+
+    def _zoom(self, i: int, j: int, features: VGroup) -> VGroup:
+        """Cell (i, j) of the feature grid up close: its D numbers, each named by its filter.
+
+        Returns a group with ``marks`` (the cell outlined on the image and on
+        the grid), ``column``, ``names``, ``label`` and ``links`` (from the
+        grid cell to the column).
+        """
+        theme, cnn = self.theme, self.trace.cnn
+        G, D = cnn.grid, cnn.features.shape[2]
+        scale = max(float(np.max(np.abs(cnn.features))), 1e-9)
+        cell_h = min(ZOOM_CELL_H, ZOOM_HEIGHT / D)
+        column = VectorColumn(cnn.features[i, j], theme, key=f"cnn.features.{i}.{j}", colour=theme.encoder,
+                              cell_width=ZOOM_CELL_W, cell_height=cell_h, scale=scale, max_rows=D,
+                              font_size=SMALL)
+        column.move_to([ZOOM_X, MAIN_Y, 0])
+        names = VGroup(*[
+            caption(name, theme, SMALL, theme.muted).next_to(cell, RIGHT, buff=0.15)
+            for name, cell in zip(cnn.filter_names, column.cells)
+        ])
+        label = math_label(f"f_{{{i + 1},{j + 1}}}", theme, 34, theme.encoder).next_to(column, UP, buff=0.15)
+        grid_cell = Rectangle(width=GRID_SIDE_CNN / G, height=GRID_SIDE_CNN / G, stroke_color=theme.highlight,
+                              stroke_width=4).move_to(features.get_center() + _cell_centre(i, j, G, GRID_SIDE_CNN))
+        image_cell = Rectangle(width=SIDE / G, height=SIDE / G, stroke_color=theme.highlight, stroke_width=4)
+        image_cell.move_to(np.array([IMAGE_X, MAIN_Y, 0]) + _cell_centre(i, j, G, SIDE))
+        links = VGroup(*[
+            DashedLine(grid_cell.get_corner(UP + RIGHT if k == 0 else DOWN + RIGHT),
+                       column.frame.get_corner(UP + LEFT if k == 0 else DOWN + LEFT), dash_length=0.1)
+            for k in range(2)
+        ]).set_stroke(theme.highlight, width=2)
+        zoom = VGroup(image_cell, grid_cell, column, names, label, links)
+        zoom.marks, zoom.column, zoom.names, zoom.label, zoom.links = (
+            VGroup(image_cell, grid_cell), column, names, label, links)
+        return zoom
 
     def _grid_lines(self) -> VGroup:
         """The G x G cells over the image that the pooled features stand for."""
@@ -311,15 +388,17 @@ class CnnAttentionScene(WalkthroughScene):
                 group.add(Rectangle(width=cell, height=cell, stroke_width=1.5, stroke_color=theme.muted,
                                     fill_color=theme.heat(w[i, j] / top), fill_opacity=0.25 + 0.6 * w[i, j] / top).move_to(pos))
                 if cell >= MIN_NUMBER_CELL:
-                    group.add(NumberLabel(w[i, j], theme, (f"cnn.weights.{t}.{i}", j), font_size=SMALL)
-                              .move_to(pos))
+                    # On a hot cell the page's colour reads better than the text's.
+                    ink = theme.background if w[i, j] / top > 0.5 else theme.text
+                    group.add(NumberLabel(w[i, j], theme, (f"cnn.weights.{t}.{i}", j), font_size=SMALL,
+                                          colour=ink).move_to(pos))
         return group
 
     def _context(self, t: int) -> VectorColumn:
         cnn = self.trace.cnn
         col = VectorColumn(cnn.contexts[t], self.theme, key=f"cnn.contexts.{t}", colour=self.theme.value,
                            cell_height=0.36, cell_width=0.95, font_size=SMALL)
-        label = caption(f"c{subscript(t + 1)}", self.theme, 30, self.theme.value)
+        label = math_label(rf"c_{{{t + 1}}} = \sum_{{i,j}} a_{{ij}}\, f_{{ij}}", self.theme, 32, self.theme.value)
         col.add(label.next_to(col.frame, UP, buff=0.12))
         return col
 
@@ -362,8 +441,9 @@ class CnnAttentionScene(WalkthroughScene):
         why = caption("(share of object words whose top cell is on the object)", theme, 20, theme.muted)
         return VGroup(VGroup(lead, num).arrange(RIGHT, buff=0.15), why).arrange(DOWN, buff=0.08)
 
-    def _analogy(self) -> VGroup:
-        """The draft's parallel: a set of features over a sentence, a grid over an image."""
+    def _analogy(self) -> tuple[VGroup, VGroup]:
+        """The draft's parallel: a set of features over a sentence, a grid over an image
+        (the two halves, shown one after the other; short labels, few words to read)."""
         theme, enc, cnn = self.theme, self.trace.encoder, self.trace.cnn
         G = cnn.grid
         chips = VGroup(*[
@@ -373,24 +453,30 @@ class CnnAttentionScene(WalkthroughScene):
         ]).arrange(RIGHT, buff=0.1)
         fit_within(chips, max_width=3.6)
         left = VGroup(
-            caption("Part 1: a sentence", theme, 26),
-            caption("encoder RNN, word by word", theme, 22, theme.muted),
+            caption("Part 1: a sentence", theme, 28),
+            caption("encoder RNN", theme, 24, theme.muted),
             chips,
-            caption("a set of vectors h\u2081 \u2026 h\u209c", theme, 24, theme.encoder),
-            caption("a set of attention weights", theme, 22, theme.highlight),
-        ).arrange(DOWN, buff=0.25)
+            caption("one vector h\u2c7c per word", theme, 26, theme.encoder),
+            caption("weights over words", theme, 24, theme.highlight),
+        ).arrange(DOWN, buff=0.28)
         mini = self._feature_grid(1.6)
         right = VGroup(
-            caption("here: an image", theme, 26),
-            caption("encoder CNN, cell by cell", theme, 22, theme.muted),
+            caption("Here: an image", theme, 28),
+            caption("encoder CNN", theme, 24, theme.muted),
             mini,
-            caption(f"a grid of vectors f\u1d62\u2c7c ({G}\u00d7{G})", theme, 24, theme.encoder),
-            caption("a grid of attention weights", theme, 22, theme.highlight),
-        ).arrange(DOWN, buff=0.25)
-        row = VGroup(left, right).arrange(RIGHT, buff=0.9, aligned_edge=UP)
+            caption(f"one vector f\u1d62\u2c7c per cell ({G}\u00d7{G})", theme, 26, theme.encoder),
+            caption("weights over cells", theme, 24, theme.highlight),
+        ).arrange(DOWN, buff=0.28)
+        row = VGroup(left, right).arrange(RIGHT, buff=1.0, aligned_edge=UP)
         divider = Line(UP * 1.6, DOWN * 1.6, stroke_color=theme.muted, stroke_width=2)
         divider.move_to(row).set_x((left.get_right()[0] + right.get_left()[0]) / 2)
-        group = VGroup(row, divider)
+        right.add(divider)
+        group = VGroup(left, right)
         fit_within(group, max_width=9.0, max_height=5.4)
-        return group.move_to([2.4, MAIN_Y + 0.2, 0])
+        group.move_to([2.4, MAIN_Y + 0.2, 0])
+        return left, right
 
+
+def _texts_of(mob: VGroup) -> str:
+    """The words of every text in ``mob``, for its reading time."""
+    return " ".join(m.original_text for m in mob.get_family() if isinstance(m, Text))

@@ -51,14 +51,23 @@ def _mass_keys(trace) -> set[tuple]:
     return {("cnn.object_mass", t) for t, m in enumerate(trace.cnn.object_mass) if m is not None}
 
 
+def _zoom_keys(trace) -> set[tuple]:
+    """The numbers of the cell shown up close: the first cell (in reading
+    order) of the first object the caption names."""
+    cells = next(c for c in trace.cnn.object_cells if c)
+    i, j = sorted(tuple(c) for c in cells)[0]
+    return {(f"cnn.features.{i}.{j}", d) for d in range(trace.cnn.features.shape[2])}
+
+
 def test_default_numbers_every_frame(smallest_text):
     trace = load_default_trace()
     scene = build_scene("cnn_attention", trace, skip=False)
     check_scene(scene, load_default_trace())
     # Every weight, every context number, each object word's mass on its
-    # object, and the held-out attention accuracy.
+    # object, the held-out attention accuracy, and the D features of the
+    # cell shown up close.
     assert shown_keys(scene) == (_weight_keys(trace) | _context_keys(trace) | _mass_keys(trace)
-                                 | {("cnn.held_out.attention_accuracy",)})
+                                 | {("cnn.held_out.attention_accuracy",)} | _zoom_keys(trace))
     assert len(_mass_keys(trace)) >= 2
     small = min(smallest_text)
     assert small[0] >= MIN_FONT_SIZE - 1e-6, small
@@ -71,13 +80,30 @@ def test_light_theme_and_text_size(smallest_text):
     assert min(smallest_text)[0] >= MIN_FONT_SIZE - 1e-6, min(smallest_text)
 
 
-def test_the_spotlight_is_brightest_on_the_named_object():
-    # The spotlit picture: per object word, the cells of its object are
-    # brighter on average than the rest of the picture.
-    from manim import ImageMobject
-
+def test_the_zoomed_cell_names_each_number_by_its_filter():
+    # The legend of the feature grid: each of the cell's D numbers beside its filter's name, in order.
     trace = load_default_trace()
     scene = build_scene("cnn_attention", trace)
+    i, j = scene._zoomed_cell()
+    assert _zoom_keys(trace) == {(f"cnn.features.{i}.{j}", d) for d in range(trace.cnn.features.shape[2])}
+    zoom = scene._zoom(i, j, scene._feature_grid(3.2))
+    assert [n.original_text for n in zoom.names] == list(trace.cnn.filter_names)
+    for name, cell in zip(zoom.names, zoom.column.cells):
+        assert abs(name.get_y() - cell.get_y()) < 1e-6 and name.get_left()[0] > cell.get_right()[0]
+    assert [c.number.key for c in zoom.column.cells] == [(f"cnn.features.{i}.{j}", d)
+                                                         for d in range(len(zoom.names))]
+
+
+@pytest.mark.parametrize("theme", [None, LIGHT], ids=["dark", "light"])
+def test_the_spotlight_is_brightest_on_the_named_object(theme):
+    # The spotlit picture: per object word, the cells of its object stand out
+    # from the page (dark or white) more than the rest of the picture does,
+    # in both themes.
+    from manim import ImageMobject, ManimColor
+
+    trace = load_default_trace()
+    scene = build_scene("cnn_attention", trace, **({"theme": theme} if theme else {}))
+    page = np.array(ManimColor(scene.theme.background).to_rgb())
     # Drawn as rectangles: manim 0.22 cannot render an ImageMobject with Pillow 13.
     assert not any(isinstance(m, ImageMobject) for top in scene.mobjects for m in top.get_family())
     cnn = trace.cnn
@@ -94,7 +120,7 @@ def test_the_spotlight_is_brightest_on_the_named_object():
             x, y = rect.get_center()[:2] - lit.get_corner(np.array([-1, 1, 0]))[:2]
             j, i = min(int(x / side * G), G - 1), min(int(-y / side * G), G - 1)
             a = rect.width * rect.height
-            bright[i, j] += np.mean(rect.get_fill_color().to_rgb()) * a
+            bright[i, j] += np.abs(np.array(rect.get_fill_color().to_rgb()) - page).mean() * a
             area[i, j] += a
         mean = bright / np.maximum(area, 1e-9)
         inside = np.mean([mean[i, j] for i, j in cells])

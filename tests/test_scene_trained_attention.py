@@ -12,7 +12,9 @@ from attention_core.translator.corpus import DRAFT_PAIRS, MAX_PAIR_TOKENS
 from attention_core.translator.train import MAX_STEPS_OUT
 from scenes import LIGHT
 from scenes.components import _kept_indices
-from scenes.trained_attention import crossing_rows
+from scenes.base import RESULT_PAUSE
+from scenes.glyphs import Bar
+from scenes.trained_attention import SLOW_STEPS, crossing_rows
 
 from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
 
@@ -91,6 +93,63 @@ def test_outside_the_grammar_shows_the_untrained_fallback():
     _check(scene, data)
     texts = [m.original_text for top in scene.mobjects for m in top.get_family() if hasattr(m, "original_text")]
     assert any("Untrained" in t and "not a translation" in t for t in texts)
+
+
+@pytest.fixture(scope="module")
+def default_scene():
+    return build_scene(SCENE, load_default_trace(), timeline=True)
+
+
+def test_repeated_steps_go_faster_than_the_first(default_scene):
+    # One span per decoding step; the slow ones pause on the weights and on the word.
+    m = _model(load_default_trace())
+    spans = default_scene.step_spans
+    assert len(spans) == len(m["steps"]) > SLOW_STEPS + 2
+    lengths = [end - start for start, end in spans]
+    first, repeated = lengths[:SLOW_STEPS], lengths[SLOW_STEPS:]
+    assert max(repeated) < min(first), lengths
+    # The repeated steps (after the one that says so) take well under half a first step.
+    assert max(repeated[1:]) < min(first) / 2, lengths
+    marks = [what for what, _ in default_scene.result_marks]
+    assert marks.count("weights") == marks.count("word") == SLOW_STEPS
+    # Each slow step holds 2 still seconds, so it cannot be shorter than that.
+    assert min(first) >= 2 * RESULT_PAUSE
+
+
+def test_the_strip_holds_the_french_written_so_far(default_scene):
+    # Revealed one word per step, in the order written; one line, readable.
+    m = _model(load_default_trace())
+    strip = default_scene.strip
+    shown = [" ".join(t.original_text for t in w.get_family() if hasattr(t, "original_text"))
+             for w in strip.words]
+    assert shown == [s["chosen"] for s in m["steps"]]
+    assert strip.label.original_text == "French so far:"
+    lefts = [w.get_left()[0] for w in strip.words]
+    assert lefts == sorted(lefts) and strip.width <= 13.4
+    assert len({round(w.get_y(), 3) for w in strip.words}) == 1
+
+
+def test_a_twelve_word_translation_keeps_its_strip_in_the_frame():
+    # Thirteen French words (twelve and <END>): the strip wraps rather than shrink or leave the frame.
+    scene = build_scene(SCENE, trace_from(varied(sentences={"source": LONGEST})), min_text_px=12.0)
+    assert scene.audit.faults == []
+    strip = scene.strip
+    assert len(strip.words) == MAX_STEPS_OUT
+    assert strip.width <= 13.4 and strip.get_bottom()[1] > -4.0
+
+
+def test_each_weight_is_also_a_bar_of_its_length(default_scene):
+    # Every weight of the matrix has a bar whose length is the weight times a full bar.
+    att = np.array(_model(load_default_trace())["attention"])
+    bars = {b.key: b for top in default_scene.mobjects for b in top.get_family() if isinstance(b, Bar)}
+    assert set(bars) == {("model.attention", i, j) for i in range(att.shape[0]) for j in range(att.shape[1])}
+    for (_, i, j), bar in bars.items():
+        assert bar.value == pytest.approx(att[i, j])
+        assert bar.width == pytest.approx(max(att[i, j] * bar.full_length, 0.012), abs=1e-6)
+    # The largest weight of a row has the longest bar of the row.
+    for i in range(att.shape[0]):
+        row = [bars[("model.attention", i, j)].width for j in range(att.shape[1])]
+        assert int(np.argmax(row)) == int(np.argmax(att[i]))
 
 
 def test_crossing_rows_finds_the_backward_steps():
