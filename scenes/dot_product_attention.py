@@ -77,6 +77,7 @@ __all__ = [
     "fly",
     "legend_row",
     "table_cell_width",
+    "zoom_for",
 ]
 
 TITLE_Y = 3.55
@@ -221,6 +222,15 @@ def _centred_top(height: float, ceiling: float = 3.0, floor: float = -2.8) -> fl
     return min(ceiling, (ceiling + floor) / 2 + height / 2)
 
 
+#: Zooms tried for small tables, largest first (1.5: digits at 30 pt).
+ZOOMS = (1.5, 1.4, 1.3, 1.2, 1.1)
+
+
+def zoom_for(fits: Any) -> float:
+    """The largest of :data:`ZOOMS` for which ``fits(zoom)`` holds, else 1."""
+    return next((z for z in ZOOMS if fits(z)), 1.0)
+
+
 def table_cell_width(values: np.ndarray, theme: Any) -> float:
     """Cells wide enough for the numbers at 20 pt, between CELL_W and W_MAX:
     longer numbers drop decimals rather than push a table off the frame."""
@@ -286,20 +296,32 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         theme, tr = self.theme, self.trace.dot_product_attention
         N, D = tr.inputs.shape
         key = "dot_product_attention"
-        w = table_cell_width(np.concatenate([a.ravel() for a in (
+        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
             tr.inputs, tr.query, tr.terms, tr.partial_sums, tr.scores, tr.weights,
             tr.weighted_inputs, tr.output)]), theme)
-        # Inputs shown: as many as fit beside the query (steps 1-3) and, as rows,
-        # above o with its bars and the close-up row (step 4), always with the
+        band = CONTENT_TOP - CONTENT_BOTTOM
+
+        def layout(z: float) -> tuple[int, bool]:
+            """Inputs that fit at zoom ``z``: beside the query (steps 1-3) and, as rows,
+            above o with its bars and the close-up row (step 4); and whether the
+            steps 2-3 columns fit the band's height."""
+            w, h = w0 * z, CELL_H * z
+            by_width = int((13.4 - LEFT_ROOM - 0.5 - D * w) // w)
+            by_height = int((band - 0.1 - 0.35 - (h + 0.1) - 0.08 - BAR_LEN * z - 0.15 - h) // h)
+            step2 = 0.3 * z + D * h + 0.1 + 0.35 + h + 0.1 + 0.35 + 2 * h + 0.08
+            step3 = 0.3 * z + D * h + 0.1 + 0.35 + h + 0.1 + 0.45 + h + 0.1 + 0.08 + BAR_LEN * z
+            return min(MAX_ROWS, by_width, by_height), max(step2, step3) <= band
+
+        # Small tables are drawn larger (digits up to 30 pt) when everything fits
+        # unelided; otherwise at the floor's size, eliding inputs but never the
         # one that gets the most attention.
-        by_width = int((13.4 - LEFT_ROOM - 0.5 - D * w) // w)
-        by_height = int((CONTENT_TOP - CONTENT_BOTTOM - 0.1 - 0.35 - (CELL_H + 0.1) - 0.08
-                         - BAR_LEN - 0.15 - CELL_H) // CELL_H)
-        max_shown = max(3, min(MAX_ROWS, by_width, by_height))
+        z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
+        w, h, nf = w0 * z, CELL_H * z, NUMBER_FONT * z
+        max_shown = max(3, layout(z)[0])
         winner = int(np.argmax(tr.weights))
         h_names = [f"h{subscript(i + 1)}" for i in range(N)]
         pacer = self.pacer = CaptionPacer(self)
-        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
+        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
 
         title = title_bar(
             caption("Dot-product attention, one query", theme, 28),
@@ -336,8 +358,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
 
         # -- step 2: E = s_2 X^T, one entry at a time --------------------------
         self.next_section(self.steps[1])
-        terms_y = E.frame.get_bottom()[1] - 0.35 - CELL_H / 2
-        sums_y = terms_y - CELL_H - 0.08
+        terms_y = E.frame.get_bottom()[1] - 0.35 - h / 2
+        sums_y = terms_y - h - 0.08
         s_x = [S.cell(0, k).get_x() for k in range(D)]
         terms_name = math_label(r"s_{2k}\,h_{ik}", theme, NAME_TEX)
         sums_name = caption("running sum", theme, 20, theme.muted)
@@ -354,10 +376,10 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                            SurroundingRectangle(S.grid, color=theme.highlight, buff=0.03))
             terms, sums = VGroup(), VGroup()
             for k in range(D):
-                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, CELL_H,
-                                    tscale, font_size=NUMBER_FONT).move_to([s_x[k], terms_y, 0]))
+                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, h,
+                                    tscale, font_size=nf).move_to([s_x[k], terms_y, 0]))
                 sums.add(ValueCell(tr.partial_sums[i, k], theme, (f"{key}.partial_sums", i, k), w,
-                                   CELL_H, pscale, font_size=NUMBER_FONT).move_to([s_x[k], sums_y, 0]))
+                                   h, pscale, font_size=nf).move_to([s_x[k], sums_y, 0]))
             self.play(Create(focus), run_time=0.6 if n else 0.8)
             if n == 0:
                 # The first score slowly: each product appears and the sum grows.
@@ -395,7 +417,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                         ).arrange(DOWN, buff=0.08, aligned_edge=RIGHT)
         A_name.next_to(A.frame, LEFT, buff=0.3).align_to(A.frame, UP)
         bars = bars_under([A.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
-                          keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN)
+                          keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN * z)
         arrow = Arrow(E.frame.get_bottom(), A.frame.get_top(), buff=0.04, color=theme.muted,
                       stroke_width=3, max_tip_length_to_length_ratio=0.35)
         pacer.swap("Step 3: softmax turns the raw scores into weights A: all positive, summing "
@@ -424,7 +446,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
             (r"o = A\,X", f"1\u00d7{D}: the output", theme.value),
         ], heat=True)
         bars4 = bars_under([A4.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
-                           keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN)
+                           keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN * z)
         old = VGroup(S, XT, E, A_name, arrow, A.frame, bars)
         pacer.swap(f"Step 4: o = A\u00b7X, (1\u00d7{N})\u00b7({N}\u00d7{D}) = 1\u00d7{D}, the "
                    "query's shape: each number of o mixes one feature of all the inputs.",
@@ -439,15 +461,15 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.next_section(self.steps[4])
         f = 1  # the second feature, as in the draft
         wscale = max(float(np.max(np.abs(tr.weighted_inputs))), 1e-9)
-        row_y = bars4.get_bottom()[1] - 0.15 - CELL_H / 2
+        row_y = bars4.get_bottom()[1] - 0.15 - h / 2
         weighted = VGroup(*(
-            ValueCell(tr.weighted_inputs[i, f], theme, (f"{key}.weighted_inputs", i, f), w, CELL_H,
-                      wscale, font_size=NUMBER_FONT).move_to([A4.cell(0, i).get_x(), row_y, 0])
+            ValueCell(tr.weighted_inputs[i, f], theme, (f"{key}.weighted_inputs", i, f), w, h,
+                      wscale, font_size=nf).move_to([A4.cell(0, i).get_x(), row_y, 0])
             for i in shown))
         w_name = math_label(r"a_{2i}\,h_{i2}", theme, NAME_TEX, theme.value)
         w_name.next_to(weighted, LEFT, buff=0.25)
-        total = ValueCell(tr.output[f], theme, (f"{key}.output", f), w, CELL_H,
-                          max(float(np.max(np.abs(tr.output))), 1e-9), font_size=NUMBER_FONT)
+        total = ValueCell(tr.output[f], theme, (f"{key}.output", f), w, h,
+                          max(float(np.max(np.abs(tr.output))), 1e-9), font_size=nf)
         total.move_to([o.cell(0, f).get_x(), row_y, 0])
         sigma = math_label(r"\Sigma =", theme, NAME_TEX).next_to(total, LEFT, buff=0.12)
         column = VGroup(*(X.cell(i, f) for i in shown))

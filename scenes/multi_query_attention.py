@@ -57,6 +57,7 @@ from .dot_product_attention import (
     fly,
     legend_row,
     table_cell_width,
+    zoom_for,
     TITLE_Y,
     StepLog,
     _centred_top,
@@ -70,6 +71,7 @@ from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
 MAX_SHOWN = 8
+MIN_ROW_H = 0.34  # a row 0.21-tall digits still sit in with room
 SOFTMAX_GAP = 1.6  # between E and A in step 3: the arrow and "softmax per row"
 
 
@@ -105,18 +107,31 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         NQ = tr.queries.shape[0]
         q_names = [f"q{subscript(j + 1)}" for j in range(NQ)]
         h_names = [f"h{subscript(i + 1)}" for i in range(N)]
-        w = table_cell_width(np.concatenate([a.ravel() for a in (
+        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
             tr.inputs, tr.queries, tr.scores, tr.weights, tr.weighted_inputs, tr.outputs)]), theme)
-        # Columns that fit: E and A side by side (step 3), Q beside X^T (step 2);
-        # rows that fit: X above O with the close-up row (step 4).
-        by_width = min(int((13.4 - 0.6 - SOFTMAX_GAP) / (2 * w)),
-                       int((13.4 - LEFT_ROOM - 0.5 - D * w) // w))
-        by_height = int((CONTENT_TOP - CONTENT_BOTTOM - 0.05 - 0.1 - 0.35 - (NQ * CELL_H + 0.1)
-                         - 0.2 - CELL_H) // CELL_H)
-        max_shown = max(3, min(MAX_SHOWN, by_width, by_height))
+        band = CONTENT_TOP - CONTENT_BOTTOM
+        # Rows: X^T's D rows above E's NQ (steps 1-2) must fit the band; past
+        # it the rows get lower (never the digits smaller: they are 0.21 tall).
+        h1 = max(MIN_ROW_H, min(CELL_H, (band - 0.3 - 0.1 - 0.35 - 0.1 - 0.05) / (D + NQ)))
+
+        def layout(z: float) -> tuple[int, bool]:
+            """Inputs that fit at zoom ``z``: E and A side by side (step 3), Q beside
+            X^T (step 2), X above O with the close-up row (step 4); and whether
+            X^T above E fits the band (steps 1-2)."""
+            w, h = w0 * z, h1 * z
+            by_width = min(int((13.4 - 0.6 - SOFTMAX_GAP) / (2 * w)),
+                           int((13.4 - LEFT_ROOM - 0.5 - D * w) // w))
+            by_height = int((band - 0.05 - 0.1 - 0.35 - (NQ * h + 0.1) - 0.2 - h) // h)
+            tall = 0.3 * z + (D + NQ) * h + 0.1 + 0.35 + 0.1 + 0.05 <= band
+            return min(MAX_SHOWN, by_width, by_height), tall
+
+        # Small tables larger (digits up to 30 pt) when all fits unelided.
+        z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
+        w, h, nf = w0 * z, h1 * z, NUMBER_FONT * z
+        max_shown = max(3, layout(z)[0])
         keep = winners_kept(tr.weights, max_shown)
         shown = [i for i in _kept_indices(N, max_shown, keep) if i is not None]
-        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
+        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
         pacer = self.pacer = CaptionPacer(self)
 
         title = title_bar(
@@ -243,15 +258,15 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.next_section(self.steps[4])
         j, f = 0, 1  # the first query, the second feature (as the draft)
         wscale = max(float(np.max(np.abs(tr.weighted_inputs))), 1e-9)
-        row_y = A4.frame.get_bottom()[1] - 0.2 - CELL_H / 2
+        row_y = A4.frame.get_bottom()[1] - 0.2 - h / 2
         weighted = VGroup(*(
             ValueCell(tr.weighted_inputs[j, i, f], theme, (f"{key}.weighted_inputs", j, i, f), w,
-                      CELL_H, wscale, font_size=NUMBER_FONT).move_to([A4.cell(j, i).get_x(), row_y, 0])
+                      h, wscale, font_size=nf).move_to([A4.cell(j, i).get_x(), row_y, 0])
             for i in shown))
         w_name = math_label(r"a_{1i}\,h_{i2}", theme, NAME_TEX, theme.value)
         w_name.next_to(weighted, LEFT, buff=0.25)
-        total = ValueCell(tr.outputs[j, f], theme, (f"{key}.outputs", j, f), w, CELL_H,
-                          max(float(np.max(np.abs(tr.outputs))), 1e-9), font_size=NUMBER_FONT)
+        total = ValueCell(tr.outputs[j, f], theme, (f"{key}.outputs", j, f), w, h,
+                          max(float(np.max(np.abs(tr.outputs))), 1e-9), font_size=nf)
         total.move_to([O.cell(j, f).get_x(), row_y, 0])
         sigma = math_label(r"\Sigma =", theme, NAME_TEX).next_to(total, LEFT, buff=0.12)
         row_a = VGroup(*(A4.cell(j, i) for i in shown))

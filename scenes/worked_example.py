@@ -56,6 +56,7 @@ from .dot_product_attention import (
     fly,
     legend_row,
     table_cell_width,
+    zoom_for,
     StepLog,
     RowVector,
     name_block,
@@ -93,20 +94,28 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                    else [f"x{subscript(i + 1)}" for i in range(N)])
         q_names = (list(DRAFT_QUERY_WORDS) if M == len(DRAFT_QUERY_WORDS)
                    else [f"q{subscript(j + 1)}" for j in range(M)])
-        w = table_cell_width(np.concatenate([a.ravel() for a in (
+        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
             tr.inputs, tr.queries, tr.scores, tr.weights, tr.weight_sums, tr.context)]), theme)
-        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
         keep = [int(np.argmax(tr.weights[:, FOCUS]))]
         pacer = self.pacer = CaptionPacer(self, CAPTION_Y)
-        # One elision for X everywhere, so it keeps its rows between steps:
-        # rows that fit under q^T with the column sums (steps 2-3), above C
-        # (step 4), and across beside C as the columns of A^T (step 4).
         band = CONTENT_TOP - CONTENT_BOTTOM
-        by_steps_2_3 = (band - 0.3 - (D * CELL_H + 0.1) - GAP - 0.1 - 0.15 - (CELL_H + 0.1)) / CELL_H
-        by_step_4 = (band - 0.1 - GAP - (M * CELL_H + 0.1)) / CELL_H
-        by_width = (13.4 - LEFT_ROOM - 0.5 - D * w) / w
-        rows = max(3, min(MAX_ROWS, math.floor(by_steps_2_3), math.floor(by_step_4),
-                          math.floor(by_width)))
+
+        def rows_at(z: float) -> int:
+            """Rows of X that fit at zoom ``z``, one elision for every step (X keeps
+            its rows): under q^T with the column sums (steps 2-3), above C (step 4),
+            and across beside C as the columns of A^T (step 4)."""
+            w, h = w0 * z, CELL_H * z
+            by_steps_2_3 = (band - 0.3 * z - (D * h + 0.1) - GAP - 0.1 - 0.15 - (h + 0.1)) / h
+            by_step_4 = (band - 0.1 - GAP - (M * h + 0.1)) / h
+            by_width = (13.4 - LEFT_ROOM * z - 0.5 - D * w) / w
+            return min(MAX_ROWS, math.floor(by_steps_2_3), math.floor(by_step_4),
+                       math.floor(by_width))
+
+        # Small tables larger (digits up to 30 pt) when all rows fit.
+        z = zoom_for(lambda z: rows_at(z) >= N and LEFT_ROOM * z + (D + M) * w0 * z + 0.5 <= 13.4)
+        w, h, nf = w0 * z, CELL_H * z, NUMBER_FONT * z
+        rows = max(3, rows_at(z))
+        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
 
         title = title_bar(
             caption("Worked example", theme, 28),
@@ -126,7 +135,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         qT.col_labels.set_color(theme.query)
         S = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
                         max_rows=rows, keep_rows=keep, col_labels=None, **mat)
-        place_product(X2, qT, S, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM)
+        place_product(X2, qT, S, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM * z)
         names = legend_row(theme, [
             ("X", f"{N}\u00d7{D}: {N} inputs as rows", theme.key),
             ("q^{T}", f"{D}\u00d7{M}: {M} queries as columns", theme.query),
@@ -159,7 +168,8 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         alpha = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
                             max_rows=rows, keep_rows=keep, **mat).move_to(S)
         weight_cells(alpha.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
-        sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted, cell_width=w)
+        sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted, cell_width=w,
+                         cell_height=h)
         sums.next_to(alpha.frame, DOWN, buff=0.15)
         sums_name = caption("column sums", theme, 20, theme.muted)
         sums_name.next_to(sums.frame, LEFT, buff=0.2)
@@ -203,7 +213,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                          row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
         X4.row_labels.set_color(theme.key)
         C = ValueMatrix(tr.context, theme, key=f"{key}.context", colour=theme.value, **mat)
-        place_product(aT, X4, C, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM)
+        place_product(aT, X4, C, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM * z)
         names4 = legend_row(theme, [
             (r"A^{T}", f"{M}\u00d7{N}", theme.weight),
             ("X", f"{N}\u00d7{D}", theme.key),

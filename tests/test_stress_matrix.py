@@ -120,10 +120,6 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("unknown-long-words", "bottleneck"): "texts overlap: NumberLabel('−1.00') and Text('context vector')",
     # attention_process (no helper on it in this round):
     ("unknown-long-words", "attention_process"): "text too small: Text('incompréhensibilité') is 4.5 px tall",
-    # worked_example (helper C's new layout): scores of +-600 widen every cell to
-    # 1.35 units and the 6-column matrices no longer fit side by side.
-    ("attention-tables-limits", "worked_example"):
-        "outside the frame: the 6x6 q^T and E matrices at x > 7.1 (cells 1.35 wide for -600.00)",
 }
 
 #: The pairs the suite builds: one to three scenes per case, the heaviest
