@@ -78,6 +78,8 @@ NUMBER_SIZE = 20
 #: number drops decimals and a word gives way to an ellipsis.
 MIN_FONT_SIZE = 20
 ELLIPSIS = "\u2026"
+#: Dots that stand for elided rows or columns: a formula, so at least 28.2 pt (12 px at 480p).
+ELIDED_DOTS_SIZE = 30
 WORD_MAX_W = 3.2  # one boxed word: 12 letters of the theme's font at 24
 
 
@@ -291,7 +293,7 @@ class VectorColumn(VGroup):
         for i in _kept_indices(len(values), max_rows, keep):
             if i is None:
                 dots = VGroup(Rectangle(width=cell_width, height=cell_height, stroke_width=0),
-                              MathTex(r"\vdots", font_size=font_size * 1.2, color=theme.muted))
+                              MathTex(r"\vdots", font_size=max(font_size * 1.2, ELIDED_DOTS_SIZE), color=theme.muted))
                 self.cells.add(dots)
                 continue
             cell = ValueCell(values[i], theme, (key, i) if key else None, cell_width,
@@ -337,7 +339,8 @@ class ValueMatrix(VGroup):
                 if i is None or j is None:
                     sym = r"\vdots" if i is None and j is not None else (
                         r"\cdots" if j is None and i is not None else r"\ddots")
-                    dots = MathTex(sym, font_size=font_size * 1.1, color=theme.muted).move_to(pos)
+                    dots = MathTex(sym, font_size=max(font_size * 1.1, ELIDED_DOTS_SIZE),
+                                   color=theme.muted).move_to(pos)
                     self.grid.add(dots)
                     continue
                 fill = theme.heat(values[i, j]) if heat else None
@@ -470,10 +473,11 @@ class _Fade(Animation):
         return Mobject()  # unused: interpolation reads the saved opacities
 
     def begin(self) -> None:
-        # Every member, not only those with points: a Text's own opacity (its
-        # glyphs' parent) is what the audit asks when it looks mid-fade.
+        # Containers without points too (a Text holding its glyphs), so the
+        # whole object, not only its glyphs, is transparent once faded out.
         self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
-                      for m in self.mobject.get_family() if hasattr(m, "fill_rgbas")]
+                      for m in self.mobject.get_family()
+                      if len(getattr(m, "fill_rgbas", ())) and len(getattr(m, "stroke_rgbas", ()))]
         super().begin()
 
     def interpolate_mobject(self, alpha: float) -> None:

@@ -30,12 +30,14 @@ from manim import (
     RIGHT,
     UP,
     Animation,
+    AnimationGroup,
     Arrow,
     Create,
     FadeIn,
     Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
+    Transform,
     TransformFromCopy,
     VGroup,
     config,
@@ -43,7 +45,7 @@ from manim import (
 )
 
 from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
-from .glyphs import NUMBER_FONT, bars_under, cell_width_for, weight_cells
+from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
     CELL_H,
     CELL_W,
@@ -72,12 +74,26 @@ __all__ = [
     "name_block",
     "StepLog",
     "rekey_vector",
+    "fly",
+    "legend_row",
+    "table_cell_width",
+    "zoom_for",
 ]
 
 TITLE_Y = 3.55
 CAPTION_Y = -3.3
 MAX_ROWS = 8
-LEFT_ROOM = 1.7  # left of the left factor: its row label, the step-2 row names
+LEFT_ROOM = 2.0  # left of the left factor: its row label, the step-2 row names
+#: The row of matrix names under the title, and the band the tables use
+#: (between it and a two-line caption at the bottom).
+LEGEND_Y = 2.95
+CONTENT_TOP = 2.62
+CONTENT_BOTTOM = -2.88
+#: Widest cell: a longer number shows fewer decimals.
+W_MAX = 0.95
+#: Formulas at 30 pt: capitals 12.8 px at 480p (MathTex needs 28.2 pt for 12 px).
+NAME_TEX = 30
+BAR_LEN = 0.5
 
 
 
@@ -206,6 +222,66 @@ def _centred_top(height: float, ceiling: float = 3.0, floor: float = -2.8) -> fl
     return min(ceiling, (ceiling + floor) / 2 + height / 2)
 
 
+#: Zooms tried for small tables, largest first (1.5: digits at 30 pt).
+ZOOMS = (1.5, 1.4, 1.3, 1.2, 1.1)
+
+
+def zoom_for(fits: Any) -> float:
+    """The largest of :data:`ZOOMS` for which ``fits(zoom)`` holds, else 1."""
+    return next((z for z in ZOOMS if fits(z)), 1.0)
+
+
+def table_cell_width(values: np.ndarray, theme: Any) -> float:
+    """Cells wide enough for the numbers at 20 pt, between CELL_W and W_MAX:
+    longer numbers drop decimals rather than push a table off the frame."""
+    return max(CELL_W, cell_width_for(values, theme, maximum=W_MAX))
+
+
+def _cell_boxes(mob: Any) -> list[Any]:
+    return [m.box for m in mob.get_family() if isinstance(m, ValueCell)] or [mob]
+
+
+def fly(sources: Any, targets: Any, remove: bool = False, **kw: Any) -> AnimationGroup:
+    """Values travel from ``sources`` to ``targets`` with no digits in flight.
+
+    Copies of the cells' boxes move (digits morphing into other digits, or
+    crossing other numbers mid-way, cannot be read); the target cells fade in
+    over the second half. With ``remove`` the sources fade out over the first
+    half: a move (a matrix going to its new place) rather than a copy.
+    """
+    src = VGroup(*(b.copy() for b in _cell_boxes(sources)))
+    tgt = VGroup(*(b.copy() for b in _cell_boxes(targets)))
+    anims = [Transform(src, tgt, remover=True), caption_in(targets)]
+    if remove:
+        anims.append(caption_out(sources))
+    return AnimationGroup(*anims, **kw)
+
+
+def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = LEGEND_Y,
+               max_width: float = 13.6, heat: bool = False) -> VGroup:
+    """Matrix names with their shapes in one row under the title: ``[(tex, shape, colour)]``.
+
+    With ``heat``, the heat scale's key ends the row (weights are filled by it).
+    Never shrunk: if the full row is too wide, each shape loses its
+    description (the part after the colon), then the key goes.
+    """
+    def build(full: bool, with_key: bool) -> VGroup:
+        items = VGroup()
+        for tex, shape, colour in entries:
+            items.add(VGroup(math_label(tex, theme, NAME_TEX, colour),
+                             caption(shape if full else shape.split(":")[0], theme, 20, theme.muted)
+                             ).arrange(RIGHT, buff=0.2))
+        if with_key:
+            items.add(heat_key(theme, width=1.6))
+        return items.arrange(RIGHT, buff=0.7)
+
+    for full, with_key in ((True, heat), (False, heat), (False, False)):
+        row = build(full, with_key)
+        if row.width <= max_width:
+            break
+    return row.move_to([0, y, 0])
+
+
 class DotProductAttentionScene(StepLog, WalkthroughScene):
     scene_id = "dot_product_attention"
     trace_sections = ("dot_product_attention",)
@@ -214,22 +290,38 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                    "number of o as a weighted average.")
     #: The sections, in order: the draft's steps and its close-up.
     steps = ("step-1-variables", "step-2-scores", "step-3-softmax", "step-4-output", "close-up")
+    shown_results = ("scores", "weights", "output")
 
     def construct(self) -> None:
         theme, tr = self.theme, self.trace.dot_product_attention
         N, D = tr.inputs.shape
         key = "dot_product_attention"
-        w = cell_width_for(np.concatenate([a.ravel() for a in (
+        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
             tr.inputs, tr.query, tr.terms, tr.partial_sums, tr.scores, tr.weights,
             tr.weighted_inputs, tr.output)]), theme)
-        # Inputs shown: as many as fit beside the query at a readable size,
-        # always with the one that gets the most attention.
-        budget = int((13.2 - LEFT_ROOM - 0.5 - D * w) // w)
-        max_shown = max(3, min(MAX_ROWS, budget))
+        band = CONTENT_TOP - CONTENT_BOTTOM
+
+        def layout(z: float) -> tuple[int, bool]:
+            """Inputs that fit at zoom ``z``: beside the query (steps 1-3) and, as rows,
+            above o with its bars and the close-up row (step 4); and whether the
+            steps 2-3 columns fit the band's height."""
+            w, h = w0 * z, CELL_H * z
+            by_width = int((13.4 - LEFT_ROOM - 0.5 - D * w) // w)
+            by_height = int((band - 0.1 - 0.35 - (h + 0.1) - 0.08 - BAR_LEN * z - 0.15 - h) // h)
+            step2 = 0.3 * z + D * h + 0.1 + 0.35 + h + 0.1 + 0.35 + 2 * h + 0.08
+            step3 = 0.3 * z + D * h + 0.1 + 0.35 + h + 0.1 + 0.45 + h + 0.1 + 0.08 + BAR_LEN * z
+            return min(MAX_ROWS, by_width, by_height), max(step2, step3) <= band
+
+        # Small tables are drawn larger (digits up to 30 pt) when everything fits
+        # unelided; otherwise at the floor's size, eliding inputs but never the
+        # one that gets the most attention.
+        z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
+        w, h, nf = w0 * z, CELL_H * z, NUMBER_FONT * z
+        max_shown = max(3, layout(z)[0])
         winner = int(np.argmax(tr.weights))
         h_names = [f"h{subscript(i + 1)}" for i in range(N)]
         pacer = self.pacer = CaptionPacer(self)
-        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
+        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
 
         title = title_bar(
             caption("Dot-product attention, one query", theme, 28),
@@ -253,15 +345,12 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                                      colour=theme.text, max_cols=max_shown, keep_cols=[winner],
                                      **mat), f"{key}.scores")
         shown = [j for (_, j) in sorted(E.cell_by_index)]
-        height = 0.4 + XT.frame.height + 0.35 + E.frame.height + 0.55 + E.frame.height + 0.85
-        top = _centred_top(height)
-        place_product(S, XT, E, top, left_room=LEFT_ROOM)
-        names = name_block(theme, [
+        place_product(S, XT, E, CONTENT_TOP, left_room=LEFT_ROOM)
+        names = legend_row(theme, [
             ("s_2", f"1\u00d7{D}: the query", theme.query),
             ("X^{T}", f"{D}\u00d7{N}: inputs as columns", theme.key),
-            (r"E = s_2\,X^{T}", f"1\u00d7{N}", theme.text),
-        ], font_size=28)
-        self._corner(names, S, XT, top)
+            (r"E = s_2\,X^{T}", f"1\u00d7{N}: raw scores", theme.text),
+        ])
         self.play(fade_in(S), fade_in(XT), fade_in(names[0]), fade_in(names[1]))
         pacer.swap(f"Step 1: the query s\u2082 has D = {D} numbers. The N = {N} input "
                    f"features h\u1d62 (the keys) are the columns of X\u1d40.")
@@ -269,12 +358,10 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
 
         # -- step 2: E = s_2 X^T, one entry at a time --------------------------
         self.next_section(self.steps[1])
-        row_E = E.cells_row = [E.cell(0, j) for j in shown]
-        terms_y = E.frame.get_bottom()[1] - 0.35 - CELL_H / 2
-        sums_y = terms_y - CELL_H - 0.08
+        terms_y = E.frame.get_bottom()[1] - 0.35 - h / 2
+        sums_y = terms_y - h - 0.08
         s_x = [S.cell(0, k).get_x() for k in range(D)]
-        labels_x = S.row_labels.get_x() - 0.35
-        terms_name = math_label(r"s_{2k}\,h_{ik}", theme, 28)
+        terms_name = math_label(r"s_{2k}\,h_{ik}", theme, NAME_TEX)
         sums_name = caption("running sum", theme, 20, theme.muted)
         terms_name.next_to([S.frame.get_left()[0], terms_y, 0], LEFT, buff=0.15)
         sums_name.next_to([S.frame.get_left()[0], sums_y, 0], LEFT, buff=0.15)
@@ -289,10 +376,10 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                            SurroundingRectangle(S.grid, color=theme.highlight, buff=0.03))
             terms, sums = VGroup(), VGroup()
             for k in range(D):
-                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, CELL_H,
-                                    tscale, font_size=NUMBER_FONT).move_to([s_x[k], terms_y, 0]))
+                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, h,
+                                    tscale, font_size=nf).move_to([s_x[k], terms_y, 0]))
                 sums.add(ValueCell(tr.partial_sums[i, k], theme, (f"{key}.partial_sums", i, k), w,
-                                   CELL_H, pscale, font_size=NUMBER_FONT).move_to([s_x[k], sums_y, 0]))
+                                   h, pscale, font_size=nf).move_to([s_x[k], sums_y, 0]))
             self.play(Create(focus), run_time=0.6 if n else 0.8)
             if n == 0:
                 # The first score slowly: each product appears and the sum grows.
@@ -301,21 +388,21 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                     # One ring per factor: they sit far apart (row of s_2, column of X^T).
                     ring = VGroup(*(SurroundingRectangle(c, color=theme.query, buff=0.04)
                                     for c in pair))
-                    self.play(Create(ring), TransformFromCopy(pair, terms[k]), run_time=0.6)
+                    self.play(Create(ring), fly(pair, terms[k]), run_time=0.7)
                     parts = VGroup(sums[k - 1], terms[k]) if k > 0 else terms[k]
-                    self.play(TransformFromCopy(parts, sums[k]), fade_out(ring), run_time=0.6)
+                    self.play(fly(parts, sums[k]), fade_out(ring), run_time=0.6)
             else:
-                self.play(TransformFromCopy(VGroup(S.grid, column), terms), run_time=0.5)
+                # Later scores faster: the products at once, then the sums.
+                self.play(fly(VGroup(S.grid, column), terms), run_time=0.5)
                 self.play(FadeIn(sums, lag_ratio=0.3), run_time=0.5)
-            self.play(TransformFromCopy(sums[D - 1], E.cell(0, i)), run_time=0.6)
-            self.add(E.cell(0, i))
+            self.play(fly(sums[D - 1], E.cell(0, i)), run_time=0.6)
             if n == 0:
-                self.wait(RESULT_PAUSE)
+                self.pause_on_result("scores")
             self.play(fade_out(terms), fade_out(sums), fade_out(focus), run_time=0.4)
         # The dots of an elided E come with the last shown entry.
         self.add(E)
         self.play(fade_out(terms_name), fade_out(sums_name), run_time=0.4)
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("scores")
 
         # -- step 3: A = softmax(E) ------------------------------------------
         self.next_section(self.steps[2])
@@ -324,22 +411,21 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                                      **mat), f"{key}.weights")
         weight_cells(A.cell_by_index.items(), tr.weights[None, :], theme, with_bars=False)
         A.shift([E.frame.get_x() - A.frame.get_x(),
-                 E.frame.get_bottom()[1] - 0.6 - A.frame.get_top()[1], 0])
-        A_name = VGroup(math_label(r"A = \mathrm{softmax}(E)", theme, 28, theme.weight),
+                 E.frame.get_bottom()[1] - 0.45 - A.frame.get_top()[1], 0])
+        A_name = VGroup(math_label(r"A = \mathrm{softmax}(E)", theme, NAME_TEX, theme.weight),
                         caption(f"1\u00d7{N}: weights, sum 1", theme, 20, theme.muted)
                         ).arrange(DOWN, buff=0.08, aligned_edge=RIGHT)
         A_name.next_to(A.frame, LEFT, buff=0.3).align_to(A.frame, UP)
         bars = bars_under([A.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
-                          keys=[(f"{key}.weights", j) for j in shown], full_length=0.7)
+                          keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN * z)
         arrow = Arrow(E.frame.get_bottom(), A.frame.get_top(), buff=0.04, color=theme.muted,
                       stroke_width=3, max_tip_length_to_length_ratio=0.35)
         pacer.swap("Step 3: softmax turns the raw scores into weights A: all positive, summing "
-                   "to 1,\nthe share of attention each input feature gets from this query.",
+                   "to 1, the share of attention each input feature gets from this query.",
                    Create(arrow))
-        self.play(TransformFromCopy(E.grid, A.grid), fade_in(A.frame), fade_in(A_name),
-                  run_time=1.2)
+        self.play(fly(E.grid, A.grid), fade_in(A.frame), fade_in(A_name), run_time=1.2)
         self.play(FadeIn(bars, lag_ratio=0.1), run_time=0.8)
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("weights")
 
         # -- step 4: o = A X ---------------------------------------------------
         self.next_section(self.steps[3])
@@ -353,43 +439,39 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         X.row_labels.set_color(theme.key)
         o = rekey_vector(ValueMatrix(tr.output[None, :], theme, key=f"{key}.output",
                                      colour=theme.value, **mat), f"{key}.output")
-        height4 = X.frame.height + 0.35 + o.frame.height + 0.85 + 0.15 + CELL_H
-        top4 = _centred_top(height4)
-        place_product(A4, X, o, top4, left_room=LEFT_ROOM)
-        names4 = name_block(theme, [
-            ("A", f"1\u00d7{N}", theme.weight),
+        place_product(A4, X, o, CONTENT_TOP, left_room=LEFT_ROOM)
+        names4 = legend_row(theme, [
+            ("A", f"1\u00d7{N}: weights", theme.weight),
             ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
-            (r"o = A\,X", f"1\u00d7{D}", theme.value),
-        ], font_size=28)
-        self._corner(names4, A4, X, top4, X.row_labels.get_left()[0])
+            (r"o = A\,X", f"1\u00d7{D}: the output", theme.value),
+        ], heat=True)
         bars4 = bars_under([A4.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
-                           keys=[(f"{key}.weights", j) for j in shown], full_length=0.7)
-        old = VGroup(S, XT, E, names, A_name, arrow, A.frame, bars)
+                           keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN * z)
+        old = VGroup(S, XT, E, A_name, arrow, A.frame, bars)
         pacer.swap(f"Step 4: o = A\u00b7X, (1\u00d7{N})\u00b7({N}\u00d7{D}) = 1\u00d7{D}, the "
                    "query's shape: each number of o mixes one feature of all the inputs.",
-                   fade_out(old), ReplacementTransform(A.grid, A4.grid), fade_in(A4.frame),
-                   fade_in(A4.row_labels), fade_in(X), fade_in(names4[0]), fade_in(names4[1]),
-                   run_time=1.4)
+                   fade_out(old), caption_out(names), fly(A.grid, A4.grid, remove=True),
+                   fade_in(A4.frame), caption_in(A4.row_labels), caption_in(X),
+                   caption_in(names4[0]), caption_in(names4[1]), run_time=1.4)
         self.play(FadeIn(bars4, lag_ratio=0.1), run_time=0.6)
-        self.play(fade_in(o.frame), fade_in(names4[2]),
-                  FadeIn(o.grid, shift=DOWN * 0.2, lag_ratio=0.2), run_time=1.2)
-        self.wait(RESULT_PAUSE)
+        self.play(fade_in(o.frame), fade_in(names4[2]), FadeIn(o.grid, lag_ratio=0.2), run_time=1.2)
+        self.pause_on_result("output")
 
         # -- close-up: the second number of o, a weighted average ---------------
         self.next_section(self.steps[4])
         f = 1  # the second feature, as in the draft
         wscale = max(float(np.max(np.abs(tr.weighted_inputs))), 1e-9)
-        row_y = bars4.get_bottom()[1] - 0.15 - CELL_H / 2
+        row_y = bars4.get_bottom()[1] - 0.15 - h / 2
         weighted = VGroup(*(
-            ValueCell(tr.weighted_inputs[i, f], theme, (f"{key}.weighted_inputs", i, f), w, CELL_H,
-                      wscale, font_size=NUMBER_FONT).move_to([A4.cell(0, i).get_x(), row_y, 0])
+            ValueCell(tr.weighted_inputs[i, f], theme, (f"{key}.weighted_inputs", i, f), w, h,
+                      wscale, font_size=nf).move_to([A4.cell(0, i).get_x(), row_y, 0])
             for i in shown))
-        w_name = math_label(r"a_{2i}\,h_{i2}", theme, 28, theme.value)
+        w_name = math_label(r"a_{2i}\,h_{i2}", theme, NAME_TEX, theme.value)
         w_name.next_to(weighted, LEFT, buff=0.25)
-        total = ValueCell(tr.output[f], theme, (f"{key}.output", f), w, CELL_H,
-                          max(float(np.max(np.abs(tr.output))), 1e-9), font_size=NUMBER_FONT)
+        total = ValueCell(tr.output[f], theme, (f"{key}.output", f), w, h,
+                          max(float(np.max(np.abs(tr.output))), 1e-9), font_size=nf)
         total.move_to([o.cell(0, f).get_x(), row_y, 0])
-        sigma = math_label(r"\Sigma =", theme, 28).next_to(total, LEFT, buff=0.12)
+        sigma = math_label(r"\Sigma =", theme, NAME_TEX).next_to(total, LEFT, buff=0.12)
         column = VGroup(*(X.cell(i, f) for i in shown))
         rings = VGroup(SurroundingRectangle(column, color=theme.value, buff=0.03),
                        SurroundingRectangle(A4.grid, color=theme.value, buff=0.03),
@@ -398,14 +480,14 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         others = [X.cell(i, k) for i in shown for k in range(D) if k != f]
         others += [o.cell(0, k) for k in range(D) if k != f]
         veils = veil(theme, *others)
-        pacer.swap("Close-up: the 2nd number of o is a\u2082\u2022\u00b7h\u2022\u2082 = "
-                   "\u03a3\u1d62 a\u1d62 h\u1d62\u2082, a weighted average of the 2nd feature "
-                   "of every input,\nweighted by the attention each input gets.",
+        pacer.swap("Close-up: the 2nd number of o is \u03a3\u1d62 a\u1d62 h\u1d62\u2082, a weighted "
+                   "average of the 2nd feature of every input, weighted by the attention each "
+                   "input gets.",
                    fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
-        self.play(TransformFromCopy(column, weighted), run_time=1.0)
-        self.play(TransformFromCopy(weighted, total), fade_in(sigma), Create(rings[2]),
-                  Create(rings[3]), run_time=1.0)
-        self.wait(RESULT_PAUSE)
+        self.play(fly(column, weighted), run_time=1.0)
+        self.play(fly(weighted, total), fade_in(sigma), Create(rings[2]), Create(rings[3]),
+                  run_time=1.0)
+        self.pause_on_result("output")
         pacer.finish()
 
     @staticmethod

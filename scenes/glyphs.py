@@ -5,9 +5,9 @@ here add bars beside (never instead of) the numbers a scene shows:
 
 - :func:`bars_under`: a small histogram under a row of cells (one query's
   attention weights);
-- :func:`weight_cells`: a thin bar at the foot of every cell of a weight
-  matrix (a softmax per row or per column), the cells tinted in the weight
-  role colour.
+- :func:`weight_cells`: every cell of a weight matrix (a softmax per row or
+  per column) filled by the heat scale, with a level bar at its right edge;
+  :func:`heat_key` names the scale's ends.
 
 Every bar is a :class:`Bar` that remembers the value it measures, its key (as
 ``NumberLabel.key``) and the length a value of 1 would have, so tests can
@@ -24,12 +24,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from manim import DOWN, UP, Mobject, Rectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, ManimColor, Mobject, Rectangle, Text, VGroup
 
 from .theme import Theme, format_number
 
-__all__ = ["Bar", "bars_under", "weight_cells", "cell_width_for", "NUMBER_FONT",
-           "DIGIT_WIDTH"]
+__all__ = ["Bar", "bars_under", "weight_cells", "ink_for", "heat_key", "cell_width_for",
+           "NUMBER_FONT", "DIGIT_WIDTH"]
 
 #: Numbers in these scenes are drawn at this size: digits 0.21 units tall,
 #: 12.6 px at 480p (the legibility floor is 12 px).
@@ -88,16 +88,34 @@ def bars_under(cells: Sequence[Mobject], values: Sequence[float], theme: Theme,
     return out
 
 
+def ink_for(fill: Any, theme: Theme) -> ManimColor:
+    """The theme's text or background colour, whichever reads better on ``fill``.
+
+    Heat fills run from near the background to a bright colour in both
+    themes, so digits (and bars) on them switch ink where the fill gets light.
+    """
+    def luminance(colour: Any) -> float:
+        r, g, b = (c ** 2.2 for c in ManimColor(colour).to_rgb())
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    lf = luminance(fill)
+    inks = (theme.text, theme.background)
+    return ManimColor(max(inks, key=lambda ink: (max(lf, luminance(ink)) + 0.05)
+                          / (min(lf, luminance(ink)) + 0.05)))
+
+
 def weight_cells(cells: Iterable[tuple[Any, Mobject]], values: np.ndarray, theme: Theme,
                  key: str | None = None, transposed: bool = False,
-                 thickness: float = 0.055, with_bars: bool = True) -> VGroup:
-    """Tint weight cells in the weight colour and (``with_bars``) put a bar at each one's foot.
+                 thickness: float = 0.08, with_bars: bool = True) -> VGroup:
+    """Fill weight cells by the heat scale and (``with_bars``) give each a level bar.
 
     ``cells`` yields ``(index, ValueCell)`` pairs (``ValueMatrix.cell_by_index
     .items()``); the value of a cell is ``values[index]`` (``values[j, i]``
     when ``transposed``: a matrix drawn as the transpose of ``values``). The
-    bar of a weight of 1 spans the cell's width. The number moves up a little
-    so the bar has its own strip and never crosses the digits.
+    fill is ``theme.heat(weight)``, opaque, and the digits take the ink that
+    reads on it (:func:`ink_for`). The bar stands at the cell's right edge,
+    as tall as the cell for a weight of 1, in the digits' ink: 5 px wide at
+    480p, a gauge rather than an underline. The number moves left to make room.
     Returns the bars (already added to their cells).
     """
     bars = VGroup()
@@ -105,25 +123,54 @@ def weight_cells(cells: Iterable[tuple[Any, Mobject]], values: np.ndarray, theme
         idx = tuple(reversed(index)) if transposed else (
             index if isinstance(index, tuple) else (index,))
         v = float(values[idx])
-        width = cell.box.width
-        cell.box.set_fill(theme.weight, opacity=0.08 + 0.42 * min(max(v, 0.0), 1.0))
+        fill = theme.heat(v)
+        ink = ink_for(fill, theme)
+        cell.box.set_fill(fill, opacity=1.0)
+        if cell.number is not None:
+            cell.number.set_color(ink)
         if not with_bars:  # e.g. a row that gets its own histogram (bars_under)
             continue
+        box = cell.box
+        full = box.height - 0.08
         if cell.number is not None:
-            cell.number.shift(UP * 0.045)
-        full = width - 0.1
-        bar = Bar(v, theme, (key, *idx) if key else None, full, thickness, vertical=False)
-        bar.next_to(cell.box.get_corner(DOWN + np.array([-1, 0, 0])), UP, buff=0.035,
-                    aligned_edge=np.array([-1, 0, 0]))
-        bar.shift(np.array([0.05, 0, 0]))
-        cell.add(bar)
+            room = box.get_right()[0] - 0.04 - thickness - 0.05
+            cell.number.shift(RIGHT * min(0.0, room - cell.number.get_right()[0]))
+        bar = Bar(v, theme, (key, *idx) if key else None, full, thickness, vertical=True, colour=ink)
+        bar.move_to(box.get_corner(DOWN + RIGHT) + np.array([-0.04 - thickness / 2, 0.04, 0]),
+                    aligned_edge=DOWN)
+        # The gauge's outline (a weight of 1), so a short bar reads as a low level, not a dot.
+        track = Rectangle(width=thickness, height=full, stroke_color=ink, stroke_width=1,
+                          stroke_opacity=0.6, fill_opacity=0).move_to(bar, aligned_edge=DOWN)
+        cell.add(track, bar)
         bars.add(bar)
     return bars
 
 
+def heat_key(theme: Theme, width: float = 2.0, height: float = 0.22, font_size: float = 20,
+             steps: int = 20) -> VGroup:
+    """The heat scale as a strip from weight 0 to 1, with its two ends named."""
+    strip = VGroup(*(Rectangle(width=width / steps, height=height, stroke_width=0,
+                               fill_color=theme.heat((k + 0.5) / steps), fill_opacity=1.0)
+                     for k in range(steps))).arrange(RIGHT, buff=0)
+    frame = Rectangle(width=width, height=height, stroke_color=theme.muted,
+                      stroke_width=1).move_to(strip)
+    lo = Text("0", font=theme.number_font, font_size=font_size, color=theme.muted)
+    hi = Text("1", font=theme.number_font, font_size=font_size, color=theme.muted)
+    name = Text("weight", font=theme.font, font_size=font_size, color=theme.muted)
+    lo.next_to(frame, LEFT, buff=0.1)
+    hi.next_to(frame, RIGHT, buff=0.1)
+    name.next_to(lo, LEFT, buff=0.15)
+    return VGroup(name, lo, strip, frame, hi)
+
+
 def cell_width_for(values: Iterable[float], theme: Theme, minimum: float = 0.82,
-                   font_size: float = NUMBER_FONT) -> float:
-    """The cell width that shows the longest of ``values`` at ``font_size``."""
+                   font_size: float = NUMBER_FONT, maximum: float | None = None) -> float:
+    """The cell width that shows the longest of ``values`` at ``font_size``.
+
+    With ``maximum``, no wider: a longer number then drops decimals
+    (``components.fitted_number``) rather than pushing the layout off the frame.
+    """
     longest = max((len(format_number(float(v), theme.decimals)) for v in values), default=4)
     # ValueCell fits its number in 90 % of the width: leave that room.
-    return max(minimum, DIGIT_WIDTH * font_size / NUMBER_FONT * longest / 0.9 + 0.06)
+    width = max(minimum, DIGIT_WIDTH * font_size / NUMBER_FONT * longest / 0.9 + 0.06)
+    return width if maximum is None else min(width, maximum)

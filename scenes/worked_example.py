@@ -51,6 +51,12 @@ from .components import (
     title_bar,
 )
 from .dot_product_attention import (
+    CONTENT_BOTTOM,
+    CONTENT_TOP,
+    fly,
+    legend_row,
+    table_cell_width,
+    zoom_for,
     StepLog,
     RowVector,
     name_block,
@@ -64,18 +70,10 @@ __all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS"]
 
 TITLE_Y = 3.55
 CAPTION_Y = -3.55
-CAPTION_TOP = -3.3
-MATRIX_TOP = 3.1
 GAP = 0.35
-SUM_ROW = 0.55  # room under alpha for its column sums
-MAX_COLS = 8
+MAX_ROWS = 8
+LEFT_ROOM = 1.4  # left of X: its row labels (the draft's French words)
 FOCUS = 0  # the query whose softmax and context row are highlighted
-
-
-def _rows_budget(top_rows: int, bottom_reserve: float) -> int:
-    """How many rows of an input matrix fit under a matrix of ``top_rows`` rows."""
-    free = MATRIX_TOP - 0.3 - (top_rows * CELL_H + 0.1) - GAP - bottom_reserve - CAPTION_TOP
-    return max(3, min(8, math.floor((free - 0.1) / CELL_H)))
 
 
 class WorkedExampleScene(StepLog, WalkthroughScene):
@@ -85,6 +83,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                    "E = X q^T, a softmax down each column with bars, C = A^T X, every value "
                    "computed; says where the draft's printed results differ.")
     steps = ("step-1-inputs", "step-2-scores", "step-3-softmax", "step-4-context", "draft-check")
+    shown_results = ("scores", "weights", "context")
 
     def construct(self) -> None:
         theme, tr = self.theme, self.trace.worked_example
@@ -95,16 +94,28 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                    else [f"x{subscript(i + 1)}" for i in range(N)])
         q_names = (list(DRAFT_QUERY_WORDS) if M == len(DRAFT_QUERY_WORDS)
                    else [f"q{subscript(j + 1)}" for j in range(M)])
-        w = cell_width_for(np.concatenate([a.ravel() for a in (
+        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
             tr.inputs, tr.queries, tr.scores, tr.weights, tr.weight_sums, tr.context)]), theme)
-        mat = dict(cell_width=w, font_size=NUMBER_FONT, label_size=20)
         keep = [int(np.argmax(tr.weights[:, FOCUS]))]
         pacer = self.pacer = CaptionPacer(self, CAPTION_Y)
-        # One elision for X everywhere, so it keeps its rows between steps.
-        step4_free = MATRIX_TOP - CAPTION_TOP - GAP - (M * CELL_H + 0.1) - 0.15
-        # ... and as many as fit across beside C (step 4) at the cells' width.
-        step4_wide = math.floor((13.0 - 1.0 - 0.5 - D * w) / w)
-        rows = max(3, min(_rows_budget(D, SUM_ROW), math.floor(step4_free / CELL_H), step4_wide))
+        band = CONTENT_TOP - CONTENT_BOTTOM
+
+        def rows_at(z: float) -> int:
+            """Rows of X that fit at zoom ``z``, one elision for every step (X keeps
+            its rows): under q^T with the column sums (steps 2-3), above C (step 4),
+            and across beside C as the columns of A^T (step 4)."""
+            w, h = w0 * z, CELL_H * z
+            by_steps_2_3 = (band - 0.3 * z - (D * h + 0.1) - GAP - 0.1 - 0.15 - (h + 0.1)) / h
+            by_step_4 = (band - 0.1 - GAP - (M * h + 0.1)) / h
+            by_width = (13.4 - LEFT_ROOM * z - 0.5 - D * w) / w
+            return min(MAX_ROWS, math.floor(by_steps_2_3), math.floor(by_step_4),
+                       math.floor(by_width))
+
+        # Small tables larger (digits up to 30 pt) when all rows fit.
+        z = zoom_for(lambda z: rows_at(z) >= N and LEFT_ROOM * z + (D + M) * w0 * z + 0.5 <= 13.4)
+        w, h, nf = w0 * z, CELL_H * z, NUMBER_FONT * z
+        rows = max(3, rows_at(z))
+        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
 
         title = title_bar(
             caption("Worked example", theme, 28),
@@ -115,77 +126,50 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.add(title)  # the first frame is the title, never black
         self.next_section(self.steps[0])
 
-        # -- step 1: the inputs and the queries -------------------------------
-        X1 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
+        # -- step 1: the inputs (rows of X) and the queries (columns of q^T) ----------
+        X2 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
                          row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
-        q1 = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,
-                         row_labels=q_names, **mat)
-        # Lays the two side by side (the group itself is not shown).
-        pair = VGroup(X1, q1).arrange(RIGHT, buff=max(0.5, min(2.0, 13.4 - X1.width - q1.width)),
-                                      aligned_edge=UP)
-        fit_within(pair, max_width=13.6).move_to([0, 0.3, 0])
-        X1_name = name_block(theme, [("X", f"{N}\u00d7{D}: {N} input vectors (rows)", theme.key)])
-        q1_name = name_block(theme, [("q", f"{M}\u00d7{D}: {M} query vectors (rows)", theme.query)])
-        X1_name.next_to(X1, UP, buff=0.3)
-        q1_name.next_to(q1, UP, buff=0.3)
-        for name, m in ((X1_name, X1), (q1_name, q1)):
-            fit_within(name, max_width=6.2)
-            name.next_to(m, UP, buff=0.3)
-        self.play(fade_in(X1), fade_in(q1), fade_in(X1_name), fade_in(q1_name))
-        pacer.swap(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) "
-                   f"have the same {D} features.")
+        X2.row_labels.set_color(theme.key)
+        qT = rekey_transposed(ValueMatrix(tr.queries.T, theme, colour=theme.query,
+                                          col_labels=q_names, **mat), f"{key}.queries")
+        qT.col_labels.set_color(theme.query)
+        S = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
+                        max_rows=rows, keep_rows=keep, col_labels=None, **mat)
+        place_product(X2, qT, S, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM * z)
+        names = legend_row(theme, [
+            ("X", f"{N}\u00d7{D}: {N} inputs as rows", theme.key),
+            ("q^{T}", f"{D}\u00d7{M}: {M} queries as columns", theme.query),
+            (r"E = X\,q^{T}", f"{N}\u00d7{M}: scores", theme.text),
+        ])
+        self.play(fade_in(X2), fade_in(qT), fade_in(names[0]), fade_in(names[1]))
+        pacer.swap(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) have the "
+                   f"same {D} features; the queries stand as the columns of q\u1d40.")
         self.wait(RESULT_PAUSE)
 
         # -- step 2: E = X q^T -----------------------------------------------
         self.next_section(self.steps[1])
-        X2 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                         row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
-        qT = rekey_transposed(ValueMatrix(tr.queries.T, theme, colour=theme.query,
-                                          col_labels=q_names, **mat), f"{key}.queries")
-        S = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
-                        max_rows=rows, keep_rows=keep, col_labels=None, **mat)
-        top2 = self._top_y(qT, S, SUM_ROW)
-        place_product(X2, qT, S, top2)
-        for m in (X1, X2):
-            m.row_labels.set_color(theme.key)
-        q1.row_labels.set_color(theme.query)
-        qT.col_labels.set_color(theme.query)
-        names = name_block(theme, [
-            ("X", f"{N}\u00d7{D}", theme.key),
-            ("q^{T}", f"{D}\u00d7{M}", theme.query),
-            (r"E = X\,q^{T}", f"{N}\u00d7{M}", theme.text),
-        ], font_size=28)
-        self._fit_names(names, X2, qT, top2)
-        # Elided entries have no cell: move only the pairs shown on both sides.
-        moved = [(q1.cell(j, k), qT.cell(k, j)) for k in range(D) for j in range(M)]
-        moved = [(a, b) for a, b in moved if a is not None and b is not None]
-        src = VGroup(*(a for a, _ in moved))
-        tgt = VGroup(*(b for _, b in moved))
-        pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
-                   "dotted with query j. Rows: inputs, columns: queries.",
-                   fade_out(X1_name), fade_out(q1_name), ReplacementTransform(X1, X2),
-                   ReplacementTransform(src, tgt), fade_out(q1.frame), fade_out(q1.row_labels),
-                   fade_in(qT.frame), fade_in(qT.col_labels), run_time=1.2)
-        self.play(fade_in(names[0]), fade_in(names[1]), fade_in(names[2]), fade_in(S.frame))
         # The first score shown (the winner may have displaced row 1 when rows are elided).
         i0, j0 = next((i, j) for (i, j) in sorted(S.cell_by_index))
         first = VGroup(*(c for c in (X2.cell(i0, k) for k in range(D)) if c is not None))
         column = VGroup(*(c for c in (qT.cell(k, j0) for k in range(D)) if c is not None))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
-        self.play(Create(rings), run_time=0.5)
-        self.play(TransformFromCopy(VGroup(first, column), S.cell(i0, j0)), run_time=0.8)
+        pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
+                   "dotted with query j. Rows: inputs, columns: queries.",
+                   fade_in(names[2]), fade_in(S.frame), Create(rings))
+        self.play(fly(VGroup(first, column), S.cell(i0, j0)), run_time=0.8)
         rest = VGroup(*(m for m in S.grid if m is not S.cell(i0, j0)))
         self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
         self.add(S)
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("scores")
 
         # -- step 3: A = softmax of each column ----------------------------------
         self.next_section(self.steps[2])
         alpha = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
                             max_rows=rows, keep_rows=keep, **mat).move_to(S)
         weight_cells(alpha.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
-        sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted, cell_width=w)
+        sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted, cell_width=w,
+                         cell_height=h)
         sums.next_to(alpha.frame, DOWN, buff=0.15)
         sums_name = caption("column sums", theme, 20, theme.muted)
         sums_name.next_to(sums.frame, LEFT, buff=0.2)
@@ -195,23 +179,27 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         pacer.swap(f"Step 3: softmax down column {FOCUS + 1}: the scores of query "
                    f"\u201c{q_names[FOCUS]}\u201d over the {N} inputs become weights that sum to 1.",
                    Create(ring))
-        self.play(fade_out(col_S), fade_in(col_A), run_time=1.0)
-        self.play(TransformFromCopy(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame),
+        # In place: the scores fade out, the weights (filled by the heat scale) fade in.
+        self.play(caption_out(col_S), caption_in(col_A), run_time=1.0)
+        self.play(fly(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame),
                   fade_in(sums_name), run_time=0.8)
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("weights")
         rest_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M != FOCUS))
         rest_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M != FOCUS))
         rest_sums = VGroup(*(c for k, c in sums.cell_by_index.items() if k != FOCUS))
-        alpha_name = name_block(theme, [(r"A = \mathrm{softmax}(E)", f"{N}\u00d7{M}",
-                                         theme.weight)], font_size=28)[0]
-        alpha_name.move_to(names[2], aligned_edge=LEFT)
+        names3 = legend_row(theme, [
+            ("X", f"{N}\u00d7{D}", theme.key),
+            ("q^{T}", f"{D}\u00d7{M}", theme.query),
+            (r"A = \mathrm{softmax}_{\text{columns}}(E)", f"{N}\u00d7{M}", theme.weight),
+        ], heat=True)
         pacer.swap("... and the same for every column: one distribution over the inputs per "
-                   "query; the bars show each weight.",
-                   fade_out(ring), fade_out(rest_S), fade_in(rest_A), fade_out(S.frame),
-                   fade_in(alpha.frame), fade_out(names[2]), fade_in(alpha_name))
+                   "query; the fill and the bar show each weight.",
+                   fade_out(ring), caption_out(rest_S), caption_in(rest_A), fade_out(S.frame),
+                   fade_in(alpha.frame), *(caption_out(m) for m in names),
+                   *(caption_in(m) for m in names3))
         self.play(fade_in(rest_sums), run_time=0.6)
         self.add(alpha)
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("weights")
 
         # -- step 4: C = A^T X ---------------------------------------------------
         self.next_section(self.steps[3])
@@ -225,15 +213,13 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                          row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
         X4.row_labels.set_color(theme.key)
         C = ValueMatrix(tr.context, theme, key=f"{key}.context", colour=theme.value, **mat)
-        top4 = self._top_y(X4, C, 0.0)
-        place_product(aT, X4, C, top4)
-        names4 = name_block(theme, [
+        place_product(aT, X4, C, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM * z)
+        names4 = legend_row(theme, [
             (r"A^{T}", f"{M}\u00d7{N}", theme.weight),
             ("X", f"{N}\u00d7{D}", theme.key),
-            (r"C = A^{T} X", f"{M}\u00d7{D}", theme.value),
-        ], font_size=28)
-        self._fit_names(names4, aT, X4, top4)
-        # A's entry (i, j) moves to (j, i) of A^T.
+            (r"C = A^{T} X", f"{M}\u00d7{D}: one context per query", theme.value),
+        ], heat=True)
+        # A's entry (i, j) moves to (j, i) of A^T; X moves up, its rows unchanged.
         kept = [(i, j) for (i, j) in alpha.cell_by_index if aT.cell(j, i) is not None]
         src = VGroup(*(alpha.cell(i, j) for i, j in kept))
         tgt = VGroup(*(aT.cell(j, i) for i, j in kept))
@@ -241,14 +227,14 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         aT_dots = VGroup(*(m for m in aT.grid if m not in aT.cell_by_index.values()))
         pacer.swap(f"Step 4: C = A\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
                    "each a weighted average of the input vectors.",
-                   fade_out(VGroup(names[0], names[1], alpha_name)),
+                   *(caption_out(m) for m in names3), *(caption_in(m) for m in names4[:2]),
                    fade_out(qT), fade_out(sums), fade_out(sums_name), fade_out(alpha.frame),
-                   fade_out(a_dots), ReplacementTransform(src, tgt), ReplacementTransform(X2, X4),
-                   fade_in(aT.frame), fade_in(aT.row_labels), fade_in(aT_dots), run_time=1.4)
-        self.add(aT)
-        self.play(fade_in(names4[0]), fade_in(names4[1]), fade_in(names4[2]), fade_in(C.frame))
-        self.play(FadeIn(C.grid, shift=DOWN * 0.2, lag_ratio=0.05), run_time=1.2)
-        self.wait(RESULT_PAUSE)
+                   caption_out(a_dots), fly(src, tgt, remove=True), fly(X2, X4, remove=True),
+                   fade_in(aT.frame), caption_in(aT.row_labels), caption_in(aT_dots), run_time=1.4)
+        self.add(aT, X4)
+        self.play(fade_in(names4[2]), fade_in(C.frame), FadeIn(C.grid, lag_ratio=0.05),
+                  run_time=1.2)
+        self.pause_on_result("context")
         row_a = VGroup(*(aT.cell(FOCUS, i) for i in range(N) if aT.cell(FOCUS, i) is not None))
         row_C = VGroup(*(C.cell(FOCUS, k) for k in range(D) if C.cell(FOCUS, k) is not None))
         rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
@@ -256,7 +242,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         formula = self._weighted_average(FOCUS, x_names, q_names)
         self.play(Create(rings), run_time=0.6)
         pacer.swap(formula, run_time=0.8)
-        self.wait(RESULT_PAUSE)
+        self.pause_on_result("context")
 
         # -- the draft's printed results, checked ------------------------------------
         self.next_section(self.steps[4])
@@ -322,20 +308,3 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         fit_within(both, max_width=13.6)
         both.text = ("Row of C equals weights times inputs, summed: " * 2).strip()
         return both.move_to([0, CAPTION_Y, 0])
-
-    @staticmethod
-    def _top_y(top, result, below: float) -> float:
-        """Top edge that centres a product layout between title and caption."""
-        height = (top.col_labels.height + 0.1 if len(top.col_labels) else 0.0)
-        height += top.frame.height + GAP + result.frame.height + below
-        return min(MATRIX_TOP, height / 2 + 0.1)
-
-    def _fit_names(self, names: VGroup, left, top, top_y: float) -> None:
-        """Put the name block in the free corner: left of ``top``, above ``left``."""
-        right = top.frame.get_left()[0]
-        if len(top.row_labels):
-            right = top.row_labels.get_left()[0]
-        room_w = right - (-7.0) - 0.3
-        room_h = top_y - left.frame.get_top()[1] - 0.15
-        fit_within(names, max_width=room_w, max_height=room_h)
-        names.move_to([(-7.0 + right) / 2, (top_y + left.frame.get_top()[1]) / 2, 0])

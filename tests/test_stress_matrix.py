@@ -109,10 +109,6 @@ AFFECTED: dict[str, tuple[str, ...]] = {
 #: Pairs that fail today, with the first fault, in scenes other helpers own
 #: (not built: they are missing coverage, not passes).
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    # worked_example (helper C's new layout): scores of +-600 widen every cell to
-    # 1.35 units and the 6-column matrices no longer fit side by side.
-    ("attention-tables-limits", "worked_example"):
-        "outside the frame: the 6x6 q^T and E matrices at x > 7.1 (cells 1.35 wide for -600.00)",
 }
 
 #: The pairs the suite builds: one to three scenes per case, the heaviest
