@@ -269,17 +269,17 @@ def test_dot_product(table):
         box = (cell.get_left()[0], cell.get_bottom()[1], cell.get_right()[0], cell.get_top()[1])
         assert box[2] < o[0] - r or box[3] < o[1] or box[1] > o[1] + r or box[0] > o[0] + r, box
     # Shown operands give the shown result: cos = score / (|m| x |u|) from the
-    # numbers on screen, within rounding, and the screen says "approximately".
+    # numbers on screen, to the shown precision, and theta = arccos of the shown
+    # cosine in whole degrees ("approximately", as the screen says).
     shown = {n.key: n.shown for n in scene.audit.numbers}
     from scenes.theme import parse_number
     score = parse_number(shown[("dot_product.score",)])
     nm = parse_number(shown[("dot_product.norm_movie",)])
     nu = parse_number(shown[("dot_product.norm_user",)])
-    cos = parse_number(shown[("dot_product.cosine",)])
-    assert abs(score / (nm * nu) - cos) <= 0.01 + 1e-9 * abs(cos) + abs(score) * 0.005 / (nm * nu) ** 2 * (nm + nu)
-    angle = parse_number(shown[("dot_product.angle_deg",)])
-    assert angle == round(angle)  # whole degrees: no false precision
-    assert abs(np.degrees(np.arccos(np.clip(cos, -1, 1))) - angle) < 1.5
+    cos = parse_number(shown[("dot_product.shown.cosine",)])
+    assert abs(score / (nm * nu) - cos) <= 0.005 + 1e-9
+    angle = parse_number(shown[("dot_product.shown.angle_deg",)])
+    assert angle == round(np.degrees(np.arccos(np.clip(cos, -1, 1))))
     assert ("dot_product.norm_product",) not in shown  # a product of rounded norms, not shown
     assert "\u2248" in _all_text(scene)
     for t in _final_texts(scene):
