@@ -142,9 +142,10 @@ def test_a_long_word_keeps_the_smallest_size_and_loses_its_end():
     whole = word_box("internationalisation", DARK, DARK.text, font_size=24)[1]
     assert whole.text == "internationalisation" and whole.font_size == pytest.approx(24)
     # A word that fits by shrinking a little is shrunk, not cut.
-    mid = readable_text("dernières", DARK, 24, max_width=1.2)
+    at_24 = readable_text("dernières", DARK, 24, max_width=100.0).width
+    mid = readable_text("dernières", DARK, 24, max_width=0.9 * at_24)  # fits at 21.6 points
     assert mid.text == "dernières" and MIN_FONT_SIZE < mid.font_size < 24
-    assert mid.width == pytest.approx(1.2, rel=1e-3)
+    assert mid.width == pytest.approx(0.9 * at_24, rel=1e-3)
 
 
 def test_a_number_too_wide_for_its_cell_drops_decimals_not_size():
