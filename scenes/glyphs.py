@@ -66,6 +66,11 @@ class Bar(Rectangle):
         super().__init__(width=w, height=h, stroke_width=0,
                          fill_color=colour or theme.weight, fill_opacity=1.0)
 
+    @property
+    def drawn_length(self) -> float:
+        """Its size along its direction as it stands now (a hairline for 0)."""
+        return self.height if self.vertical else self.width
+
 
 def bars_under(cells: Sequence[Mobject], values: Sequence[float], theme: Theme,
                keys: Sequence[tuple | None] | None = None, full_length: float = 0.9,

@@ -145,12 +145,10 @@ def test_each_weight_is_also_a_bar_of_its_length(default_scene):
     assert set(bars) == {("model.attention", i, j) for i in range(att.shape[0]) for j in range(att.shape[1])}
     for (_, i, j), bar in bars.items():
         assert bar.value == pytest.approx(att[i, j])
-        drawn = bar.height if bar.vertical else bar.width
-        assert drawn == pytest.approx(max(att[i, j] * bar.full_length, 0.012), abs=1e-6)
+        assert bar.drawn_length == pytest.approx(max(att[i, j] * bar.full_length, 0.012), abs=1e-6)
     # The largest weight of a row has the longest bar of the row.
     for i in range(att.shape[0]):
-        row = [(lambda b: b.height if b.vertical else b.width)(bars[("model.attention", i, j)])
-               for j in range(att.shape[1])]
+        row = [bars[("model.attention", i, j)].drawn_length for j in range(att.shape[1])]
         assert int(np.argmax(row)) == int(np.argmax(att[i]))
 
 

@@ -80,7 +80,7 @@ def _check_bars(scene, independent, expected_min: int) -> None:
         assert bar.key is not None
         assert bar.value == pytest.approx(resolve(data, bar.key), abs=1e-12)
         assert bar.length == pytest.approx(bar.value * bar.full_length, abs=1e-9)
-        drawn = bar.height if bar.vertical else bar.width  # along the bar
+        drawn = bar.drawn_length
         assert drawn == pytest.approx(max(bar.length, 0.012), abs=1e-6)
         # Proportional: a bar of twice the weight is twice as long (one full length each group).
     fulls = {round(b.full_length, 9) for b in bars}
