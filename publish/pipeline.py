@@ -46,6 +46,10 @@ VIDEO_FORMATS = ("mp4", "webm", "gif")
 #: The formats each step is written in, with --steps.
 STEP_FORMATS = ("png", "svg", "mp4", "vtt")
 WORK_PREFIX = ".rendering-"
+#: Partial movie files Manim may encode while the scene goes on drawing, by quality
+#: (Manim's default, 1, stops drawing at the end of every animation until its file is
+#: encoded; each in-flight encoder holds up to 8 frames, so fewer at the larger sizes).
+INFLIGHT_ENCODERS = {"low": 4, "medium": 4, "high": 3, "4k": 2}
 #: Below this much free space in the output folder a failed render is put down to a full disk.
 DISK_FULL_BYTES = 1 << 20
 
@@ -194,9 +198,9 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     from scenes import THEMES
     from scenes.base import Timeline
 
-    from . import encode, fast_render, vector
+    from . import encode, speedups, vector
 
-    fast_render.install()  # same pixels, paths replayed (publish/fast_render.py)
+    speedups.install()  # same pixels, less work (publish/speedups.py)
     cls = _resolve(scene)
     scene_id = cls.scene_id
     stem = options.stem(scene_id)
@@ -227,6 +231,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "disable_caching": True,
             "progress_bar": "none",
             "verbosity": "ERROR",
+            "max_inflight_encoders": INFLIGHT_ENCODERS[quality],
             "output_file": scene_id,
             "save_sections": "mp4" in step_formats,
         }

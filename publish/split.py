@@ -59,11 +59,11 @@ def render_part(task: PartTask) -> PartOutput:
 
     from scenes import THEMES
 
-    from .pipeline import QUALITIES, WORK_PREFIX, _resolve, _tex_slot
+    from .pipeline import INFLIGHT_ENCODERS, QUALITIES, WORK_PREFIX, _resolve, _tex_slot
 
-    from . import fast_render
+    from . import speedups
 
-    fast_render.install()
+    speedups.install()
     job = task.job
     cls = _resolve(job.scene)
     poster_time = getattr(cls, "poster_time", None)
@@ -78,6 +78,7 @@ def render_part(task: PartTask) -> PartOutput:
             "disable_caching": True,
             "progress_bar": "none",
             "verbosity": "ERROR",
+            "max_inflight_encoders": INFLIGHT_ENCODERS[job.quality],
             "output_file": job.scene_id,
         }
         poster: list[Any] = []

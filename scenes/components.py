@@ -30,10 +30,7 @@ from manim import (
 
 from attention_core.formatting import format_number
 
-from . import text_cache
 from .theme import Theme
-
-text_cache.install()  # equal Text arguments: built once, then copied (scenes/text_cache.py)
 
 __all__ = [
     "NumberLabel",

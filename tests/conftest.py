@@ -12,6 +12,16 @@ if str(ROOT) not in sys.path:
 import pytest  # noqa: E402
 
 
+@pytest.fixture(autouse=True, scope="session")
+def render_speedups():
+    """Scenes are built with the render path's speedups, as render.py builds them (they change
+    no pixel: tests/test_text_cache.py, test_glyph_text.py and test_fast_render.py show it)."""
+    from publish import speedups
+
+    speedups.install()
+    yield
+
+
 @pytest.fixture
 def texts_seen(monkeypatch):
     """Every text and formula on screen at any audit snapshot, as written

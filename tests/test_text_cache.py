@@ -1,4 +1,4 @@
-"""scenes/text_cache.py: a reused Text is the Text a fresh build gives, and independent of it."""
+"""publish/text_cache.py: a reused Text is the Text a fresh build gives, and independent of it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from manim import BLUE, RED, Text
 
-from scenes import DARK, text_cache
+from publish import text_cache
+from scenes import DARK
 from scenes.components import NumberLabel
 
 
