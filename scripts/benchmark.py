@@ -55,6 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+STEPS = ("plain", "jobs1", "jobs", "split", "dask", "warm", "changed", "long")
 MANIM_FLAGS = {"low": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
 
 
@@ -133,7 +134,13 @@ def main() -> None:
     parser.add_argument("--only", default=None, help="measure this one scene instead of the whole set")
     parser.add_argument("--scenes", default=None,
                         help="comma-separated scene ids instead of the whole set (a quicker run)")
+    parser.add_argument("--steps", default=None,
+                        help="comma-separated subset of the steps: plain,jobs1,jobs,split,dask,warm,changed,long "
+                             "(default: all; plain is always run, as the baseline)")
     args = parser.parse_args()
+    steps = set(STEPS if args.steps is None else [s.strip() for s in args.steps.split(",")]) | {"plain"}
+    if steps - set(STEPS):
+        parser.error(f"unknown steps: {', '.join(sorted(steps - set(STEPS)))} (known: {', '.join(STEPS)})")
 
     from scenes import DARK, SCENES
 
@@ -158,9 +165,16 @@ def main() -> None:
               f"(runs {', '.join(f'{w:.1f}' for w in walls)}; load {loads[-1]:.1f})", flush=True)
 
     try:
+        def fresh_tmp(name: str) -> dict[str, str]:
+            # render.py keeps compiled LaTeX in the temporary folder across runs (plain manim in its
+            # media folder): a cold run starts from an empty one, as plain manim's fresh media folder does.
+            tmp = work / f"tmp-{name}"
+            tmp.mkdir()
+            return {**os.environ, "TMPDIR": str(tmp)}
+
         def cold_once(label: str, extra: list[str], base: list[str], i: int) -> tuple[float, float]:
             out = work / f"{label}-{i}"
-            seconds, err = _timed(base + ["--out", str(out), *extra])
+            seconds, err = _timed(base + ["--out", str(out), *extra], env=fresh_tmp(f"{label}-{i}"))
             notes[label] = _summary(err)
             return seconds, CPU["last"]
 
@@ -189,16 +203,20 @@ def main() -> None:
             cpus.append(total_cpu)
         record("plain manim, one after another", walls, cpus)
 
-        cold("cold, --jobs 1", ["--jobs", "1"])
-        cold("cold, default jobs", [])
-        cold(f"cold, split {args.split}", ["--split", str(args.split)])
-        if not args.only:
+        if "jobs1" in steps:
+            cold("cold, --jobs 1", ["--jobs", "1"])
+        if steps & {"jobs", "warm", "changed"}:
+            cold("cold, default jobs", [])
+        if "split" in steps:
+            cold(f"cold, split {args.split}", ["--split", str(args.split)])
+        if not args.only and "dask" in steps:
             cold("cold, dask LocalCluster", ["--executor", "dask"])
-
+        if not args.only and steps & {"warm", "changed"}:
             out = work / "cold, default jobs-0"
+            warm_env = {**os.environ, "TMPDIR": str(work / "tmp-cold, default jobs-0")}
             walls, cpus = [], []
             for _ in range(args.warm_repeat):
-                seconds, err = _timed(render + ["--out", str(out)])
+                seconds, err = _timed(render + ["--out", str(out)], env=warm_env)
                 walls.append(seconds)
                 cpus.append(CPU["last"])
                 notes["warm, nothing changed"] = _summary(err)
@@ -211,13 +229,13 @@ def main() -> None:
                 # Each repeat starts from the default-numbers render, then changes one value.
                 copy = work / f"changed-{i}"
                 shutil.copytree(out, copy)
-                seconds, err = _timed(render + ["--out", str(copy), "--numbers", str(changed)])
+                seconds, err = _timed(render + ["--out", str(copy), "--numbers", str(changed)], env=warm_env)
                 walls.append(seconds)
                 cpus.append(CPU["last"])
                 notes["one number changed"] = f"{what}; {_summary(err)}"
             record("one number changed", walls, cpus)
 
-        if not args.only and args.long:
+        if not args.only and args.long and "long" in steps:
             alone = [py, "render.py", "render", args.long, "--quality", args.quality, "--format", args.format]
             whole, split = f"{args.long} alone, whole", f"{args.long} alone, split {args.split}"
             timed: dict[str, list[tuple[float, float]]] = {whole: [], split: []}
