@@ -61,7 +61,8 @@ _originals: dict[str, Any] = {}  # the backdrop patches: name -> the method it r
 _paths: dict[tuple, tuple] = {}
 _hits = 0
 _misses = 0
-_frames = {"backdrop": 0, "manim": 0, "shapes_lifted": 0, "backdrops_drawn": 0, "changed": 0}
+_frames = {"backdrop": 0, "manim": 0, "shapes_lifted": 0, "backdrops_drawn": 0, "changed": 0,
+           "static_grown": 0, "static_drawn": 0}
 MAX_BACKDROPS = 4  # per animation; then frames are drawn Manim's way
 PAD_PIXELS = 2.0
 
@@ -138,6 +139,8 @@ def install() -> None:
         _originals["begin_animations"] = Scene.begin_animations
         _originals["play_internal"] = Scene.play_internal
         _originals["render"] = CairoRenderer.render
+        _originals["save_static_frame_data"] = CairoRenderer.save_static_frame_data
+        CairoRenderer.save_static_frame_data = _save_static_frame_data  # type: ignore[method-assign]
         Scene.begin_animations = _begin_animations  # type: ignore[method-assign]
         Scene.play_internal = _play_internal  # type: ignore[method-assign]
         CairoRenderer.render = _render  # type: ignore[method-assign]
@@ -156,6 +159,7 @@ def uninstall() -> None:
         Scene.begin_animations = _originals.pop("begin_animations")  # type: ignore[method-assign]
         Scene.play_internal = _originals.pop("play_internal")  # type: ignore[method-assign]
         CairoRenderer.render = _originals.pop("render")  # type: ignore[method-assign]
+        CairoRenderer.save_static_frame_data = _originals.pop("save_static_frame_data")  # type: ignore[method-assign]
     clear()
 
 
@@ -178,7 +182,8 @@ def stats() -> dict[str, int]:
     return {"recorded": _misses, "replayed": _hits, "entries": len(_paths),
             "backdrop_frames": _frames["backdrop"], "manim_frames": _frames["manim"],
             "shapes_lifted": _frames["shapes_lifted"], "backdrops_drawn": _frames["backdrops_drawn"],
-            "still_shapes_changed": _frames["changed"]}
+            "still_shapes_changed": _frames["changed"], "static_images_grown": _frames["static_grown"],
+            "static_images_drawn": _frames["static_drawn"]}
 
 
 # Backdrops -------------------------------------------------------------------
@@ -350,3 +355,39 @@ def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> 
     camera.set_frame_to_background(image)
     camera.capture_mobjects(top, include_submobjects=False)
     self.add_frame(self.get_frame())
+
+
+
+# Static images grown from the last one --------------------------------------------
+
+
+def _save_static_frame_data(self: Any, scene: Any, static_mobjects: Any) -> Any:
+    """Manim's static image of a play (the shapes before the first moving one),
+    grown from the last play's when that one's shapes are the first of these,
+    unchanged: drawing more shapes over it gives the same pixels as drawing all
+    of them from the background."""
+    from manim.camera.camera import Camera
+    from manim.mobject.types.vectorized_mobject import VMobject
+
+    camera = self.camera
+    if not static_mobjects or type(camera) is not Camera:
+        self._static_memo = None
+        return _originals["save_static_frame_data"](self, scene, static_mobjects)
+    order = camera.get_mobjects_to_display(static_mobjects)
+    if not all(isinstance(m, VMobject) and not m.get_background_image() for m in order):
+        self._static_memo = None
+        return _originals["save_static_frame_data"](self, scene, static_mobjects)
+    looks = [(id(m), _look(m)) for m in order]
+    memo = getattr(self, "_static_memo", None)
+    self.static_image = None
+    if memo is not None and memo[0] == looks[:len(memo[0])] and memo[1].shape == camera.pixel_array.shape:
+        camera.set_frame_to_background(memo[1])
+        camera.capture_mobjects(order[len(memo[0]):], include_submobjects=False)
+        _frames["static_grown"] += 1
+    else:
+        camera.reset()
+        camera.capture_mobjects(order, include_submobjects=False)
+        _frames["static_drawn"] += 1
+    self.static_image = self.get_frame()
+    self._static_memo = (looks, self.static_image)
+    return self.static_image

@@ -3,13 +3,15 @@
 - :mod:`publish.text_cache`: a ``Text`` of arguments seen before is a copy of the first one;
 - :mod:`publish.glyph_text`: a new ``Text`` is assembled from cached glyph outlines,
   with the points Manim's SVG parse gives;
+- :mod:`publish.fast_family`: Manim's family walks (``get_family``) as a plain recursion;
 - :mod:`publish.fast_render`: the Cairo path calls of a shape are recorded once and
   replayed, and shapes that do not move in an animation are drawn once into its backdrop.
 
 ``render.py`` installs them before it builds a scene (so does the test suite, for
 speed); plain ``manim`` run on the scene classes does not have them, which is what
 ``scripts/benchmark.py`` compares against. Each has its own environment switch
-(``ATTENTION_TEXT_CACHE=0``, ``ATTENTION_GLYPH_TEXT=0``, ``ATTENTION_FAST_RENDER=0``)
+(``ATTENTION_TEXT_CACHE=0``, ``ATTENTION_GLYPH_TEXT=0``, ``ATTENTION_FAST_FAMILY=0``,
+``ATTENTION_FAST_RENDER=0``)
 for before/after comparisons.
 """
 
@@ -20,16 +22,18 @@ __all__ = ["install", "uninstall"]
 
 def install() -> None:
     """Install every speedup (idempotent; each honours its own off switch)."""
-    from . import fast_render, glyph_text, text_cache
+    from . import fast_family, fast_render, glyph_text, text_cache
 
     text_cache.install()
     glyph_text.install()
+    fast_family.install()
     fast_render.install()
 
 
 def uninstall() -> None:
-    from . import fast_render, glyph_text, text_cache
+    from . import fast_family, fast_render, glyph_text, text_cache
 
     fast_render.uninstall()
+    fast_family.uninstall()
     glyph_text.uninstall()
     text_cache.uninstall()

@@ -111,7 +111,9 @@ class BackdropScene(WalkthroughScene):
     """A disc added early (first in the stacking order) moves right, under and
     past still shapes stacked above it: a half-transparent bar across its
     path, a label and a thick line beside it, a square far away; then a text
-    fades in, then an animation changes a shape it does not own."""
+    fades in; then the square below everything is recoloured between two
+    plays (no animation: the next static image must show it); then an
+    animation changes a shape it does not own."""
 
     scene_id = "tiny_backdrop"
     description = "Test scene: still shapes above moving ones."
@@ -127,6 +129,8 @@ class BackdropScene(WalkthroughScene):
         self.add(below, disc, far, bar, label, thick)
         self.play(disc.animate.shift(RIGHT * 10), run_time=2.0, rate_func=linear)
         self.play(FadeIn(Text("new", font_size=30).shift(UP * 3)), run_time=0.6)
+        below.set_fill(GREEN, 0.9)
+        self.play(FadeIn(Text("more", font_size=30).shift(UP * 2 + LEFT * 3)), run_time=0.6)
         self.play(_Meddle(disc, far), run_time=0.6)
 
 
@@ -154,6 +158,8 @@ def test_backdrops_draw_the_frames_manim_draws(tmp_path, monkeypatch):
     # (without the bar) while they meet; the meddled square was found changed and drawn as moving.
     assert on["backdrop_frames"] > len(backdrops) // 2, on
     assert on["backdrops_drawn"] >= 3 and on["still_shapes_changed"] >= 1, on
+    # The second play's static image grew from the first's; the third's was drawn again (recoloured).
+    assert on["static_images_grown"] >= 1 and on["static_images_drawn"] >= 2, on
     assert len(backdrops) == len(manim_way) > 40
     different = [i for i, (a, b) in enumerate(zip(manim_way, backdrops)) if not np.array_equal(a, b)]
     assert different == []
@@ -169,4 +175,13 @@ def test_without_the_overlap_rule_the_frames_differ(tmp_path, monkeypatch):
     careless, _ = _render_backdrop_scene(tmp_path / "on", monkeypatch, backdrops=True)
     monkeypatch.setattr(fast_render, "_split", split)
     assert len(careless) == len(manim_way)
+    assert sum(not np.array_equal(a, b) for a, b in zip(manim_way, careless)) >= 5
+
+
+def test_a_shape_changed_between_plays_is_drawn_again_in_the_static_image(tmp_path, monkeypatch):
+    # If the static image were grown without comparing the shapes' looks, the square
+    # recoloured between two plays would keep its old colour.
+    manim_way, _ = _render_backdrop_scene(tmp_path / "off", monkeypatch, backdrops=False)
+    monkeypatch.setattr(fast_render, "_look", lambda m: m.points.tobytes())
+    careless, _ = _render_backdrop_scene(tmp_path / "on", monkeypatch, backdrops=True)
     assert sum(not np.array_equal(a, b) for a, b in zip(manim_way, careless)) >= 5
