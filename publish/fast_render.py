@@ -274,9 +274,7 @@ def _make_plan(scene: Any) -> _Plan | None:
     moving = _animated(scene.animations or [])
     for m in scene.foreground_mobjects:
         moving.update(id(f) for f in m.get_family())
-    still = [m for m in order if id(m) not in moving]
-    if not still:
-        return None
+    still = [m for m in order if id(m) not in moving]  # may be none: the order is still kept
     pixel = camera.frame_width / camera.pixel_width
     return _Plan(still, camera.cairo_line_width_multiple, PAD_PIXELS * pixel, order,
                  _shape(scene.moving_mobjects))
@@ -298,12 +296,16 @@ def _split(plan: _Plan, order: list[Any]) -> tuple[list[Any], list[Any]]:
     """The shapes drawn each frame (moving, and still ones a moving one before them
     may touch) and the still ones drawn into the backdrop, both in stacking order."""
     still = plan.still
+    if not still:
+        return order, []
     where = [still.get(id(m), -1) for m in order]
-    top_boxes = [_box(m, plan.line_unit, plan.pad) for m, w in zip(order, where) if w < 0]
-    top_at = [i for i, w in enumerate(where) if w < 0]
     lifted_at = np.array([i for i, w in enumerate(where) if w >= 0], dtype=np.intp)
     if not len(lifted_at):
-        return list(order), []
+        return order, []
+    # Only moving shapes before the last still one can be in a still one's way.
+    last = int(lifted_at[-1])
+    top_boxes = [_box(m, plan.line_unit, plan.pad) for m, w in zip(order[:last], where[:last]) if w < 0]
+    top_at = [i for i, w in enumerate(where[:last]) if w < 0]
     lifted = plan.boxes[[where[i] for i in lifted_at]]
     on_top = np.zeros(len(lifted_at), dtype=bool)
     boxes = np.array(top_boxes).reshape(-1, 4)
@@ -318,7 +320,7 @@ def _split(plan: _Plan, order: list[Any]) -> tuple[list[Any], list[Any]]:
             break
         on_top |= new
         boxes, at = lifted[new], lifted_at[new]  # the ones just added may reach further still shapes
-    top_index = set(top_at) | set(lifted_at[on_top].tolist())
+    top_index = {i for i, w in enumerate(where) if w < 0} | set(lifted_at[on_top].tolist())
     top = [m for i, m in enumerate(order) if i in top_index]
     back = [m for i, m in enumerate(order) if i not in top_index]
     return top, back
@@ -336,9 +338,19 @@ def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> 
     if shape != plan.shape:
         plan.order, plan.shape = camera.get_mobjects_to_display(moving_mobjects), shape
     top, back = _split(plan, plan.order)
+    if not back:
+        # Nothing still above the first moving shape: Manim's frame, with the order worked out once.
+        _frames["manim"] += 1
+        if self.static_image is not None:
+            camera.set_frame_to_background(self.static_image)
+        else:
+            camera.reset()
+        camera.capture_mobjects(top, include_submobjects=False)
+        self.add_frame(self.get_frame())
+        return
     key = tuple(id(m) for m in back)
     image = plan.backdrops.get(key)
-    if image is None and back and len(plan.backdrops) < MAX_BACKDROPS:
+    if image is None and len(plan.backdrops) < MAX_BACKDROPS:
         if self.static_image is not None:
             camera.set_frame_to_background(self.static_image)
         else:
@@ -355,7 +367,6 @@ def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> 
     camera.set_frame_to_background(image)
     camera.capture_mobjects(top, include_submobjects=False)
     self.add_frame(self.get_frame())
-
 
 
 # Static images grown from the last one --------------------------------------------

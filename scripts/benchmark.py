@@ -194,11 +194,12 @@ def main() -> None:
         walls, cpus = [], []
         for i in range(args.repeat):
             total = total_cpu = 0.0
-            for name in names:
+            for scene_id, name in zip(scene_ids, names):
                 seconds, _ = _timed([manim, "render", MANIM_FLAGS[args.quality], "--config_file", str(cfg),
                                      "--media_dir", str(work / f"manim-{i}"), str(bench), name])
                 total += seconds
                 total_cpu += CPU["last"]
+                print(f"    plain manim {scene_id}: {seconds:.1f} s", flush=True)
             walls.append(total)
             cpus.append(total_cpu)
         record("plain manim, one after another", walls, cpus)
