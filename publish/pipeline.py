@@ -50,6 +50,12 @@ WORK_PREFIX = ".rendering-"
 #: (Manim's default, 1, stops drawing at the end of every animation until its file is
 #: encoded; each in-flight encoder holds up to 8 frames, so fewer at the larger sizes).
 INFLIGHT_ENCODERS = {"low": 4, "medium": 4, "high": 3, "4k": 2}
+
+
+def inflight_encoders(quality: str) -> int:
+    """``INFLIGHT_ENCODERS[quality]``, or ``ATTENTION_INFLIGHT_ENCODERS`` (1 is Manim's way)."""
+    value = os.environ.get("ATTENTION_INFLIGHT_ENCODERS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else INFLIGHT_ENCODERS[quality]
 #: Below this much free space in the output folder a failed render is put down to a full disk.
 DISK_FULL_BYTES = 1 << 20
 
@@ -231,7 +237,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "disable_caching": True,
             "progress_bar": "none",
             "verbosity": "ERROR",
-            "max_inflight_encoders": INFLIGHT_ENCODERS[quality],
+            "max_inflight_encoders": inflight_encoders(quality),
             "output_file": scene_id,
             "save_sections": "mp4" in step_formats,
         }

@@ -59,7 +59,7 @@ def render_part(task: PartTask) -> PartOutput:
 
     from scenes import THEMES
 
-    from .pipeline import INFLIGHT_ENCODERS, QUALITIES, WORK_PREFIX, _resolve, _tex_slot
+    from .pipeline import QUALITIES, WORK_PREFIX, _resolve, _tex_slot, inflight_encoders
 
     from . import speedups
 
@@ -78,7 +78,7 @@ def render_part(task: PartTask) -> PartOutput:
             "disable_caching": True,
             "progress_bar": "none",
             "verbosity": "ERROR",
-            "max_inflight_encoders": INFLIGHT_ENCODERS[job.quality],
+            "max_inflight_encoders": inflight_encoders(job.quality),
             "output_file": job.scene_id,
         }
         poster: list[Any] = []
