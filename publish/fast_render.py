@@ -381,6 +381,10 @@ def _save_static_frame_data(self: Any, scene: Any, static_mobjects: Any) -> Any:
     from manim.mobject.types.vectorized_mobject import VMobject
 
     camera = self.camera
+    if self.skip_animations:
+        # No frame of this play is drawn (a split part skips it through update_frame): Manim's
+        # way, and the last drawn play's image stays the one to grow from.
+        return _originals["save_static_frame_data"](self, scene, static_mobjects)
     if not static_mobjects or type(camera) is not Camera:
         self._static_memo = None
         return _originals["save_static_frame_data"](self, scene, static_mobjects)
