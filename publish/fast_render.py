@@ -163,10 +163,6 @@ def uninstall() -> None:
     clear()
 
 
-def backdrops_on() -> bool:
-    return bool(_originals)
-
-
 def clear() -> None:
     global _hits, _misses
     _paths.clear()

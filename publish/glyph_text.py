@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from .text_cache import structural_copy
+
 __all__ = ["install", "uninstall", "clear", "stats", "ENV"]
 
 ENV = "ATTENTION_GLYPH_TEXT"
@@ -268,23 +270,13 @@ def _as_file(tree: ET.ElementTree) -> Any:
     return buffer
 
 
-def _clone(mob: Any) -> Any:
-    """A structural copy of a childless VMobject: arrays copied, the rest shared (immutable)."""
-    new = object.__new__(type(mob))
-    new.__dict__.update({k: (v.copy() if isinstance(v, np.ndarray) else
-                             list(v) if isinstance(v, list) else
-                             dict(v) if isinstance(v, dict) else v)
-                         for k, v in mob.__dict__.items()})
-    return new
-
-
 def _group(members: list[Any]) -> Any:
     global _empty_group
     if _empty_group is None:
         from manim import VGroup
 
         _empty_group = VGroup()
-    group = _clone(_empty_group)
+    group = structural_copy(_empty_group)
     group.submobjects = list(members)
     return group
 
@@ -310,7 +302,7 @@ def _fast_generate(self: Any) -> Any:
             points = glyph.points_at(x, y)
             mob = None
             if len(points):  # Manim keeps no mobject for an outline without points (a space)
-                mob = _clone(_styled(self, root, keys, path_style, style))
+                mob = structural_copy(_styled(self, root, keys, path_style, style))
                 mob.points = points
                 mob.path_obj = _MovedPath(glyph.path, x, y)
             nodes.append(("use", None, [("element", glyph_id, []), ("path", None, mob)]))
@@ -378,7 +370,7 @@ def _generate(self: Any) -> Any:
             _counts["fast"] += 1
             return result
         except _Unsupported:
-            self.submobjects = []
+            pass  # raised before anything is added to the text
     _counts["usual"] += 1
     return _original(self)
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from manim import Mobject, Text, config
 
-__all__ = ["install", "uninstall", "clear", "stats", "ENV"]
+__all__ = ["install", "uninstall", "clear", "stats", "structural_copy", "ENV"]
 
 ENV = "ATTENTION_TEXT_CACHE"
 MAX_ENTRIES = 4096
@@ -87,6 +87,12 @@ def _cached_init(self: Text, text: str, *args: Any, **kwargs: Any) -> None:
         _hits += 1
     memo: dict[int, Any] = {id(proto): self}
     self.__dict__.update({k: _clone(v, memo) for k, v in proto.__dict__.items()})
+
+
+def structural_copy(mob: Mobject) -> Mobject:
+    """A copy of ``mob`` as :func:`_cached_init` makes one: mobjects and arrays copied,
+    lists and dicts rebuilt, immutable values (and parsed SVG paths) shared."""
+    return _clone(mob, {})
 
 
 def _clone(value: Any, memo: dict[int, Any]) -> Any:
