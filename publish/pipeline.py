@@ -185,7 +185,8 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                  formats: tuple[str, ...] = ("mp4",), theme_name: str = "dark",
                  keys: dict[str, dict[str, str]] | None = None,
                  source_video: Path | None = None,
-                 options: OutputOptions = OutputOptions(), still_frame: Any = None) -> list[Path]:
+                 options: OutputOptions = OutputOptions(), still_frame: Any = None,
+                 captions: list[tuple[str, float, float]] | None = None) -> list[Path]:
     """Render one scene once and write ``out_dir/<name>.<fmt>`` for each format.
 
     The scene runs once; mp4/webm/gif come from its video, the png and svg
@@ -197,7 +198,8 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     in place. With ``source_video`` (a current mp4 of this scene) and only
     webm/gif asked for, the scene is not rendered at all: they are derived
     from that file; with ``still_frame`` too (a joined split render,
-    :mod:`publish.split`), so are mp4 and png (from that frame).
+    :mod:`publish.split`), so are mp4 and png (from that frame), and the
+    vtt from ``captions`` (text, start, end).
     """
     from manim import tempconfig
 
@@ -205,6 +207,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     from scenes.base import Timeline
 
     from . import encode, speedups, vector
+    from .play_costs import PlayClock
 
     speedups.install()  # same pixels, less work (publish/speedups.py)
     cls = _resolve(scene)
@@ -222,7 +225,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     derive_only = source_video is not None and (set(formats) <= {"webm", "gif"} or still_frame is not None)
     work = track_work(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir)))
     written: list[Path] = []
-    still = video = None
+    still = video = costs = None
     poster_svg = work / "poster.svg"
     cues: list[tuple[str, float, float]] = []
     steps: list[dict[str, Any]] = []  # per step: name, start, end, frame, svg, video
@@ -247,6 +250,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             video = work / "source.mp4"
             shutil.copyfile(source_video, video)
             still = still_frame
+            cues = list(captions or [])
         else:
             with tempconfig(settings):
                 scene_obj = cls(trace, theme)
@@ -277,7 +281,9 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                         original(frame, num_frames)
 
                     renderer.add_frame = add_frame
+                clock = PlayClock(scene_obj)
                 scene_obj.render()
+                costs = clock.costs()
                 still = poster[0] if poster else renderer.get_frame()
                 if "svg" in formats and not poster:
                     vector.write_svg(scene_obj, poster_svg, background)
@@ -308,6 +314,8 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             if keys is not None:
                 cache.write_record(out_dir, stem, fmt, keys[fmt],
                                    [p.relative_to(out_dir).as_posix() for p in step_written])
+        if keys is not None and need_video:
+            _keep_costs(out_dir, scene_id, quality, costs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         untrack_work(work)
@@ -481,8 +489,8 @@ class _InlinePool:
 def _parts(job: Job, split: int | None, workers: int, scenes: int) -> int:
     if job.source_video is not None or not set(job.formats) & set(VIDEO_FORMATS):
         return 1  # nothing to draw, or a still only
-    if set(job.formats) - {"mp4", "webm", "gif", "png"} or job.options.steps or job.options.transparent:
-        return 1  # svg, captions, steps and alpha need the whole scene in one process
+    if set(job.formats) - {"mp4", "webm", "gif", "png", "vtt"} or job.options.steps or job.options.transparent:
+        return 1  # svg, steps and alpha need the whole scene in one process
     # Not split unless asked: each part builds the whole scene, and on this
     # (loaded) machine two parts of attention_process took longer than one.
     return max(1, split or 1)
@@ -500,7 +508,8 @@ def _make_pool(executor: str, scheduler: str | None, jobs: int, todo: list[Job],
 def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
              finished: Callable[[Result], None], split_parts: dict[str, list[Any]]) -> None:
     """Run every job on ``pool`` (split into parts where asked) and report each scene once."""
-    from .split import JoinTask, PartTask
+    from . import play_costs
+    from .split import JoinTask, PartTask, joined_costs, part_tasks
 
     remote = isinstance(pool, DaskPool)
     tasks: list[Any] = []
@@ -508,9 +517,11 @@ def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
     for job in todo:
         started[job.scene_id] = time.monotonic()
         n = _parts(job, split, pool.workers, len(todo))
-        if n > 1:
-            split_parts[job.scene_id] = [None] * n
-            tasks += [PartTask(job, k, n) for k in range(n)]
+        # Contiguous ranges where an earlier render measured the scene, else interleaved.
+        parts = part_tasks(job, n, play_costs.read_record(out_dir, job.scene_id, job.quality)) if n > 1 else []
+        if len(parts) > 1:
+            split_parts[job.scene_id] = [None] * len(parts)
+            tasks += parts
         else:
             tasks.append(RemoteJob(job) if remote else job)
     failed: set[str] = set()
@@ -545,7 +556,21 @@ def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
                 failed.add(job.scene_id)
                 finished(Result(job.scene_id, "failed", job.formats, seconds, f"{type(exc).__name__}: {exc}"))
                 continue
+            if isinstance(task, JoinTask):
+                _keep_costs(out_dir, job.scene_id, job.quality, joined_costs(task.outputs))
             finished(Result(job.scene_id, "rendered", job.formats, seconds))
+
+
+def _keep_costs(out_dir: Path, scene_id: str, quality: str, costs: Any) -> None:
+    """Keep what each animation cost for the next split render; a hint, so a failure costs nothing."""
+    from . import play_costs
+
+    if costs is None:
+        return
+    try:
+        play_costs.write_record(out_dir, scene_id, quality, costs)
+    except OSError:
+        pass
 
 
 def clean_stale_work(out_dir: Path) -> None:

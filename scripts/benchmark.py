@@ -12,8 +12,10 @@ Prints, in one run, the wall time (median of ``--repeat`` runs) of:
    scenes that show it are rendered again;
 7. the longest scene (``--long``, default ``attention_process``) alone, whole
    and split in ``--split`` parts, with the default jobs, ``--long-repeat``
-   runs each (default 2), whole and split alternating so that a change in
-   the machine's load falls on both;
+   runs each (default 2), alternating so that a change in the machine's load
+   falls on all: split cold (no cost record: interleaved parts) and split into
+   a folder holding the cost record the whole render wrote (contiguous parts,
+   cut by :mod:`publish.play_costs`), everything else cold;
 8. the baseline: the same scenes rendered one after another by ``manim`` on
    the command line, from a tiny manim file that instantiates each scene
    with the default trace (caching off, as a cold render);
@@ -172,8 +174,12 @@ def main() -> None:
             tmp.mkdir()
             return {**os.environ, "TMPDIR": str(tmp)}
 
-        def cold_once(label: str, extra: list[str], base: list[str], i: int) -> tuple[float, float]:
+        def cold_once(label: str, extra: list[str], base: list[str], i: int,
+                      seed: Path | None = None) -> tuple[float, float]:
             out = work / f"{label}-{i}"
+            if seed is not None:  # what an earlier render left in the folder: its cost record only
+                (out / ".cache").mkdir(parents=True)
+                shutil.copy(seed, out / ".cache" / seed.name)
             seconds, err = _timed(base + ["--out", str(out), *extra], env=fresh_tmp(f"{label}-{i}"))
             notes[label] = _summary(err)
             return seconds, CPU["last"]
@@ -240,11 +246,17 @@ def main() -> None:
         if not args.only and args.long and "long" in steps:
             alone = [py, "render.py", "render", args.long, "--quality", args.quality, "--format", args.format]
             whole, split = f"{args.long} alone, whole", f"{args.long} alone, split {args.split}"
-            timed: dict[str, list[tuple[float, float]]] = {whole: [], split: []}
+            interleaved = f"{split}, no record"
+            timed: dict[str, list[tuple[float, float]]] = {whole: [], interleaved: [], split: []}
             for i in range(args.long_repeat):
-                # Alternating, so that a change of the machine's load falls on both.
+                # Alternating, so that a change of the machine's load falls on all three. The
+                # split with a record starts from the cost record the whole render just wrote
+                # (as a re-render after a change of numbers does), everything else cold.
                 timed[whole].append(cold_once(whole, ["--split", "1"], alone, i))
-                timed[split].append(cold_once(split, ["--split", str(args.split)], alone, i))
+                timed[interleaved].append(cold_once(interleaved, ["--split", str(args.split)], alone, i))
+                record = work / f"{whole}-{i}" / ".cache" / f"{args.long}.{args.quality}.plays.json"
+                timed[split].append(cold_once(split, ["--split", str(args.split)], alone, i,
+                                              seed=record if record.is_file() else None))
             for label, pairs in timed.items():
                 record(label, [w for w, _ in pairs], [c for _, c in pairs])
     finally:
@@ -259,8 +271,10 @@ def main() -> None:
     long_whole = results.get(f"{args.long} alone, whole")
     if long_whole:
         split_s = results[f"{args.long} alone, split {args.split}"]
+        blind = results[f"{args.long} alone, split {args.split}, no record"]
         print(f"\n{args.long} with {os.cpu_count()} workers: split {args.split} takes "
-              f"{split_s / long_whole:.2f}x the whole-scene time (medians of {args.long_repeat} runs each)")
+              f"{split_s / long_whole:.2f}x the whole-scene time cut by the cost record of an earlier render, "
+              f"{blind / long_whole:.2f}x without one (interleaved; medians of {args.long_repeat} runs each)")
     print()
     for label, note in notes.items():
         print(f"{label}: {note}")

@@ -18,8 +18,9 @@ import psutil
 import pytest
 from PIL import Image
 
-from publish.pipeline import run_renders
-from publish.split import PartTask, concat_videos, render_part
+from publish import play_costs
+from publish.pipeline import Job, run_renders, scene_ref
+from publish.split import JoinTask, PartTask, concat_videos, join_parts, joined_costs, render_part
 
 from . import render_scenes
 from .helpers import trace_from, varied
@@ -53,9 +54,9 @@ def _png(path: Path) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """tiny, tiny_poster and latex_0 rendered whole, in this process."""
+    """tiny, tiny_poster, tiny_steps and latex_0 rendered whole, in this process, with captions."""
     out = tmp_path_factory.mktemp("reference")
-    summary, _ = _run(out, ["tiny", "tiny_poster", "latex_0"])
+    summary, _ = _run(out, ["tiny", "tiny_poster", "tiny_steps", "latex_0"], ("mp4", "png", "vtt"))
     assert set(_status(summary).values()) == {"rendered"}, summary.line()
     return out
 
@@ -65,6 +66,8 @@ def _same_files(a: Path, b: Path, scene_id: str) -> None:
     assert len(fa) == len(fb) > 0
     assert all(np.array_equal(x, y) for x, y in zip(fa, fb)), f"{scene_id}: frames differ"
     assert np.array_equal(_png(a / f"{scene_id}.png"), _png(b / f"{scene_id}.png"))
+    if (b / f"{scene_id}.vtt").exists():
+        assert (a / f"{scene_id}.vtt").read_text() == (b / f"{scene_id}.vtt").read_text()
 
 
 # -- interrupts ------------------------------------------------------------------------
@@ -151,6 +154,83 @@ def test_each_part_draws_only_its_share_of_the_animations(tmp_path):
     joined = tmp_path / "joined.mp4"
     concat_videos(files, joined)
     assert len(_frames(joined)) == sum(len(_frames(p)) for p in files) == 45  # 3 s at 15 fps
+
+
+def test_a_render_keeps_what_each_animation_cost(reference):
+    # tiny plays FadeIn (1 s), FadeIn (1 s), wait (1 s): 15 frames each to draw.
+    costs = play_costs.read_record(reference, "tiny", "low")
+    assert costs is not None and len(costs.build) == len(costs.draw) == 3
+    assert all(d > 0 for d in costs.draw)
+    assert costs.draw[1] > costs.draw[2]  # a fade redraws its shapes each frame, a still wait copies one frame
+    assert play_costs.read_record(reference, "tiny", "high") is None
+
+
+def _steps_job(out: Path) -> Job:
+    return Job("tiny_steps", scene_ref(render_scenes.StepsScene), ("mp4", "png", "vtt"), {}, out, "low", "dark",
+               trace_from(varied()))
+
+
+def _joined(job: Job, tasks: list[PartTask], out: Path):
+    outputs = tuple(render_part(t) for t in tasks)
+    out.mkdir()
+    for name, data in join_parts(JoinTask(job, outputs)).items():
+        (out / name).write_bytes(data)
+    return outputs
+
+
+def test_parts_cut_anywhere_give_the_whole_render_with_its_captions(reference, tmp_path):
+    # tiny_steps: FadeIn 1 s, FadeIn 1 s, wait 0.5 s, FadeOut 0.5 s, wait 0.5 s; captions on
+    # screen throughout. A skipped half-second is 8 frames drawn (0.533 s) or 7 (a still
+    # wait, 0.467 s): a part keeps the drawn clock, or its captions' times would drift.
+    job = _steps_job(tmp_path)
+    for cut in range(1, 5):
+        outputs = _joined(job, [PartTask(job, 0, 2, 0, cut), PartTask(job, 1, 2, cut, None)], tmp_path / f"cut{cut}")
+        assert [sorted(o.segments) for o in outputs] == [list(range(cut)), list(range(cut, 5))]
+        assert [(o.plays, o.complete) for o in outputs] == [(cut, False), (5, True)]
+        assert outputs[0].captions is None and outputs[1].captions  # from the part that saw the end
+        _same_files(reference, tmp_path / f"cut{cut}", "tiny_steps")
+        costs = joined_costs(outputs)
+        assert len(costs.build) == 5 and all(d > 0 for d in costs.draw)
+
+
+def test_a_cut_past_the_end_leaves_the_last_part_nothing_to_draw(reference, tmp_path):
+    # A record from other numbers may cut after the scene's last animation.
+    job = _steps_job(tmp_path)
+    outputs = _joined(job, [PartTask(job, 0, 2, 0, 9), PartTask(job, 1, 2, 9, None)], tmp_path / "late")
+    assert [sorted(o.segments) for o in outputs] == [[0, 1, 2, 3, 4], []]
+    assert [(o.plays, o.complete) for o in outputs] == [(5, True), (5, True)]
+    assert outputs[0].still is not None and outputs[1].still is None
+    _same_files(reference, tmp_path / "late", "tiny_steps")
+
+
+def test_a_split_render_cuts_where_the_record_says(reference, tmp_path, monkeypatch):
+    from publish import split
+
+    record = play_costs.read_record(reference, "tiny_steps", "low")
+    assert record is not None
+    play_costs.write_record(tmp_path, "tiny_steps", "low", record)
+    drawn: list[PartTask] = []
+    real = split.render_part
+    monkeypatch.setattr(split, "render_part", lambda task: drawn.append(task) or real(task))
+    summary, lines = _run(tmp_path, ["tiny_steps"], ("mp4", "png", "vtt"), jobs=1, split=2)
+    assert _status(summary) == {"tiny_steps": "rendered"}, summary.line()
+    assert any("in 2 parts" in line for line in lines), lines
+    assert [(t.start, t.end) for t in drawn] == play_costs.plan_ranges(record, 2)
+    _same_files(reference, tmp_path, "tiny_steps")
+    after = play_costs.read_record(tmp_path, "tiny_steps", "low")  # measured again, from the parts
+    assert after is not None and len(after.build) == 5 and after != record
+
+
+def test_the_command_line_splits_a_clip_with_captions(tmp_path):
+    # render.py adds the captions (vtt) to every clip: the split must take them along.
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); del sys.argv[1]; "
+            "from tests import render_scenes; render_scenes.register(); import render; render.main()")
+    proc = subprocess.run([PY, "-c", code, str(ROOT), "render", "tiny_steps", "--format", "mp4", "--split", "2",
+                           "--jobs", "2", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert "tiny_steps: rendered mp4, vtt in 2 parts" in proc.stderr + proc.stdout, proc.stderr
+    assert (tmp_path / "tiny_steps.vtt").read_text().count("-->") >= 2
 
 
 # -- Dask -----------------------------------------------------------------------------------
