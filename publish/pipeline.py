@@ -491,8 +491,8 @@ def _parts(job: Job, split: int | None, workers: int, scenes: int) -> int:
         return 1  # nothing to draw, or a still only
     if set(job.formats) - {"mp4", "webm", "gif", "png", "vtt"} or job.options.steps or job.options.transparent:
         return 1  # svg, steps and alpha need the whole scene in one process
-    # Not split unless asked: each part builds the whole scene, and on this
-    # (loaded) machine two parts of attention_process took longer than one.
+    # Not split unless asked: with a scene for every worker, parts only add
+    # building (each part runs the scene's code up to its last animation).
     return max(1, split or 1)
 
 

@@ -254,9 +254,9 @@ def main() -> None:
                 # (as a re-render after a change of numbers does), everything else cold.
                 timed[whole].append(cold_once(whole, ["--split", "1"], alone, i))
                 timed[interleaved].append(cold_once(interleaved, ["--split", str(args.split)], alone, i))
-                record = work / f"{whole}-{i}" / ".cache" / f"{args.long}.{args.quality}.plays.json"
+                costs_file = work / f"{whole}-{i}" / ".cache" / f"{args.long}.{args.quality}.plays.json"
                 timed[split].append(cold_once(split, ["--split", str(args.split)], alone, i,
-                                              seed=record if record.is_file() else None))
+                                              seed=costs_file if costs_file.is_file() else None))
             for label, pairs in timed.items():
                 record(label, [w for w, _ in pairs], [c for _, c in pairs])
     finally:
