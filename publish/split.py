@@ -61,13 +61,14 @@ class PartTask:
 @dataclass
 class PartOutput:
     segments: dict[int, bytes]  # animation number -> its partial movie file
-    still: Any  # the poster frame (or the last frame) if this part drew it
+    still: Any  # the first frame at or after the poster time it drew (or the scene's last frame)
     plays: int  # the animations this part got to: all of them when complete
     complete: bool = True  # ran the scene to its end (a range part stops at its end)
     costs: Any = None  # publish.play_costs.PlayCosts of the animations it got to
     #: The captions' (text, start, end), from a complete part when the vtt is asked for:
     #: captions are recorded from the scene's state, drawn or skipped alike.
     captions: list[tuple[str, float, float]] | None = None
+    still_time: float = 0.0  # when ``still`` was shown: of several parts' stills the earliest is the poster
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ def render_part(task: PartTask) -> PartOutput:
             "output_file": job.scene_id,
         }
         poster: list[Any] = []
+        still_time: list[float] = []
         with tempconfig(settings):
             scene = cls(job.trace, THEMES[job.theme])
             if "vtt" in job.formats:
@@ -189,6 +191,7 @@ def render_part(task: PartTask) -> PartOutput:
                     # As render_scene: the first frame shown at or after poster_time.
                     if not poster and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
                         poster.append(frame.copy())
+                        still_time.append(renderer.time)
                     add_frame(frame, num_frames)
 
                 renderer.add_frame = capture
@@ -198,13 +201,14 @@ def render_part(task: PartTask) -> PartOutput:
             if poster_time is None and complete and renderer.num_plays and task.draws(renderer.num_plays - 1):
                 # This part drew the last animation: its last frame is the scene's.
                 poster.append(renderer.get_frame())
+                still_time.append(renderer.time)
             files = renderer.file_writer.partial_movie_files
             segments = {i: Path(f).read_bytes() for i, f in enumerate(files) if f is not None}
             captions = None
             if complete and scene.timeline is not None:
                 captions = [(c.text, c.start, c.end) for c in scene.timeline.captions()]
             return PartOutput(segments, poster[0] if poster else None, renderer.num_plays, complete,
-                              clock.costs(), captions)
+                              clock.costs(), captions, still_time[0] if still_time else 0.0)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         untrack_work(work)
@@ -260,7 +264,9 @@ def join_parts(task: JoinTask) -> dict[str, bytes]:
     missing = sorted(set(range(plays.pop())) - set(segments))
     if missing:
         raise RuntimeError(f"animations {missing[:5]} of {job.scene_id} were drawn by no part")
-    stills = [o.still for o in task.outputs if o.still is not None]
+    # Interleaved, a part may draw a frame after the poster time before the part
+    # holding the poster frame does: the earliest one is the poster.
+    stills = [o.still for o in sorted(task.outputs, key=lambda o: o.still_time) if o.still is not None]
     captions = next((o.captions for o in task.outputs if o.captions is not None), None)
     work = Path(tempfile.mkdtemp(prefix=f"attention-join-{os.getpid()}-"))
     try:

@@ -17,7 +17,7 @@ from scenes import SCENES
 from scenes.base import WalkthroughScene
 from scenes.components import VectorColumn, caption
 
-__all__ = ["TinyScene", "PosterScene", "BrokenScene", "StepsScene", "LATEX_SCENES", "TEST_SCENES", "registry", "register"]
+__all__ = ["TinyScene", "PosterScene", "LatePosterScene", "BrokenScene", "StepsScene", "LATEX_SCENES", "TEST_SCENES", "registry", "register"]
 
 
 def _nonce() -> str:
@@ -48,6 +48,13 @@ class PosterScene(TinyScene):
 
     scene_id = "tiny_poster"
     poster_time: ClassVar[float] = 0.2
+
+
+class LatePosterScene(TinyScene):
+    """The same, with its poster frame 1.2 s in (the column half faded in); not registered."""
+
+    scene_id = "tiny_late_poster"
+    poster_time: ClassVar[float] = 1.2
 
 
 class BrokenScene(TinyScene):

@@ -203,6 +203,22 @@ def test_a_cut_past_the_end_leaves_the_last_part_nothing_to_draw(reference, tmp_
     _same_files(reference, tmp_path / "late", "tiny_steps")
 
 
+def test_the_poster_is_the_earliest_frame_after_its_time_whichever_part_drew_it(tmp_path):
+    # Interleaved, part 1 draws animation 1 (1-2 s, the poster 1.2 s in) and part 0
+    # animation 2 (2-3 s), whose first frame is also after 1.2 s.
+    from publish.pipeline import render_scene
+
+    scene = render_scenes.LatePosterScene
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    render_scene(scene, trace_from(varied()), whole, "low", ("mp4", "png"))
+    job = Job(scene.scene_id, scene_ref(scene), ("mp4", "png"), {}, tmp_path, "low", "dark", trace_from(varied()))
+    outputs = _joined(job, [PartTask(job, k, 2) for k in range(2)], tmp_path / "split")
+    assert all(o.still is not None for o in outputs)
+    assert outputs[1].still_time < outputs[0].still_time
+    _same_files(whole, tmp_path / "split", scene.scene_id)
+
+
 def test_a_split_render_cuts_where_the_record_says(reference, tmp_path, monkeypatch):
     from publish import split
 
