@@ -37,8 +37,8 @@ from .progress import write_status
 from .tables import dumps, scene_sections, to_json
 
 __all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result",
-           "Summary", "describe_failure", "render_scene", "run_job", "run_task", "run_renders", "clean_stale_work",
-           "Interrupted"]
+           "Summary", "describe_failure", "render_scene", "run_job", "run_task", "run_renders", "longest_first",
+           "clean_stale_work", "Interrupted"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
@@ -496,6 +496,25 @@ def _parts(job: Job, split: int | None, workers: int, scenes: int) -> int:
     return max(1, split or 1)
 
 
+def longest_first(todo: list[Job], out_dir: Path) -> list[Job]:
+    """The jobs in the order to start them: the longest first, so that no long
+    scene starts last and runs on alone while the other workers idle.
+
+    A scene's length is what its cost record says (:mod:`publish.play_costs`);
+    scenes without one (never rendered into ``OUT``) could be any length and go
+    first, in the order given; formats derived from a current mp4 go last.
+    """
+    from . import play_costs
+
+    def seconds(job: Job) -> float:
+        if job.source_video is not None:
+            return 0.0  # formats derived from the current mp4: nothing to draw
+        costs = play_costs.read_record(out_dir, job.scene_id, job.quality)
+        return float("inf") if costs is None else sum(costs.build) + sum(costs.draw)
+
+    return sorted(todo, key=lambda job: -seconds(job))
+
+
 def _make_pool(executor: str, scheduler: str | None, jobs: int, todo: list[Job], split: int | None):
     if executor == "dask":
         return DaskPool(scheduler, jobs)
@@ -514,7 +533,7 @@ def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
     remote = isinstance(pool, DaskPool)
     tasks: list[Any] = []
     started: dict[str, float] = {}
-    for job in todo:
+    for job in longest_first(todo, out_dir):
         started[job.scene_id] = time.monotonic()
         n = _parts(job, split, pool.workers, len(todo))
         # Contiguous ranges where an earlier render measured the scene, else interleaved.

@@ -111,3 +111,22 @@ def test_the_record_round_trips_and_a_bad_one_is_no_record(tmp_path):
                 json.dumps({"build": ["x"], "draw": [1]}), json.dumps([1, 2])):
         path.write_text(bad)
         assert play_costs.read_record(tmp_path, "encoder", "low") is None, bad
+
+
+def test_the_longest_recorded_scene_starts_first_and_unknown_ones_before_it(tmp_path):
+    from publish.pipeline import Job, longest_first
+
+    def job(scene_id, source=None):
+        return Job(scene_id, f"x:{scene_id}", ("mp4",), {}, tmp_path, "low", "dark", None, source)
+
+    play_costs.write_record(tmp_path, "short", "low", _costs([1, 1], [1, 1]))  # 4 s
+    play_costs.write_record(tmp_path, "long", "low", _costs([5], [20]))  # 25 s
+    play_costs.write_record(tmp_path, "middle", "low", _costs([2, 2], [3, 3]))  # 10 s
+    play_costs.write_record(tmp_path, "derived", "low", _costs([50], [50]))  # long, but only derived now
+    todo = [job("short"), job("derived", tmp_path / "derived.mp4"), job("new_a"), job("long"), job("middle"),
+            job("new_b")]
+    assert [j.scene_id for j in longest_first(todo, tmp_path)] == \
+        ["new_a", "new_b", "long", "middle", "short", "derived"]
+    # Another quality's record says nothing about this one.
+    high = [Job("long", "x:long", ("mp4",), {}, tmp_path, "high", "dark", None), job("short")]
+    assert [j.scene_id for j in longest_first(high, tmp_path)] == ["long", "short"]
