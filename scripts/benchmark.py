@@ -29,11 +29,10 @@ for Dask) is printed: on a machine shared with other work
 the wall times swell with the load, the processor times much less.
 
 How long a run takes, on 2 cores: the whole set at low quality with
-``--repeat 1`` about 25 minutes on an idle machine (estimated; plain manim ~4.5 min,
-each cold run of the set 2 to 4.5 min, ``attention_process`` alone 4 x
-~1 min); ``--scenes attention_process,length_curve,dot_product`` about a
-third of that (measured: 51 minutes at a load average of 15 to 21);
-both double or worse under load. ``--only SCENE`` (for example with
+``--repeat 1 --long-repeat 3`` 28 minutes (measured at a load average of 1.4
+to 3.9: plain manim 7 min, each cold run of the set 2 to 3.5 min,
+``attention_process`` alone 9 x ~40 s); ``--steps long`` alone about 6
+minutes; both double or worse under heavy load. ``--only SCENE`` (for example with
 ``--quality high``) measures one scene instead of the set: plain manim,
 ``--jobs 1``, default jobs, split.
 
