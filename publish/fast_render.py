@@ -322,6 +322,14 @@ def _split(plan: _Plan, order: list[Any]) -> tuple[list[Any], list[Any]]:
     return top, back
 
 
+def _start_from_static_image(renderer: Any) -> None:
+    """The frame as Manim starts each one: the play's static image, or the background."""
+    if renderer.static_image is not None:
+        renderer.camera.set_frame_to_background(renderer.static_image)
+    else:
+        renderer.camera.reset()
+
+
 def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> None:
     plan = getattr(scene, "_backdrop_plan", None)
     if plan is None or moving_mobjects is not scene.moving_mobjects:
@@ -337,20 +345,14 @@ def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> 
     if not back:
         # Nothing still above the first moving shape: Manim's frame, with the order worked out once.
         _frames["manim"] += 1
-        if self.static_image is not None:
-            camera.set_frame_to_background(self.static_image)
-        else:
-            camera.reset()
+        _start_from_static_image(self)
         camera.capture_mobjects(top, include_submobjects=False)
         self.add_frame(self.get_frame())
         return
     key = tuple(id(m) for m in back)
     image = plan.backdrops.get(key)
     if image is None and len(plan.backdrops) < MAX_BACKDROPS:
-        if self.static_image is not None:
-            camera.set_frame_to_background(self.static_image)
-        else:
-            camera.reset()
+        _start_from_static_image(self)
         camera.capture_mobjects(back, include_submobjects=False)
         image = plan.backdrops[key] = camera.pixel_array.copy()
         _frames["backdrops_drawn"] += 1

@@ -143,6 +143,7 @@ def main() -> None:
     if steps - set(STEPS):
         parser.error(f"unknown steps: {', '.join(sorted(steps - set(STEPS)))} (known: {', '.join(STEPS)})")
 
+    from publish import play_costs
     from scenes import DARK, SCENES
 
     scene_ids = [args.only] if args.only else list(SCENES)
@@ -253,7 +254,7 @@ def main() -> None:
                 # (as a re-render after a change of numbers does), everything else cold.
                 timed[whole].append(cold_once(whole, ["--split", "1"], alone, i))
                 timed[interleaved].append(cold_once(interleaved, ["--split", str(args.split)], alone, i))
-                costs_file = work / f"{whole}-{i}" / ".cache" / f"{args.long}.{args.quality}.plays.json"
+                costs_file = play_costs.record_path(work / f"{whole}-{i}", args.long, args.quality)
                 timed[split].append(cold_once(split, ["--split", str(args.split)], alone, i,
                                               seed=costs_file if costs_file.is_file() else None))
             for label, pairs in timed.items():
@@ -264,9 +265,9 @@ def main() -> None:
     base = results.get("plain manim, one after another", float("nan"))
     base_cpu = cpu.get("plain manim, one after another", float("nan"))
     print()
-    print(f"{'step':<40} {'median s':>9} {'vs manim':>9} {'cpu s':>9} {'vs manim':>9}")
+    print(f"{'step':<44} {'median s':>9} {'vs manim':>9} {'cpu s':>9} {'vs manim':>9}")
     for label, seconds in results.items():
-        print(f"{label:<40} {seconds:9.2f} {seconds / base:8.2f}x {cpu[label]:9.2f} {cpu[label] / base_cpu:8.2f}x")
+        print(f"{label:<44} {seconds:9.2f} {seconds / base:8.2f}x {cpu[label]:9.2f} {cpu[label] / base_cpu:8.2f}x")
     long_whole = results.get(f"{args.long} alone, whole")
     if long_whole:
         split_s = results[f"{args.long} alone, split {args.split}"]
