@@ -9,7 +9,19 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
 import pytest  # noqa: E402
+from manim import config as _manim_config  # noqa: E402
+
+# Each test process (each pytest-xdist worker) gets its own Manim media folder, so a formula
+# built outside a test's own tempconfig is never compiled by two workers into one LaTeX
+# folder at once (one would delete the other's half-written svg), and nothing lands in ./media.
+_MEDIA = tempfile.mkdtemp(prefix="attention-tests-media-")
+_manim_config.media_dir = _MEDIA
+atexit.register(shutil.rmtree, _MEDIA, True)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -29,29 +29,45 @@ def _ids(mobjects):
     return [id(m) for m in mobjects]
 
 
-def _trees():
+def _shared():
     a, b, c, d = Square(), Circle(), VMobject(), Square()
     shared = VGroup(c, d)
     # the same group under two parents: repeats keep their last place
-    yield VGroup(VGroup(a, shared), b, VGroup(shared, a))
+    return VGroup(VGroup(a, shared), b, VGroup(shared, a))
+
+
+def _cycles():
     cyclic = VGroup(Square(), Circle())
     cyclic.submobjects.append(cyclic)  # a cycle: the walk must end
     inner = VGroup(Square())
     inner.submobjects.append(VGroup(inner, Circle()))  # a longer cycle
-    yield VGroup(cyclic, inner)
-    yield Text("h_T = 0.84", font_size=24)
-    yield VectorColumn([0.5, -0.25, 0.125], DARK, key="t", label="h_1")
+    return VGroup(cyclic, inner)
+
+
+def _random_dag():
     rng = random.Random(5)
     pool = [Square() for _ in range(12)]
     groups = []
     for _ in range(10):
         groups.append(VGroup(*rng.sample(pool + groups, k=min(4, len(pool + groups)))))
-    yield VGroup(*groups[-4:])
+    return VGroup(*groups[-4:])
 
 
-@pytest.mark.parametrize("tree", list(_trees()), ids=["shared", "cycles", "text", "column", "random dag"])
-def test_families_match_manims(manim_walk, tree):
+# Built inside the test, never at collection: a formula built while pytest-xdist's workers
+# collect is compiled by both at once into the same LaTeX folder, and one deletes the other's file.
+_TREES = {
+    "shared": _shared,
+    "cycles": _cycles,
+    "text": lambda: Text("h_T = 0.84", font_size=24),
+    "column": lambda: VectorColumn([0.5, -0.25, 0.125], DARK, key="t", label="h_1"),
+    "random dag": _random_dag,
+}
+
+
+@pytest.mark.parametrize("name", list(_TREES))
+def test_families_match_manims(manim_walk, name):
     walk, _ = manim_walk
+    tree = _TREES[name]()
     expected = walk(tree)
     got = fast_family.get_family(tree)
     assert _ids(got) == _ids(expected) and len(got) > 1
@@ -72,7 +88,7 @@ def test_install_replaces_every_user_and_uninstall_restores(manim_walk):
     try:
         assert Mobject.get_family is fast_family.get_family
         assert family.remove_list_redundancies is fast_family.remove_list_redundancies
-        tree = next(_trees())
+        tree = _shared()
         assert _ids(family.extract_mobject_family_members([tree], only_those_with_points=True)) == \
             _ids([m for m in walk(tree) if len(m.points)])
     finally:
