@@ -241,6 +241,22 @@ def test_worked_example(table):
         assert ("worked_example.draft_check.printed_weight_sums", 0) not in keys
 
 
+def test_worked_example_weighted_average_sits_on_one_baseline():
+    """Row "the" of C = 0.19 le + ... + 0.19 poisson: names with a descender ("mange",
+    "poisson") sit on the same line as "le" and "du", and the weights on the heading's."""
+    scene = build_scene("worked_example", load_default_trace(), skip=True)
+    names = ["le", "chat", "mange", "du", "poisson"]
+    line = scene._weighted_average(0, names, ["the", "cat", "eats", "fish"])[0]
+    terms = {t.original_text[1:]: t for t in line if isinstance(t, Text) and t.original_text.startswith("\u00b7")}
+    assert sorted(terms) == sorted(names)
+    dots = [terms[n][0].get_center()[1] for n in names]
+    tolerance = 0.02 * terms["le"].height  # far below a descender's depth
+    assert max(dots) - min(dots) < tolerance
+    # "le" has no descender: its bottom is the baseline, the heading's bottom too
+    assert abs(terms["le"].get_bottom()[1] - line[0].get_bottom()[1]) < tolerance
+    assert terms["mange"].get_bottom()[1] < terms["le"].get_bottom()[1] - 5 * tolerance  # the g hangs below
+
+
 # -- dot_product ------------------------------------------------------------------------
 
 
