@@ -294,7 +294,7 @@ class AttentionProcessScene(WalkthroughScene):
         group.add(lines)
         group.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
         group.move_to([0, 0, 0]).align_to([EXPLAIN_LEFT, 0, 0], LEFT).align_to([0, EXPLAIN_TOP, 0], UP)
-        group.text = " ".join(words)
+        group.text = "\n".join(line.original_text for line in lines)  # the prose, as it breaks
         return group
 
     # -- the "French so far" strip -----------------------------------------

@@ -192,15 +192,33 @@ class Timeline:
 
 
 def caption_texts(mobjects: list[Mobject]) -> dict[str, tuple[float, float]]:
-    """Visible sentences among ``mobjects`` and where (top, left); the same words twice are one."""
+    """Visible sentences among ``mobjects`` and where (top, left); the same words twice are one.
+
+    A sentence is a :class:`Text` of at least :data:`CAPTION_MIN_WORDS` words, or a group
+    that says what it reads in a ``text`` string (a line of words and numbers, a wrapped
+    paragraph): the group is then one sentence, its numbers in it.
+    """
     found: dict[str, tuple[float, float]] = {}
-    for top in mobjects:
-        for mob in top.get_family():
-            if isinstance(mob, Text) and _visible(mob):
-                text = " ".join(str(getattr(mob, "original_text", "") or "").split())
-                if len(text.split()) >= CAPTION_MIN_WORDS:
-                    x0, _, _, y1 = _box(mob)
-                    found.setdefault(text, (round(float(y1), 2), round(float(x0), 2)))
+
+    def add(text: str, mob: Mobject) -> None:
+        if len(text.split()) >= CAPTION_MIN_WORDS:
+            x0, _, _, y1 = _box(mob)
+            found.setdefault(text, (round(float(y1), 2), round(float(x0), 2)))
+
+    todo = list(reversed(mobjects))
+    while todo:
+        mob = todo.pop()
+        said = getattr(mob, "text", None)
+        if isinstance(mob, Text):
+            if _visible(mob):
+                add(" ".join(str(getattr(mob, "original_text", "") or "").split()), mob)
+        elif isinstance(said, str):
+            # A line composed of parts (words, numbers, names) says what it reads in ``text``:
+            # it is one caption, numbers included, and its parts are not read again.
+            if any(isinstance(m, Text) and _visible(m) for m in mob.get_family()):
+                add("\n".join(" ".join(line.split()) for line in said.splitlines() if line.strip()), mob)
+        else:
+            todo.extend(reversed(mob.submobjects))
     return found
 
 

@@ -530,7 +530,7 @@ def step_caption(text: str, theme: Theme, y: float = STEP_CAPTION_Y,
             lines.add(one)
     lines.arrange(DOWN, buff=0.12)
     fit_within(lines, max_width=13.6)
-    lines.text = " ".join(text.split())
+    lines.text = "\n".join(line.original_text for line in lines)  # as the lines break on screen
     return lines.move_to([0, y, 0])
 
 

@@ -453,7 +453,7 @@ class HiddenStateMapScene(WalkthroughScene):
         lines = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.12) for line in parts)).arrange(DOWN, buff=0.12)
         fit_within(lines, max_width=13.6)
         lines.move_to([0, CAPTION_Y, 0])
-        lines.text = " ".join(t.text for line in lines for t in line)
+        lines.text = "\n".join(" ".join(t.text for t in line) for line in lines)
         return lines
 
     def _labels(self, points: np.ndarray) -> tuple[list[Mobject], list[tuple[np.ndarray, bool]]]:

@@ -42,7 +42,7 @@ def wrapped_note(text: str, theme: Theme, font_size: float = 20, colour: Any = N
         lines = VGroup(caption(" ".join(words[:cut]), theme, font_size, colour),
                        caption(" ".join(words[cut:]), theme, font_size, colour)).arrange(DOWN, buff=0.1)
         fit_within(lines, max_width=max_width)
-    lines.text = " ".join(text.split())
+    lines.text = "\n".join(line.original_text for line in lines)  # as the lines break on screen
     return lines
 
 

@@ -277,10 +277,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         fit_within(note, max_width=13.6)
         note.move_to([0, -3.88 + note.height / 2, 0])
         # What the reader has to read (the pacer times the caption by its words).
-        note.text = (f"Draft 002 prints other results: its s is not X q^T ({tr.draft_score_mismatches} "
-                     f"of {tr.scores.size} entries differ), and the columns of its alpha sum to "
-                     + ", ".join(lab.shown for lab in sums)
-                     + " (a softmax column sums to 1). Every value here is computed from X and q.")
+        note.text = "\n".join([first.original_text,
+                               f"{second[0].original_text} {', '.join(lab.shown for lab in sums)}",
+                               third.original_text])
         return note
 
     def _weighted_average(self, j: int, x_names: list[str], q_names: list[str]) -> VGroup:
@@ -314,5 +313,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                        f"\u201c{q_names[j]}\u201d of A.", theme, 22)
         both = VGroup(line, tail).arrange(DOWN, buff=0.12)
         fit_within(both, max_width=13.6)
-        both.text = ("Row of C equals weights times inputs, summed: " * 2).strip()
+        both.text = " ".join([parts[0].original_text]
+                             + [p.shown if isinstance(p, NumberLabel) else p.original_text for p in parts[1:]]
+                             ) + "\n" + tail.original_text
         return both.move_to([0, CAPTION_Y, 0])

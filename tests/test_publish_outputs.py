@@ -317,3 +317,31 @@ def test_lines_shown_together_are_one_cue_top_line_first():
     cues = [(c.text, c.start, c.end) for c in timeline.captions()]
     assert cues == [("A title up top", 0.0, 4.0), ("Step 1: the first line\nsecond line of it", 0.0, 2.0)]
     assert to_webvtt(cues).split("\n\n")[2] == "2\n00:00:00.000 --> 00:00:02.000\nStep 1: the first line\nsecond line of it\n"
+
+
+def test_a_line_of_words_and_numbers_is_one_caption_with_its_numbers(tmp_path):
+    """A composed line says what it reads (``text``): the caption file gets it whole, the
+    numbers with the words; without it, only the Texts of three words or more are read."""
+    from manim import RIGHT, Text, VGroup, tempconfig
+
+    from scenes.base import caption_texts
+    from scenes.components import NumberLabel
+
+    with tempconfig({"media_dir": str(tmp_path)}):
+        words = Text("the columns sum to", font_size=22)
+        number = NumberLabel(1.4537, DARK, key=("x",), font_size=22)
+        name = Text("·mange", font_size=22)
+        line = VGroup(words, number, name).arrange(RIGHT)
+        tail = Text("a weighted average", font_size=22)
+        bare = VGroup(line, tail.next_to(line, np.array([0.0, -1.0, 0.0])))
+        assert set(caption_texts([bare])) == {"the columns sum to", "a weighted average"}
+
+        bare.text = f"the columns sum to {number.shown} ·mange\na  weighted average"
+        found = caption_texts([bare])
+        assert DARK.decimals == 2
+        assert list(found) == ["the columns sum to 1.45 ·mange\na weighted average"]
+        assert found[list(found)[0]][0] == pytest.approx(float(bare.get_top()[1]), abs=0.01)
+
+        for m in bare.get_family():  # faded out: not read
+            m.set_opacity(0)
+        assert caption_texts([bare]) == {}
