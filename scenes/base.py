@@ -222,6 +222,38 @@ def caption_texts(mobjects: list[Mobject]) -> dict[str, tuple[float, float]]:
     return found
 
 
+def _one_number(mob: Mobject) -> bool:
+    """A number, alone or in its cell (a box, a degree sign), and no words."""
+    if isinstance(mob, NumberLabel):
+        return True
+    if isinstance(mob, Text) or isinstance(getattr(mob, "text", None), str):
+        return False
+    family = mob.get_family()
+    words = [m for m in family if isinstance(m, Text) and not isinstance(m, NumberLabel)
+             and any(c.isalpha() for c in m.original_text)]
+    return sum(isinstance(m, NumberLabel) for m in family) == 1 and not words
+
+
+def _numbers_read_apart(top: Mobject) -> list[str]:
+    """Lines where a sentence and a number sit side by side with no ``text`` saying how the
+    line reads: the caption file (:func:`caption_texts`) would keep the words, drop the number."""
+    faults = []
+    todo = [top]
+    while todo:
+        mob = todo.pop()
+        if isinstance(mob, Text) or isinstance(getattr(mob, "text", None), str):
+            continue  # a text, or a line read whole
+        numbers = [m for m in mob.submobjects if _one_number(m) and _shown(m)]
+        sentences = [m for m in mob.submobjects if isinstance(m, Text) and not isinstance(m, NumberLabel)
+                     and len(m.original_text.split()) >= CAPTION_MIN_WORDS and _shown(m)]
+        if numbers and sentences:
+            shown = [m for m in numbers[0].get_family() if isinstance(m, NumberLabel)][0].shown
+            faults.append(f"a number read apart from its sentence: {sentences[0].original_text!r} "
+                          f"beside {shown} (the line needs a text saying how it reads)")
+        todo.extend(mob.submobjects)
+    return faults
+
+
 class WalkthroughScene(Scene):
     """Base of all scenes: holds the trace, the theme and the audit.
 
@@ -371,6 +403,9 @@ class WalkthroughScene(Scene):
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
             texts.extend(t for t in _text_leaves(top) if _shown(t))
+            for fault in _numbers_read_apart(top):
+                if fault not in self.audit.faults:
+                    self.audit.faults.append(fault)
         floor = self.audit.min_text_px
         if floor is not None:
             shown = [t for top in self.mobjects for t in _text_leaves(top) if _shown(t)]

@@ -43,6 +43,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    read_as_line,
     subscript,
 )
 
@@ -413,7 +414,7 @@ class CnnAttentionScene(WalkthroughScene):
             return VGroup(caption(text, theme, 24, theme.highlight))
         lead = caption(f"\u201c{word}\u201d: weight on the {word}", theme, 24, theme.highlight)
         num = NumberLabel(mass, theme, ("cnn.object_mass", t), font_size=26, colour=theme.highlight)
-        return VGroup(lead, num).arrange(RIGHT, buff=0.15)
+        return read_as_line(VGroup(lead, num).arrange(RIGHT, buff=0.15))
 
     def _status_note(self) -> VGroup:
         """Says which decoder this is and where the image comes from."""
@@ -439,7 +440,7 @@ class CnnAttentionScene(WalkthroughScene):
         num = NumberLabel(cnn.held_out["attention_accuracy"], theme,
                           ("cnn.held_out.attention_accuracy",), font_size=24, colour=theme.highlight)
         why = caption("(share of object words whose top cell is on the object)", theme, 20, theme.muted)
-        return VGroup(VGroup(lead, num).arrange(RIGHT, buff=0.15), why).arrange(DOWN, buff=0.08)
+        return VGroup(read_as_line(VGroup(lead, num).arrange(RIGHT, buff=0.15)), why).arrange(DOWN, buff=0.08)
 
     def _analogy(self) -> tuple[VGroup, VGroup]:
         """The draft's parallel: a set of features over a sentence, a grid over an image

@@ -22,6 +22,7 @@ from manim import (
     Mobject,
     Rectangle,
     RoundedRectangle,
+    SingleStringMathTex,
     Text,
     VGroup,
     VMobject,
@@ -45,6 +46,8 @@ __all__ = [
     "math_label",
     "arrow_between",
     "fit_within",
+    "reading",
+    "read_as_line",
     "readable_text",
     "fitted_number",
     "MIN_FONT_SIZE",
@@ -88,6 +91,30 @@ def caption(text: str, theme: Theme, font_size: float = 24, colour: Any = None, 
 def math_label(tex: str, theme: Theme, font_size: float = 30, colour: Any = None) -> MathTex:
     """A short formula or symbol such as ``h_{3}``."""
     return MathTex(tex, font_size=font_size, color=colour or theme.text)
+
+
+def reading(mob: Mobject) -> str:
+    """How a part of a line reads in the captions file: a number as shown, a text as written,
+    a formula by its ``spoken`` words (none: not read), a group by what it says (``text``) or
+    else by its parts run together (a cell: its number; an angle: "73\u00b0")."""
+    if isinstance(mob, NumberLabel):
+        return mob.shown
+    if isinstance(mob, Text):
+        return mob.original_text
+    said = getattr(mob, "text", None)
+    if isinstance(said, str):
+        return said
+    if isinstance(mob, SingleStringMathTex):  # MathTex and Tex too
+        return getattr(mob, "spoken", "")
+    return "".join(reading(m) for m in mob.submobjects)
+
+
+def read_as_line(group: Mobject, sep: str = " ") -> Mobject:
+    """Make ``group`` (words, numbers, formulas side by side) one caption that reads its parts
+    in order, numbers included: the captions file reads only texts of three words or more, so
+    without this "all 69 sum to" would lose its "1.00"."""
+    group.text = sep.join(r for r in (reading(m) for m in group.submobjects) if r)
+    return group
 
 
 def fit_within(mob: Mobject, max_width: float | None = None, max_height: float | None = None) -> Mobject:

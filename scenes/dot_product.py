@@ -49,6 +49,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    read_as_line,
 )
 
 __all__ = ["DotProductScene"]
@@ -80,8 +81,8 @@ def _degrees(theme: Any, key: tuple, value: float, colour: Any = None) -> VGroup
 
 
 def _row(*parts: Mobject, buff: float = 0.12) -> VGroup:
-    """Captions, formulas and numbers in one line."""
-    return VGroup(*parts).arrange(RIGHT, buff=buff)
+    """Captions, formulas and numbers in one line, read as one caption."""
+    return read_as_line(VGroup(*parts).arrange(RIGHT, buff=buff))
 
 
 class DotProductScene(WalkthroughScene):

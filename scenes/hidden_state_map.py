@@ -45,6 +45,8 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    read_as_line,
+    reading,
 )
 
 __all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options", "topic_colours"]
@@ -453,7 +455,8 @@ class HiddenStateMapScene(WalkthroughScene):
         lines = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.12) for line in parts)).arrange(DOWN, buff=0.12)
         fit_within(lines, max_width=13.6)
         lines.move_to([0, CAPTION_Y, 0])
-        lines.text = "\n".join(" ".join(t.text for t in line) for line in lines)
+        # (a Text's own .text has its spaces taken out: read what was written)
+        lines.text = "\n".join(" ".join(reading(t) for t in line) for line in lines)
         return lines
 
     def _labels(self, points: np.ndarray) -> tuple[list[Mobject], list[tuple[np.ndarray, bool]]]:
@@ -518,12 +521,12 @@ class HiddenStateMapScene(WalkthroughScene):
 
     def _axis_label(self, k: int, value: float) -> VGroup:
         theme = self.theme
-        return VGroup(
+        return read_as_line(VGroup(
             caption(f"PC{k} (", theme, 20, theme.muted),
             NumberLabel(value, theme, ("hidden_state_map.explained_variance_percent", k - 1),
                         font_size=20, colour=theme.muted),
             caption("% of variance)", theme, 20, theme.muted),
-        ).arrange(RIGHT, buff=0.05)
+        ).arrange(RIGHT, buff=0.05), sep="")
 
     @staticmethod
     def _nearest_edge_point(label: Mobject, point: np.ndarray) -> np.ndarray:

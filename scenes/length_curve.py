@@ -31,6 +31,7 @@ from .components import (
     fade_in,
     fit_within,
     math_label,
+    read_as_line,
 )
 
 __all__ = ["LengthCurveScene"]
@@ -58,8 +59,10 @@ class LengthCurveScene(WalkthroughScene):
             return
         lengths = data["lengths"]
         curves = (
-            ("without_attention", "without attention: the\ndecoder sees only", r"h_T", theme.encoder),
-            ("with_attention", "with attention:", r"c_t = \sum_j a_{tj}\, h_j", theme.heat_high),
+            # name, words, formula, colour; then the formula in plain text for the captions file
+            ("without_attention", "without attention: the\ndecoder sees only", r"h_T", theme.encoder, "h_T"),
+            ("with_attention", "with attention:", r"c_t = \sum_j a_{tj}\, h_j", theme.heat_high,
+             "c_t = \u03a3_j a_tj h_j"),
         )
 
         title = caption("Longer sentences, with and without attention", theme, 32).move_to([0, TITLE_Y, 0])
@@ -72,12 +75,12 @@ class LengthCurveScene(WalkthroughScene):
         self.play(Create(axes), fade_in(labels))
 
         # The legend is laid out first so each entry can appear with its curve.
-        entries = [self._legend_entry(name, text, tex, colour, len(lengths) - 1, lengths[-1])
-                   for name, text, tex, colour in curves]
+        entries = [self._legend_entry(name, text, tex, spoken, colour, len(lengths) - 1, lengths[-1])
+                   for name, text, tex, colour, spoken in curves]
         legend = VGroup(*entries).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
         fit_within(legend, max_width=RIGHT_EDGE - (axes.get_right()[0] + 0.5))
         legend.next_to(axes, RIGHT, buff=0.5).align_to(axes, UP)
-        for (name, _, _, colour), entry in zip(curves, entries):
+        for (name, _, _, colour, _), entry in zip(curves, entries):
             graph = axes.plot_line_graph(lengths, data[name]["exact_match"], line_color=colour,
                                          stroke_width=5, vertex_dot_radius=0.07,
                                          vertex_dot_style={"color": colour})
@@ -111,17 +114,19 @@ class LengthCurveScene(WalkthroughScene):
                    .next_to(axes.c2p(lengths[0] - 0.5, 1.0), UP, buff=0.3).align_to(axes, LEFT))
         return axes, labels
 
-    def _legend_entry(self, name: str, text: str, tex: str, colour, last: int, longest: int) -> VGroup:
+    def _legend_entry(self, name: str, text: str, tex: str, spoken: str, colour, last: int,
+                      longest: int) -> VGroup:
         """Line sample, name (with the context the decoder reads, in the drafts' symbols), and
         the measured value at the longest length."""
         theme = self.theme
         sample = VGroup(Line(LEFT * 0.3, RIGHT * 0.3, color=colour, stroke_width=5), Dot(radius=0.07, color=colour))
-        words = VGroup(caption(text, theme, 20), math_label(tex, theme, 30, colour)).arrange(
-            DOWN, buff=0.1, aligned_edge=LEFT)
+        formula = math_label(tex, theme, 30, colour)
+        formula.spoken = spoken
+        words = read_as_line(VGroup(caption(text, theme, 20), formula).arrange(DOWN, buff=0.1, aligned_edge=LEFT))
         head = VGroup(sample, words).arrange(RIGHT, buff=0.2, aligned_edge=UP)
         value = NumberLabel(self.trace.to_dict()[SECTION][name]["exact_match"][last], theme,
                             key=(f"{SECTION}.{name}.exact_match", last), font_size=20, colour=colour)
         at = caption(f"at {longest} words:", theme, 20, theme.muted)
-        row = VGroup(at, value).arrange(RIGHT, buff=0.15)
+        row = read_as_line(VGroup(at, value).arrange(RIGHT, buff=0.15))
         row.next_to(head, DOWN, buff=0.12).align_to(words, LEFT)
         return VGroup(head, row)

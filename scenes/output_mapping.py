@@ -42,6 +42,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    read_as_line,
     readable_text,
     subscript,
 )
@@ -203,9 +204,10 @@ class OutputMappingScene(WalkthroughScene):
         self.play(LaggedStart(*[fade_in(probs[i]) for i in order], lag_ratio=0.1),
                   LaggedStart(*[GrowFromEdge(bars[i], LEFT) for i in order], lag_ratio=0.1), run_time=1.5)
         # The softmax's promise, checked by the core: all V probabilities sum to 1.
-        total = VGroup(caption(f"all {V} sum to", theme, TEXT_FONT, theme.muted),
-                       NumberLabel(m.probability_sum, theme, (key("probability_sum"),), font_size=TEXT_FONT)
-                       ).arrange(RIGHT, buff=0.12)
+        total = read_as_line(VGroup(
+            caption(f"all {V} sum to", theme, TEXT_FONT, theme.muted),
+            NumberLabel(m.probability_sum, theme, (key("probability_sum"),), font_size=TEXT_FONT),
+        ).arrange(RIGHT, buff=0.12))
         total.next_to(matrix.frame, DOWN, buff=0.15).align_to([bar_x + BAR_W, 0, 0], RIGHT)
         if total.get_left()[0] < count.get_right()[0] + 0.3:
             # A narrow table: the sum goes under the note on the rows, not over it.
@@ -261,7 +263,7 @@ class OutputMappingScene(WalkthroughScene):
                                      font_size=font))
         parts.append(caption("=", theme, TEXT_FONT, theme.muted))
         parts.append(NumberLabel(m.scores[i], theme, (view.key("scores"), i), font_size=font))
-        line = VGroup(*parts).arrange(RIGHT, buff=0.12)
+        line = read_as_line(VGroup(*parts).arrange(RIGHT, buff=0.12))
         if line.width > 13.4:
             return None
         return line.move_to([0, TERMS_Y, 0])

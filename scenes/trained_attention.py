@@ -50,6 +50,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    read_as_line,
     subscript,
     word_box,
 )
@@ -387,17 +388,17 @@ class TrainedAttentionScene(WalkthroughScene):
 
         held = data["held_out"]
         if held is not None:
-            exact = VGroup(
+            exact = read_as_line(VGroup(
                 caption("unseen test sentences: translated exactly", theme, 20),
                 NumberLabel(held["exact_match"], theme, key=(f"{SECTION}.held_out.exact_match",),
                             font_size=20, colour=theme.decoder),
-            ).arrange(RIGHT, buff=0.12)
-            aligned = VGroup(
+            ).arrange(RIGHT, buff=0.12))
+            aligned = read_as_line(VGroup(
                 caption("strongest weight on the reference word", theme, 20),
                 NumberLabel(held["alignment"], theme, key=(f"{SECTION}.held_out.alignment",),
                             font_size=20, colour=theme.decoder),
-            ).arrange(RIGHT, buff=0.12)
-            lines.append(VGroup(exact, caption("\u00b7", theme, 20), aligned).arrange(RIGHT, buff=0.2))
+            ).arrange(RIGHT, buff=0.12))
+            lines.append(read_as_line(VGroup(exact, caption("\u00b7", theme, 20), aligned).arrange(RIGHT, buff=0.2)))
         else:
             lines.append(VGroup(caption("untrained (seeded) weights: no held-out figures", theme, 20,
                                         theme.muted)))

@@ -345,3 +345,26 @@ def test_a_line_of_words_and_numbers_is_one_caption_with_its_numbers(tmp_path):
         for m in bare.get_family():  # faded out: not read
             m.set_opacity(0)
         assert caption_texts([bare]) == {}
+
+
+def test_the_audit_finds_a_number_its_caption_would_drop(tmp_path):
+    """A sentence beside a number (alone or in its cell) with no text saying how the line reads
+    is a fault; read_as_line mends it and reads the parts in order."""
+    from manim import RIGHT, VGroup, tempconfig
+
+    from scenes.base import _numbers_read_apart
+    from scenes.components import NumberLabel, ValueCell, caption, read_as_line
+
+    with tempconfig({"media_dir": str(tmp_path)}):
+        total = VGroup(caption("all 69 sum to", DARK), NumberLabel(0.99999, DARK, ("s",))).arrange(RIGHT)
+        cell = VGroup(caption("score = m · u =", DARK), ValueCell(0.39, DARK, ("score",))).arrange(RIGHT)
+        label = VGroup(caption("h_1", DARK), NumberLabel(0.5, DARK, ("h",))).arrange(RIGHT)  # a label, no sentence
+        found = _numbers_read_apart(VGroup(total, cell, label))
+        assert len(found) == 2 and "'all 69 sum to' beside 1.00" in found[0] + found[1]
+        assert "'score = m · u =' beside 0.39" in found[0] + found[1]
+
+        read_as_line(total), read_as_line(cell)
+        assert _numbers_read_apart(VGroup(total, cell, label)) == []
+        assert total.text == "all 69 sum to 1.00" and cell.text == "score = m · u = 0.39"
+        axis = VGroup(caption("PC1 (", DARK), NumberLabel(47.126, DARK, ("v",)), caption("% of variance)", DARK))
+        assert read_as_line(axis, sep="").text == "PC1 (47.13% of variance)"
