@@ -294,7 +294,7 @@ class AttentionProcessScene(WalkthroughScene):
         group.add(lines)
         group.arrange(DOWN, aligned_edge=LEFT, buff=0.22)
         group.move_to([0, 0, 0]).align_to([EXPLAIN_LEFT, 0, 0], LEFT).align_to([0, EXPLAIN_TOP, 0], UP)
-        group.text = "\n".join(line.original_text for line in lines)  # the prose, as it breaks
+        group.text = " ".join(words)  # the prose in one line: the column's breaks are too narrow for a caption
         return group
 
     # -- the "French so far" strip -----------------------------------------

@@ -279,6 +279,7 @@ class DotProductScene(WalkthroughScene):
         """
         theme, dp = self.theme, self.trace.dot_product
         formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 30)
+        formula.spoken = "cos \u03b8 = m \u00b7 u / (|m| |u|)"  # for the captions file
         first = _row(
             caption("=", theme, 22),
             NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE),

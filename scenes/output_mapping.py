@@ -33,7 +33,7 @@ from manim import (
     VGroup,
 )
 
-from .base import FINAL_HOLD, WalkthroughScene
+from .base import FINAL_HOLD, WalkthroughScene, reading_time
 from .components import (
     NumberLabel,
     ValueCell,
@@ -182,7 +182,9 @@ class OutputMappingScene(WalkthroughScene):
         self.play(Create(focus), run_time=0.5)
         if terms is not None:
             self.play(fade_in(terms))
-            self.wait(0.8)
+            # Held to be read, term by term (1 s per 3 words, numbers counted): it is on screen
+            # for this wait plus the 1 s fade-in, the 0.6 s score and the 0.3 s fade-out.
+            self.wait(max(0.8, reading_time(terms.text) - 1.9 + 0.1))
         self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=0.6)
         self.remove(focus)
         if terms is not None:
