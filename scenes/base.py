@@ -28,7 +28,7 @@ from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGrou
 
 from attention_core import Trace
 
-from .components import NumberLabel, caption_in, caption_out, fade_in, step_caption, STEP_CAPTION_SIZE, \
+from .components import NumberLabel, caption_in, declared_reading, caption_out, fade_in, step_caption, STEP_CAPTION_SIZE, \
     STEP_CAPTION_Y
 from .theme import DARK, Theme
 
@@ -208,11 +208,11 @@ def caption_texts(mobjects: list[Mobject]) -> dict[str, tuple[float, float]]:
     todo = list(reversed(mobjects))
     while todo:
         mob = todo.pop()
-        said = getattr(mob, "text", None)
+        said = declared_reading(mob)
         if isinstance(mob, Text):
             if _visible(mob):
                 add(" ".join(str(getattr(mob, "original_text", "") or "").split()), mob)
-        elif isinstance(said, str):
+        elif said is not None:
             # A line composed of parts (words, numbers, names) says what it reads in ``text``:
             # it is one caption, numbers included, and its parts are not read again.
             if any(isinstance(m, Text) and _visible(m) for m in mob.get_family()):
@@ -226,7 +226,7 @@ def _one_number(mob: Mobject) -> bool:
     """A number, alone or in its cell (a box, a degree sign), and no words."""
     if isinstance(mob, NumberLabel):
         return True
-    if isinstance(mob, Text) or isinstance(getattr(mob, "text", None), str):
+    if isinstance(mob, Text) or declared_reading(mob) is not None:
         return False
     family = mob.get_family()
     words = [m for m in family if isinstance(m, Text) and not isinstance(m, NumberLabel)
@@ -241,7 +241,7 @@ def _numbers_read_apart(top: Mobject) -> list[str]:
     todo = [top]
     while todo:
         mob = todo.pop()
-        if isinstance(mob, Text) or isinstance(getattr(mob, "text", None), str):
+        if isinstance(mob, Text) or declared_reading(mob) is not None:
             continue  # a text, or a line read whole
         numbers = [m for m in mob.submobjects if _one_number(m) and _shown(m)]
         sentences = [m for m in mob.submobjects if isinstance(m, Text) and not isinstance(m, NumberLabel)

@@ -48,6 +48,7 @@ __all__ = [
     "fit_within",
     "reading",
     "read_as_line",
+    "declared_reading",
     "readable_text",
     "fitted_number",
     "MIN_FONT_SIZE",
@@ -93,6 +94,13 @@ def math_label(tex: str, theme: Theme, font_size: float = 30, colour: Any = None
     return MathTex(tex, font_size=font_size, color=colour or theme.text)
 
 
+def declared_reading(mob: Mobject) -> str | None:
+    """The reading a composed line declares (its ``text`` string, see :func:`read_as_line`),
+    or ``None``. A :class:`Text`'s own ``text`` is not one: Manim strips its spaces."""
+    said = getattr(mob, "text", None)
+    return said if isinstance(said, str) and not isinstance(mob, Text) else None
+
+
 def reading(mob: Mobject) -> str:
     """How a part of a line reads in the captions file: a number as shown, a text as written,
     a formula by its ``spoken`` words (none: not read), a group by what it says (``text``) or
@@ -101,8 +109,8 @@ def reading(mob: Mobject) -> str:
         return mob.shown
     if isinstance(mob, Text):
         return mob.original_text
-    said = getattr(mob, "text", None)
-    if isinstance(said, str):
+    said = declared_reading(mob)
+    if said is not None:
         return said
     if isinstance(mob, SingleStringMathTex):  # MathTex and Tex too
         return getattr(mob, "spoken", "")

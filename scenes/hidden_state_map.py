@@ -46,7 +46,6 @@ from .components import (
     fit_within,
     math_label,
     read_as_line,
-    reading,
 )
 
 __all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options", "topic_colours"]
@@ -455,8 +454,7 @@ class HiddenStateMapScene(WalkthroughScene):
         lines = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.12) for line in parts)).arrange(DOWN, buff=0.12)
         fit_within(lines, max_width=13.6)
         lines.move_to([0, CAPTION_Y, 0])
-        # (a Text's own .text has its spaces taken out: read what was written)
-        lines.text = "\n".join(" ".join(reading(t) for t in line) for line in lines)
+        lines.text = "\n".join(read_as_line(line).text for line in lines)
         return lines
 
     def _labels(self, points: np.ndarray) -> tuple[list[Mobject], list[tuple[np.ndarray, bool]]]:

@@ -180,15 +180,17 @@ class OutputMappingScene(WalkthroughScene):
         terms = self._dot_terms(c, font)
         focus = SurroundingRectangle(VGroup(matrix.row(c), state), color=theme.highlight, buff=0.04)
         self.play(Create(focus), run_time=0.5)
+        terms_in, score_in, terms_out = 1.0, 0.6, 0.3
         if terms is not None:
-            self.play(fade_in(terms))
-            # Held to be read, term by term (1 s per 3 words, numbers counted): it is on screen
-            # for this wait plus the 1 s fade-in, the 0.6 s score and the 0.3 s fade-out.
-            self.wait(max(0.8, reading_time(terms.text) - 1.9 + 0.1))
-        self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=0.6)
+            self.play(fade_in(terms), run_time=terms_in)
+            # Held to be read, term by term (1 s per 3 words, numbers counted), counting the
+            # fades and the score's entrance it stays on screen for; a frame's slack over.
+            on_screen = terms_in + score_in + terms_out
+            self.wait(max(0.8, reading_time(terms.text) - on_screen + 0.1))
+        self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=score_in)
         self.remove(focus)
         if terms is not None:
-            self.play(fade_out(terms), run_time=0.3)
+            self.play(fade_out(terms), run_time=terms_out)
         rest_rows = [i for i in order if i != c]
         if rest_rows:
             self.play(LaggedStart(*[fade_in(VGroup(scores[i], equals[i])) for i in rest_rows],

@@ -47,6 +47,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    read_as_line,
     subscript,
     title_bar,
 )
@@ -313,7 +314,5 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                        f"\u201c{q_names[j]}\u201d of A.", theme, 22)
         both = VGroup(line, tail).arrange(DOWN, buff=0.12)
         fit_within(both, max_width=13.6)
-        both.text = " ".join([parts[0].original_text]
-                             + [p.shown if isinstance(p, NumberLabel) else p.original_text for p in parts[1:]]
-                             ) + "\n" + tail.original_text
+        both.text = read_as_line(line).text + "\n" + tail.original_text
         return both.move_to([0, CAPTION_Y, 0])
