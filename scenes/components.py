@@ -49,6 +49,8 @@ __all__ = [
     "reading",
     "read_as_line",
     "declared_reading",
+    "baseline_of",
+    "on_baseline",
     "readable_text",
     "fitted_number",
     "MIN_FONT_SIZE",
@@ -123,6 +125,33 @@ def read_as_line(group: Mobject, sep: str = " ") -> Mobject:
     without this "all 69 sum to" would lose its "1.00"."""
     group.text = sep.join(r for r in (reading(m) for m in group.submobjects) if r)
     return group
+
+
+def baseline_of(text: Text) -> float:
+    """The y of a one-line text's baseline, wherever it was moved or scaled to.
+
+    Manim keeps only the glyphs' outlines, so the baseline is found again: in ``"x" + text``
+    the x sits on the baseline, and the rest is the text itself, so the depth of its
+    descenders below the x, scaled to the text's size now, gives the baseline.
+    """
+    probe = Text("x" + text.original_text, font=text.font, font_size=text.font_size,
+                 slant=text.slant, weight=text.weight)
+    rest = VGroup(*probe[1:])
+    depth = probe[0].get_bottom()[1] - rest.get_bottom()[1]
+    return float(text.get_bottom()[1] + depth * text.height / rest.height)
+
+
+def on_baseline(line: Mobject) -> Mobject:
+    """Put the texts of a line (arranged left to right) on the first one's baseline.
+
+    ``arrange`` centres each part, so a word with a descender (g, p, y, ;) rides above its
+    neighbours; numbers and formulas move with their texts' line."""
+    texts = [m for m in line.submobjects if isinstance(m, Text) and m.original_text.strip()]
+    if texts:
+        y = baseline_of(texts[0])
+        for t in texts[1:]:
+            t.shift(UP * (y - baseline_of(t)))
+    return line
 
 
 def fit_within(mob: Mobject, max_width: float | None = None, max_height: float | None = None) -> Mobject:

@@ -45,6 +45,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    on_baseline,
     read_as_line,
 )
 
@@ -451,7 +452,8 @@ class HiddenStateMapScene(WalkthroughScene):
             # An untrained encoder groups nothing on purpose: say so with the measures.
             parts[-1].append(caption("(not trained: by chance)" if hm.topic_sentences or pairs
                                      else "(encoder not trained)", theme, 22, theme.muted))
-        lines = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.12) for line in parts)).arrange(DOWN, buff=0.12)
+        lines = VGroup(*(on_baseline(VGroup(*line).arrange(RIGHT, buff=0.12)) for line in parts)
+                       ).arrange(DOWN, buff=0.12)
         fit_within(lines, max_width=13.6)
         lines.move_to([0, CAPTION_Y, 0])
         lines.text = "\n".join(read_as_line(line).text for line in lines)

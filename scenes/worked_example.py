@@ -47,6 +47,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    on_baseline,
     read_as_line,
     subscript,
     title_bar,
@@ -298,18 +299,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             parts.append(NumberLabel(tr.weights[i, j], theme, ("worked_example.weights", i, j),
                                      font_size=NUMBER_FONT, colour=theme.weight))
             parts.append(caption(f"\u00b7{x_names[i]}", theme, 22, theme.key))
-        line = VGroup(*parts).arrange(RIGHT, buff=0.1)
-        # On one baseline: arrange() centres each part, so a name with a descender ("mange",
-        # "poisson") would ride high. The heading and the digits have none, so their bottom is
-        # the baseline; a name is placed by its leading dot, at the height a dot has over "x".
-        baseline = parts[0].get_bottom()[1]
-        probe = caption("\u00b7x", theme, 22)
-        dot_height = probe[0].get_center()[1] - probe[1].get_bottom()[1]
-        for p in parts[1:]:
-            if isinstance(p, NumberLabel):
-                p.align_to(parts[0], DOWN)
-            elif p.original_text.startswith("\u00b7"):
-                p.shift(UP * (baseline + dot_height - p[0].get_center()[1]))
+        line = on_baseline(VGroup(*parts).arrange(RIGHT, buff=0.1))  # "·mange" not above "·le"
         tail = caption("a weighted average of the input vectors, weights from column "
                        f"\u201c{q_names[j]}\u201d of A.", theme, 22)
         both = VGroup(line, tail).arrange(DOWN, buff=0.12)

@@ -368,3 +368,22 @@ def test_the_audit_finds_a_number_its_caption_would_drop(tmp_path):
         assert total.text == "all 69 sum to 1.00" and cell.text == "score = m · u = 0.39"
         axis = VGroup(caption("PC1 (", DARK), NumberLabel(47.126, DARK, ("v",)), caption("% of variance)", DARK))
         assert read_as_line(axis, sep="").text == "PC1 (47.13% of variance)"
+
+
+def test_on_baseline_sets_words_with_descenders_on_the_line_of_the_rest(tmp_path):
+    """"apart; any" (p, ;, y hang below) beside "le" and a number, arranged by centres, then put
+    on one baseline: words without descenders and digits end level, the descenders below."""
+    from manim import RIGHT, VGroup, tempconfig
+
+    from scenes.components import NumberLabel, baseline_of, caption, on_baseline
+
+    with tempconfig({"media_dir": str(tmp_path)}):
+        le, gap, num = caption("le", DARK, 22), caption("apart; any", DARK, 22), NumberLabel(0.95, DARK, ("n",))
+        line = VGroup(le, gap, num).arrange(RIGHT)
+        tol = 0.05 * le.height  # round letters overshoot the baseline a little; descenders go far below
+        assert gap.get_bottom()[1] > le.get_bottom()[1] - 0.1 * le.height  # centred: the descenders ride up
+        on_baseline(line.scale(1.7))  # wherever it was scaled to
+        assert abs(baseline_of(le) - le.get_bottom()[1]) < tol  # no descender: the bottom is the baseline
+        assert abs(num.get_bottom()[1] - le.get_bottom()[1]) < tol
+        assert gap.get_bottom()[1] < le.get_bottom()[1] - 0.15 * le.height
+        assert abs(baseline_of(gap) - baseline_of(le)) < tol
