@@ -324,6 +324,78 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None, init_file: str 
         click.echo("\n".join(writer(s, data, sections[s], heading=None if scene_id else s) for s in chosen))
 
 
+def _themes(value: str) -> tuple[str, ...]:
+    chosen = [v.strip().lower() for v in value.split(",") if v.strip()]
+    if not chosen:
+        raise UserError(f"--theme: no theme given (valid: {', '.join(THEME_NAMES)})")
+    for theme in chosen:
+        _choice(theme, THEME_NAMES, "theme")
+    # Light first: the page's default look; dark is picked by prefers-color-scheme.
+    return tuple(sorted(dict.fromkeys(chosen), key=lambda t: t != "light"))
+
+
+@cli.command("post")
+@click.argument("draft", metavar="DRAFT.md")
+@click.option("--out", default="site", show_default=True, help="Site folder: index.html with its media beside it.")
+@click.option("--links", type=click.Path(dir_okay=False), default=None,
+              help="Link table (TOML) mapping the draft's links to scenes; default: post.toml beside the "
+                   "draft, else the shipped table of the walkthrough's drafts.")
+@click.option("--numbers", type=click.Path(dir_okay=True), default=None,
+              help="Numbers file (TOML); default: the one shipped with the package.")
+@click.option("-q", "--quality", type=OneLineChoice([*QUALITIES, *QUALITY_SHORT], "quality"), default="low",
+              show_default=True, help="low, medium, high or 4k (or l, m, h, k).")
+@click.option("--theme", "theme", default="light", show_default=True,
+              help="light, dark, or both (dark,light): the page picks by prefers-color-scheme.")
+@click.option("--jobs", default=None, help="Scenes rendered in parallel (default: number of cores).")
+@click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
+@click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 and rebuild it when the draft, the "
+                                            "numbers, the link table or a scene changes (preview quality).")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port of --serve.")
+def post(draft: str, out: str, links: str | None, numbers: str | None, quality: str, theme: str,
+         jobs: str | None, force: bool, serve: bool, port: int) -> None:
+    """Turn a blog draft (Markdown) into the finished page SITE/index.html, media beside it.
+
+    Links and pictures the link table maps become our clips, stills, step
+    figures or typeset formulas; {{ path | filter }} placeholders become
+    computed numbers; editor's notes are left out and mojibake repaired (all
+    listed at the end). The page fetches nothing from another host.
+    """
+    quality = QUALITY_SHORT.get(quality.lower(), quality.lower())
+    themes = _themes(theme)
+    if jobs is not None:
+        if not jobs.strip().isdigit() or int(jobs) < 1:
+            raise UserError(f"--jobs must be a whole number of at least 1, got {jobs!r}")
+        jobs = int(jobs)
+    if not Path(draft).is_file():
+        raise UserError(f"draft {draft}: no such file")
+    if links is not None and not Path(links).is_file():
+        raise UserError(f"links file {links}: no such file")
+    site = _check_out_dir(out)
+    from publish.post import PostError, build_post
+
+    if serve:
+        from publish.post_serve import serve_post
+
+        try:
+            serve_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
+                       quality=quality if quality != "low" or True else quality, themes=themes, jobs=jobs,
+                       port=port, echo=lambda line: click.echo(line, err=True))
+        except PostError as exc:
+            raise UserError(str(exc)) from None
+        return
+    try:
+        report = build_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
+                            quality=quality, themes=themes, jobs=jobs, force=force,
+                            echo=lambda line: click.echo(line, err=True))
+    except PostError as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt as exc:
+        click.echo(_INTERRUPTED, err=True)
+        raise SystemExit(128 + getattr(exc, "signum", 2)) from None
+    for line in report.lines():
+        click.echo(line, err=True)
+
+
 def _write_starting_file(path: Path) -> None:
     from attention_core.numbers_file import starting_file_text
 

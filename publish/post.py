@@ -1,0 +1,639 @@
+"""``render.py post DRAFT.md --out SITE``: a blog draft becomes the finished, self-contained page.
+
+The draft's text is cleaned (mojibake repaired, editor's notes left out,
+:mod:`publish.post_text`), its ``{{ placeholders }}`` filled from the
+computed numbers (:mod:`publish.placeholders`), its links looked up in the
+link table (:mod:`publish.post_links`), and every scene the page needs is
+rendered through the pipeline and its cache (:func:`publish.pipeline.run_renders`)
+into ``SITE/media/<theme>/``. Stills are cropped to what they show
+(``SITE/figures/<theme>/``), math is typeset to MathML (:mod:`publish.post_math`)
+and ``SITE/index.html`` is written under a temporary name and moved into
+place. The page loads nothing from another host: no script, no font, no
+style; every picture and clip is a file beside it.
+
+Bad input (a missing draft, a bad link table, an unknown scene or
+placeholder) raises :class:`PostError` before anything is written to SITE.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .placeholders import PLACEHOLDER, PlaceholderError, evaluate, find
+from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
+from .post_math import MathError, split_lines, to_mathml
+from .post_text import Change, repair_mojibake, strip_notes
+
+__all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
+           "COLUMN_PX", "FRAME_PX_480P", "MIN_CAPITAL_PX"]
+
+#: The page's text column, in CSS pixels.
+COLUMN_PX = 720
+#: A 480p frame's width: the scenes keep capitals >= MIN_CAPITAL_PX tall at this width (issue 13).
+FRAME_PX_480P = 854
+MIN_CAPITAL_PX = 12.0
+#: A cropped still is shown at most this much larger than at 480p (small crops are not blown up).
+MAX_ENLARGE = 1.25
+_SENTINEL = "\u2063PH{}\u2063"  # invisible separator: no Markdown syntax, never typed by an author
+_SENTINEL_RE = re.compile("\u2063PH(\\d+)\u2063")
+_MEDIA_RE = re.compile(r"<!--media:(\d+)-->")
+
+
+class PostError(ValueError):
+    """Input the post cannot be built from; one line, nothing written."""
+
+
+@dataclass
+class Slot:
+    """One place in the page that shows something of ours."""
+
+    entry: Entry
+    line: int
+    href: str = ""  # the draft's link ("" for an insert)
+
+
+@dataclass
+class PostReport:
+    """What a build did, for the lines printed at the end of the run."""
+
+    changes: list[Change] = field(default_factory=list)
+    unmapped: list[tuple[int, str]] = field(default_factory=list)  # (line, link) kept as written
+    unplaced: list[str] = field(default_factory=list)  # inserts whose paragraph the draft lacks
+    legibility: list[str] = field(default_factory=list)
+    rendered: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    slots: int = 0
+    placeholders: int = 0
+    formulas: int = 0
+    seconds: float = 0.0
+    page: Path | None = None
+
+    def lines(self) -> list[str]:
+        out = []
+        for change in sorted(self.changes, key=lambda c: c.line):
+            out.append(change.describe())
+        for line, href in self.unmapped:
+            out.append(f"line {line}: media link not in the link table, kept as written: {href}")
+        for snippet in self.unplaced:
+            out.append(f"insert not placed (no paragraph contains {snippet!r})")
+        out += self.legibility
+        out.append(f"post: {self.slots} figures and clips of ours, {self.formulas} formulas, "
+                   f"{self.placeholders} numbers from the core; scenes {len(self.rendered)} rendered, "
+                   f"{len(self.cached)} from cache, {len(self.failed)} failed; "
+                   f"{len(self.unmapped)} media links left as written; in {self.seconds:.1f} s -> {self.page}")
+        return out
+
+
+# -- reading the draft ----------------------------------------------------------
+
+def _read_draft(draft: Path) -> str:
+    try:
+        raw = Path(draft).read_bytes()
+    except OSError as exc:
+        raise PostError(f"draft {draft}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        return raw.decode("utf-8-sig").replace("\r\n", "\n")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace").replace("\r\n", "\n")
+
+
+def split_front_matter(text: str) -> tuple[str, str, int]:
+    """``(front matter, body, first line of the body)``; the front matter is TOML between
+    ``+++`` (or ``---``) lines at the very top, or empty."""
+    for fence in ("+++", "---"):
+        if text.startswith(fence + "\n"):
+            end = text.find("\n" + fence + "\n", len(fence))
+            if end == -1 and text.endswith("\n" + fence):
+                end = len(text) - len(fence) - 1
+            if end != -1:
+                front = text[len(fence) + 1:end]
+                body = text[end + len(fence) + 2:]
+                return front, body, front.count("\n") + 3
+    return "", text, 1
+
+
+def _link_table(front: str, draft: Path, links: Path | None, registry: dict[str, type]) -> LinkTable:
+    try:
+        if links is None and (Path(draft).parent / "post.toml").is_file():
+            links = Path(draft).parent / "post.toml"
+        table = load_table(links, registry)
+        if front.strip():
+            table = parse_table(front, f"front matter of {draft}", registry).extended(table)
+    except LinkTableError as exc:
+        raise PostError(str(exc)) from None
+    return table
+
+
+# -- Markdown -------------------------------------------------------------------
+
+def _markdown():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    # html=False: the draft's "<START>" is text, not a tag.
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False})
+    md.use(dollarmath_plugin, allow_space=True, allow_digits=False, double_inline=True)
+    md.enable("table")
+    md.enable("strikethrough")
+    return md
+
+
+def _link_groups(children: list[Any]) -> list[tuple[int, int, str]]:
+    """``(first, last, href)`` child indices of each image and each link of an inline token."""
+    groups, i = [], 0
+    while i < len(children):
+        tok = children[i]
+        if tok.type == "image":
+            groups.append((i, i, tok.attrGet("src") or ""))
+        elif tok.type == "link_open":
+            depth, j = 1, i + 1
+            while j < len(children) and depth:
+                depth += {"link_open": 1, "link_close": -1}.get(children[j].type, 0)
+                j += 1
+            groups.append((i, j - 1, tok.attrGet("href") or ""))
+            i = j
+            continue
+        i += 1
+    return groups
+
+
+def _only_content(children: list[Any], first: int, last: int) -> bool:
+    """Whether the inline token holds nothing but this link (and blank text)."""
+    for k, tok in enumerate(children):
+        if first <= k <= last:
+            continue
+        if tok.type in ("softbreak", "hardbreak") or (tok.type == "text" and not tok.content.strip()):
+            continue
+        return False
+    return True
+
+
+def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostReport,
+                 first_line: int) -> list[Slot]:
+    """Replace each mapped link by a ``<!--media:N-->`` marker; insert the table's inserts."""
+    from markdown_it.token import Token
+
+    slots: list[Slot] = []
+    seen: dict[str, int] = {}
+    out: list[Any] = []
+    i = 0
+    inserts = list(table.inserts)
+    placed: set[int] = set()
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "inline" and tok.children:
+            line = first_line + (tok.map[0] if tok.map else 0)
+            groups = _link_groups(tok.children)
+            replaced_block = None
+            for first, last, href in reversed(groups):
+                if not is_media_link(href):
+                    continue
+                key = link_key(href)
+                # Occurrences count in reading order: count before the reversed walk decides.
+                order = [g for g in groups if is_media_link(g[2]) and link_key(g[2]) == key]
+                occurrence = seen.get(key, 0) + order.index((first, last, href)) + 1
+                entry = table.lookup(href, occurrence)
+                if entry is None:
+                    report.unmapped.append((line, href))
+                    continue
+                slots.append(Slot(entry, line, href))
+                marker = f"<!--media:{len(slots) - 1}-->"
+                is_paragraph = (i > 0 and tokens[i - 1].type == "paragraph_open"
+                                and i + 1 < len(tokens) and tokens[i + 1].type == "paragraph_close")
+                if is_paragraph and len(groups) == 1 and _only_content(tok.children, first, last):
+                    replaced_block = marker
+                else:
+                    html_tok = Token("html_inline", "", 0)
+                    html_tok.content = marker
+                    tok.children[first:last + 1] = [html_tok]
+            for _, _, href in groups:
+                if is_media_link(href):
+                    seen[link_key(href)] = seen.get(link_key(href), 0) + 1
+            report.unmapped.sort()
+            if replaced_block is not None:
+                out.pop()  # the paragraph_open
+                block = Token("html_block", "", 0)
+                block.content = replaced_block + "\n"
+                block.map = tok.map
+                out.append(block)
+                i += 2  # the inline and its paragraph_close
+                continue
+            out.append(tok)
+            if i + 1 < len(tokens) and tokens[i + 1].type == "paragraph_close":
+                out.append(tokens[i + 1])
+                i += 2
+                for n, insert in enumerate(inserts):
+                    if n not in placed and insert.after in tok.content:
+                        placed.add(n)
+                        slots.append(Slot(insert.entry, line))
+                        block = Token("html_block", "", 0)
+                        block.content = f"<!--media:{len(slots) - 1}-->\n"
+                        out.append(block)
+                continue
+            i += 1
+            continue
+        out.append(tok)
+        i += 1
+    tokens[:] = out
+    report.unplaced = [ins.after for n, ins in enumerate(inserts) if n not in placed]
+    return slots
+
+
+# -- rendering what the page needs ---------------------------------------------------
+
+def _needs(slots: list[Slot]) -> dict[str, dict[str, Any]]:
+    """scene id -> {"formats": set, "steps": bool}."""
+    needs: dict[str, dict[str, Any]] = {}
+    for slot in slots:
+        e = slot.entry
+        if e.show == "math" or e.scene is None:
+            continue
+        need = needs.setdefault(e.scene, {"formats": set(), "steps": False})
+        if e.show == "clip":
+            need["formats"] |= {"mp4", "png", "vtt"}
+        elif e.show == "still" and e.at is not None:
+            need["formats"] |= {"mp4", "png", "vtt"}  # the frame comes from the clip
+        elif e.show == "still":
+            need["formats"] |= {"png", "svg"}
+        elif e.show == "step":
+            need["formats"] |= {"png", "svg"}
+            need["steps"] = True
+    return needs
+
+
+def _render(needs: dict[str, dict[str, Any]], trace: Any, site: Path, quality: str, themes: tuple[str, ...],
+            jobs: int | None, force: bool, echo: Callable[[str], None], registry: dict[str, type],
+            report: PostReport) -> None:
+    from .pipeline import FORMATS, OutputOptions, run_renders
+
+    groups: dict[tuple[tuple[str, ...], bool], list[str]] = {}
+    for scene_id, need in needs.items():
+        formats = tuple(f for f in FORMATS if f in need["formats"])
+        groups.setdefault((formats, need["steps"]), []).append(scene_id)
+    for theme in themes:
+        out_dir = site / "media" / theme
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for (formats, steps), scene_ids in groups.items():
+            summary = run_renders(scene_ids, trace, out_dir, quality, formats, theme, jobs, force, echo=echo,
+                                  registry=registry, options=OutputOptions(steps=steps))
+            report.rendered += [f"{r.scene_id} ({theme})" for r in summary.of("rendered")]
+            report.cached += [f"{r.scene_id} ({theme})" for r in summary.of("cached")]
+            report.failed += [f"{r.scene_id} ({theme}): {r.error}" for r in summary.of("failed")]
+
+
+# -- figures ------------------------------------------------------------------------
+
+def _content_box(image: Any, background: tuple[int, int, int], margin: int) -> tuple[int, int, int, int]:
+    from PIL import Image, ImageChops
+
+    rgb = image.convert("RGB")
+    diff = ImageChops.difference(rgb, Image.new("RGB", rgb.size, background)).convert("L")
+    box = diff.point(lambda p: 255 if p > 10 else 0).getbbox()
+    if box is None:
+        return (0, 0, rgb.width, rgb.height)
+    x0, y0, x1, y1 = box
+    return (max(0, x0 - margin), max(0, y0 - margin), min(rgb.width, x1 + margin), min(rgb.height, y1 + margin))
+
+
+def _hex_rgb(color: str) -> tuple[int, int, int]:
+    color = color.lstrip("#")
+    return tuple(int(color[k:k + 2], 16) for k in (0, 2, 4))  # type: ignore[return-value]
+
+
+def crop_png(src: Path, dst: Path, background: str, margin_fraction: float = 0.02) -> tuple[int, int, int, int]:
+    """Crop ``src`` to what differs from the background, plus a margin; return the box (pixels of ``src``)."""
+    from PIL import Image
+
+    with Image.open(src) as image:
+        margin = max(4, round(margin_fraction * image.width))
+        box = _content_box(image, _hex_rgb(background), margin)
+        cropped = image.crop(box)
+        _atomic(dst, lambda tmp: cropped.save(tmp, format="PNG", optimize=True))
+    return box
+
+
+def crop_svg(src: Path, dst: Path, box: tuple[int, int, int, int], png_size: tuple[int, int]) -> None:
+    """Write ``src`` with its viewBox (and width/height) set to ``box`` of a ``png_size`` picture of it."""
+    text = src.read_text(encoding="utf-8")
+    head = re.search(r"<svg\b[^>]*>", text)
+    if head is None:
+        raise ValueError(f"{src}: no <svg> element")
+    tag = head.group(0)
+    view = re.search(r'viewBox="([\d.\s-]+)"', tag)
+    if view:
+        vx, vy, vw, vh = (float(v) for v in view.group(1).split())
+    else:
+        vw = float(re.search(r'width="([\d.]+)', tag).group(1))
+        vh = float(re.search(r'height="([\d.]+)', tag).group(1))
+        vx = vy = 0.0
+    sx, sy = vw / png_size[0], vh / png_size[1]
+    x0, y0, x1, y1 = box
+    new_view = f"{vx + x0 * sx:.2f} {vy + y0 * sy:.2f} {(x1 - x0) * sx:.2f} {(y1 - y0) * sy:.2f}"
+    new_tag = re.sub(r'\s(width|height|viewBox)="[^"]*"', "", tag)
+    new_tag = new_tag.replace(
+        "<svg", f'<svg width="{(x1 - x0) * sx:.2f}" height="{(y1 - y0) * sy:.2f}" viewBox="{new_view}"', 1)
+    _atomic(dst, lambda tmp: Path(tmp).write_text(text.replace(tag, new_tag, 1), encoding="utf-8"))
+
+
+def _atomic(dst: Path, write: Callable[[str], None]) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".part", dir=dst.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _frame_at(mp4: Path, seconds: float, dst: Path) -> None:
+    """The clip's frame shown at ``seconds`` (its last frame if the clip is shorter), as png."""
+    import av
+
+    chosen = None
+    with av.open(str(mp4)) as container:
+        stream = container.streams.video[0]
+        for frame in container.decode(stream):
+            if chosen is not None and frame.time is not None and frame.time > seconds + 1e-6:
+                break
+            chosen = frame
+        if chosen is None:
+            raise ValueError(f"{mp4}: no frames")
+        image = chosen.to_image()
+    _atomic(dst, lambda tmp: image.save(tmp, format="PNG"))
+
+
+def _step_file(folder: Path, step: int | str, fmt: str) -> Path | None:
+    files = sorted(folder.glob(f"[0-9][0-9]-*.{fmt}")) if folder.is_dir() else []
+    for path in files:
+        number, _, slug = path.stem.partition("-")
+        if (isinstance(step, int) and int(number) == step) or (isinstance(step, str) and step in (slug, path.stem)):
+            return path
+    return None
+
+
+@dataclass
+class _Figure:
+    png: str  # relative to SITE
+    svg: str | None
+    width_px: int  # display width in the 720 px column
+    height_px: int
+
+
+def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostReport) -> _Figure:
+    e = slot.entry
+    media = site / "media" / theme
+    figures = site / "figures" / theme
+    if e.show == "step":
+        png = _step_file(media / e.scene, e.step, "png")
+        svg = _step_file(media / e.scene, e.step, "svg")
+        if png is None:
+            raise PostError(f"{e.source}: scene {e.scene} has no step {e.step!r} "
+                            f"(its steps: {', '.join(p.stem for p in sorted((media / e.scene).glob('*.png')))})")
+        name = f"{e.scene}-{png.stem}"
+    elif e.at is not None:
+        png = figures / f"{e.scene}-at-{e.at:g}s.frame.png"
+        _frame_at(media / f"{e.scene}.mp4", e.at, png)
+        svg = None
+        name = f"{e.scene}-at-{e.at:g}s"
+    else:
+        png, svg = media / f"{e.scene}.png", media / f"{e.scene}.svg"
+        svg = svg if svg.is_file() else None
+        name = e.scene
+    from PIL import Image
+
+    with Image.open(png) as image:
+        size = image.size
+    out_png = figures / f"{name}.png"
+    box = crop_png(png, out_png, background)
+    out_svg = None
+    if svg is not None:
+        out_svg = figures / f"{name}.svg"
+        crop_svg(svg, out_svg, box, size)
+    if e.at is not None:
+        png.unlink(missing_ok=True)
+    # The crop's width at 480p, where the scenes keep capitals >= 12 px.
+    width_480 = (box[2] - box[0]) * FRAME_PX_480P / size[0]
+    shown = min(COLUMN_PX, round(width_480 * MAX_ENLARGE))
+    if shown < width_480 - 0.5:
+        smallest = MIN_CAPITAL_PX * shown / width_480
+        note = (f"figure {name} ({theme}): {width_480:.0f} px wide at 480p, shown at {shown} px: its smallest "
+                f"capitals may be {smallest:.1f} px (the scenes keep {MIN_CAPITAL_PX:g} px at 480p)")
+        if note not in report.legibility:
+            report.legibility.append(note)
+    height = round(shown * (box[3] - box[1]) / (box[2] - box[0]))
+    return _Figure(out_png.relative_to(site).as_posix(), out_svg.relative_to(site).as_posix() if out_svg else None,
+                   shown, height)
+
+
+# -- HTML ------------------------------------------------------------------------
+
+_STYLE = """
+:root { color-scheme: light; --bg: #ffffff; --fg: #1b1f27; --muted: #5a6170; --rule: #d0d4dc; --code: #f0f1f4;
+        --link: #1f5fbf; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 18px/1.6 Georgia, "DejaVu Serif", serif; }
+main { max-width: 720px; margin: 0 auto; padding: 1.5rem 1rem 4rem; }
+h1, h2, h3 { font-family: system-ui, "DejaVu Sans", sans-serif; line-height: 1.25; }
+h1 { font-size: 2rem; } h2 { font-size: 1.5rem; margin-top: 2.5rem; } h3 { font-size: 1.2rem; margin-top: 2rem; }
+a { color: var(--link); overflow-wrap: anywhere; }
+figure { margin: 1.5rem 0; text-align: center; }
+figure img, figure video { max-width: 100%; height: auto; display: block; margin: 0 auto; }
+figure video { width: 100%; border-radius: 4px; }
+figure .fallback { font-size: .85rem; color: var(--muted); }
+math { font-size: 1.05em; }
+math[display="block"], .equation math { display: block math; margin: .6rem 0; overflow-x: auto; overflow-y: hidden; }
+.equation { display: flex; align-items: center; justify-content: center; gap: 1.5rem; margin: 1rem 0; }
+.equation .eqno { font-family: system-ui, sans-serif; color: var(--muted); }
+pre { background: var(--code); padding: .6rem .8rem; overflow-x: auto; font-size: .85rem; }
+code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em; }
+table.numbers { border-collapse: collapse; margin: 1rem auto; font-size: .9rem; }
+table.numbers caption { font-style: italic; color: var(--muted); padding-bottom: .3rem; }
+table.numbers td, table.numbers th { border: 1px solid var(--rule); padding: .15rem .5rem; text-align: right;
+  font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+blockquote { border-left: 3px solid var(--rule); margin-left: 0; padding-left: 1rem; color: var(--muted); }
+@media (max-width: 600px) { body { font-size: 17px; } main { padding: 1rem .75rem 3rem; } }
+"""
+
+_DUAL_STYLE = """
+:root { color-scheme: light dark; }
+.theme-dark { display: none; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #111318; --fg: #e6e8ee; --muted: #a2a9b8; --rule: #3a3f4b; --code: #1d2029; --link: #8ab4ff; }
+  .theme-light { display: none; } .theme-dark { display: block; }
+}
+"""
+
+
+def _href(path: str) -> str:
+    from urllib.parse import quote
+
+    return html.escape(quote(path))
+
+
+def _clip_html(scene: str, theme: str, alt: str, css: str) -> str:
+    base = f"media/{theme}/{scene}"
+    return (f'<video class="{css}" autoplay muted loop playsinline preload="auto" poster="{_href(base + ".png")}" '
+            f'aria-label="{html.escape(alt)}" title="{html.escape(alt)}">'
+            f'<source src="{_href(base + ".mp4")}" type="video/mp4">'
+            f'<track kind="captions" src="{_href(base + ".vtt")}" srclang="en" label="English">'
+            f'<a class="fallback" href="{_href(base + ".mp4")}">{html.escape(alt)} (mp4)</a></video>')
+
+
+def _img_html(figs: dict[str, _Figure], alt: str, themes: tuple[str, ...]) -> str:
+    light = figs[themes[0]]
+    src = light.svg or light.png
+    img = (f'<img src="{_href(src)}" alt="{html.escape(alt)}" width="{light.width_px}" height="{light.height_px}" '
+           f'style="width:{light.width_px}px" loading="lazy">')
+    if len(themes) == 1:
+        return img
+    dark = figs[themes[1]]
+    return (f'<picture><source media="(prefers-color-scheme: dark)" srcset="{_href(dark.svg or dark.png)}">'
+            f"{img}</picture>")
+
+
+def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[str, type],
+               backgrounds: dict[str, str], report: PostReport) -> str:
+    e = slot.entry
+    if e.show == "math":
+        lines = split_lines(e.latex or "")
+        try:
+            maths = "".join(to_mathml(line, display=True) for line in lines)
+        except MathError as exc:
+            raise PostError(f"{e.source}: {exc}") from None
+        label = f'<span class="eqno">{html.escape(e.label)}</span>' if e.label else ""
+        return f'<div class="equation"><div>{maths}</div>{label}</div>'
+    alt = e.alt or registry[e.scene].description
+    if e.show == "clip":
+        css = {t: f"theme-{t}" if len(themes) > 1 else "" for t in themes}
+        videos = "".join(_clip_html(e.scene, t, alt, css[t]) for t in themes)
+        return f'<figure class="clip" data-scene="{html.escape(e.scene)}">{videos}</figure>'
+    figs = {t: _figure(slot, t, site, backgrounds[t], report) for t in themes}
+    return f'<figure class="still" data-scene="{html.escape(e.scene)}">{_img_html(figs, alt, themes)}</figure>'
+
+
+def _math_renderers(md: Any, values: list[tuple[str, bool]], report: PostReport) -> None:
+    def fill(latex: str) -> str:
+        def value(match: re.Match[str]) -> str:
+            text, block = values[int(match.group(1))]
+            if block:
+                raise PostError("a placeholder inside a formula must give one value, not a table")
+            return html.unescape(text)
+        return _SENTINEL_RE.sub(value, latex)
+
+    def inline(self, tokens, idx, options, env):
+        report.formulas += 1
+        try:
+            return to_mathml(fill(tokens[idx].content), display=False)
+        except MathError as exc:
+            raise PostError(f"line {env['first_line'] + (tokens[idx].map or [0])[0]}: {exc}") from None
+
+    def block(self, tokens, idx, options, env):
+        report.formulas += 1
+        line = env["first_line"] + (tokens[idx].map or [0])[0]
+        try:
+            maths = "".join(to_mathml(part, display=True) for part in split_lines(fill(tokens[idx].content)))
+        except MathError as exc:
+            raise PostError(f"line {line}: {exc}") from None
+        return f'<div class="equation"><div>{maths}</div></div>\n'
+
+    md.add_render_rule("math_inline", inline)
+    md.add_render_rule("math_inline_double", block)
+    md.add_render_rule("math_block", block)
+    md.add_render_rule("math_block_label", block)
+
+
+def _title(tokens: list[Any]) -> str:
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.tag == "h1" and i + 1 < len(tokens):
+            return tokens[i + 1].content
+    return "Post"
+
+
+def page_html(body: str, title: str, themes: tuple[str, ...]) -> str:
+    """The whole page around ``body``: inline style only, nothing to fetch."""
+    style = _STYLE + (_DUAL_STYLE if len(themes) > 1 else "")
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title>", f"<style>{style}</style>", "</head>", "<body>", "<main>",
+        body, "</main>", "</body>", "</html>", ""])
+
+
+# -- the build --------------------------------------------------------------------
+
+def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: dict[str, Any],
+            report: PostReport) -> tuple[Any, list[Any], list[Slot], list[tuple[str, bool]], str, int]:
+    """Everything that can fail on bad input, before anything is rendered or written."""
+    text = _read_draft(draft)
+    front, body, first_line = split_front_matter(text)
+    table = _link_table(front, draft, links, registry)
+    body, mojibake = repair_mojibake(body)
+    for change in mojibake:
+        report.changes.append(Change(change.line + first_line - 1, change.kind, change.before, change.after))
+    body, notes = strip_notes(body, first_line)
+    report.changes += notes
+    # Line numbers of placeholders: in the draft as written (notes removed shift nothing before them).
+    try:
+        found = find(body, first_line)
+        values = [evaluate(p, data) for p in found]
+    except PlaceholderError as exc:
+        raise PostError(f"{draft}: {exc}") from None
+    report.placeholders = len(found)
+    counter = iter(range(len(found)))
+    body = PLACEHOLDER.sub(lambda m: _SENTINEL.format(next(counter)), body)
+    md = _markdown()
+    env = {"first_line": first_line}
+    tokens = md.parse(body, env)
+    slots = _place_media(tokens, table.for_draft(body), body, report, first_line)
+    return md, tokens, slots, values, _title(tokens), first_line
+
+
+def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: str | None = None,
+               quality: str = "low", themes: tuple[str, ...] = ("light",), jobs: int | None = None,
+               force: bool = False, echo: Callable[[str], None] = print,
+               registry: dict[str, type] | None = None, trace: Any = None) -> PostReport:
+    """Build ``site/index.html`` from ``draft``; see the module docstring."""
+    start = time.monotonic()
+    if registry is None:
+        from scenes import SCENES as registry
+    from scenes import THEMES
+
+    if trace is None:
+        from attention_core import NumbersError, compute_trace, load_numbers
+
+        try:
+            trace = compute_trace(load_numbers(numbers))
+        except NumbersError as exc:
+            raise PostError(f"numbers file {exc}") from None
+    data = trace.to_dict()
+    report = PostReport()
+    md, tokens, slots, values, title, first_line = prepare(draft, links, registry, data, report)
+    report.slots = sum(1 for s in slots if s.entry.show != "math")
+    site.mkdir(parents=True, exist_ok=True)
+    _render(_needs(slots), trace, site, quality, themes, jobs, force, echo, registry, report)
+    if report.failed:
+        raise PostError(f"{len(report.failed)} scenes failed, the page was not written: " + "; ".join(report.failed))
+    _math_renderers(md, values, report)
+    body = md.renderer.render(tokens, md.options, {"first_line": first_line})
+    backgrounds = {t: THEMES[t].background for t in themes}
+    pieces = [_slot_html(slot, site, themes, registry, backgrounds, report) for slot in slots]
+    report.formulas += sum(1 for s in slots if s.entry.show == "math")
+    body = re.sub(r"<p>\s*" + _MEDIA_RE.pattern + r"\s*</p>", lambda m: pieces[int(m.group(1))], body)
+    body = _MEDIA_RE.sub(lambda m: pieces[int(m.group(1))], body)
+    body = re.sub("<p>" + _SENTINEL_RE.pattern + "</p>",
+                  lambda m: values[int(m.group(1))][0] if values[int(m.group(1))][1] else m.group(0), body)
+    body = _SENTINEL_RE.sub(lambda m: values[int(m.group(1))][0], body)
+    page = site / "index.html"
+    _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
+    report.page = page
+    report.seconds = time.monotonic() - start
+    return report

@@ -1,0 +1,209 @@
+"""The link table: which of a draft's links become which of our clips, stills, steps or formulas.
+
+It is data the author edits (TOML), not code. The shipped table
+(``publish/post_links.toml``) covers the walkthrough's drafts (seeds 000 and
+001); ``render.py post --links FILE`` reads another, a ``post.toml`` beside
+the draft is read when no ``--links`` is given, and a TOML front matter in
+the draft (between ``+++`` lines, or ``---`` lines) adds entries that come
+first. Two kinds of entry::
+
+    [[link]]                       # a link or image of the draft
+    match = "encoder.mp4"          # a file name (the link's last path part) or a whole URL
+    scene = "encoder"              # a scene id (render.py list)
+    show = "clip"                  # clip | still | step | math (default: clip for a video, else still)
+    step = 2                       # show = "step": the scene's step, by number or name
+    at = 8.5                       # show = "still": the clip's frame at this second (default: its poster)
+    occurrence = 2                 # only the draft's 2nd link with this match (default: every one)
+    latex = 'c_t = \\sum_j a_{tj} h_j'  # show = "math": typeset instead of a picture
+    label = "(2)"                  # show = "math": the equation's number, at its right
+    alt = "..."                    # alt text (default: the scene's description)
+    only_in = "Part 1"             # the entry applies only to a draft whose text contains this
+
+    [[insert]]                     # a scene the draft never linked
+    after = "where the weights are learned"  # inserted after the first paragraph containing this
+    scene = "trained_attention"
+    show = "clip"
+
+Manim-free: scene ids are checked against a registry given by the caller.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+__all__ = ["LinkTableError", "Entry", "Insert", "LinkTable", "load_table", "default_table_text", "link_key",
+           "VIDEO_HOSTS", "MEDIA_SUFFIXES", "is_media_link", "SHOWS"]
+
+SHOWS = ("clip", "still", "step", "math")
+VIDEO_HOSTS = ("youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be", "vimeo.com", "player.vimeo.com")
+MEDIA_SUFFIXES = (".mp4", ".webm", ".mov", ".gif", ".png", ".jpg", ".jpeg", ".svg", ".webp")
+_LINK_KEYS = {"match", "scene", "show", "step", "at", "occurrence", "latex", "label", "alt", "only_in"}
+_INSERT_KEYS = {"after", "scene", "show", "step", "at", "alt", "only_in"}
+
+
+class LinkTableError(ValueError):
+    """A link table that cannot be read or has a bad entry."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What one link of the draft becomes."""
+
+    match: str
+    show: str
+    scene: str | None = None
+    step: int | str | None = None
+    at: float | None = None
+    occurrence: int | None = None
+    latex: str | None = None
+    label: str | None = None
+    alt: str | None = None
+    only_in: str | None = None  # the entry applies only to a draft containing this text
+    source: str = ""  # where the entry was written, for messages
+
+
+@dataclass(frozen=True)
+class Insert:
+    """A scene placed after the paragraph that contains ``after``."""
+
+    after: str
+    entry: Entry
+
+
+def link_key(href: str) -> str:
+    """What a link is matched by: a web URL as written (without a trailing slash), else its file name."""
+    href = href.strip()
+    parsed = urlparse(href)
+    if parsed.scheme in ("http", "https"):
+        return href.rstrip("/")
+    return unquote(parsed.path).rsplit("/", 1)[-1]
+
+
+def is_media_link(href: str) -> bool:
+    """A link that shows a picture or a video (not an ordinary hyperlink to a paper)."""
+    parsed = urlparse(href.strip())
+    if parsed.netloc.lower() in VIDEO_HOSTS:
+        return True
+    return unquote(parsed.path).lower().endswith(MEDIA_SUFFIXES)
+
+
+def _is_video(match: str) -> bool:
+    parsed = urlparse(match)
+    return parsed.netloc.lower() in VIDEO_HOSTS or match.lower().endswith((".mp4", ".webm", ".mov", ".gif"))
+
+
+def _entry(raw: Any, where: str, registry: dict[str, type], keys: set[str], match: str) -> Entry:
+    if not isinstance(raw, dict):
+        raise LinkTableError(f"{where}: expected a table of keys, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - keys)
+    if unknown:
+        raise LinkTableError(f"{where}: unknown key {unknown[0]!r} (valid: {', '.join(sorted(keys))})")
+    latex = raw.get("latex")
+    show = raw.get("show") or ("math" if latex else ("clip" if _is_video(match) else "still"))
+    if show not in SHOWS:
+        raise LinkTableError(f"{where}: show = {show!r} (valid: {', '.join(SHOWS)})")
+    scene = raw.get("scene")
+    if show == "math":
+        if not isinstance(latex, str) or not latex.strip():
+            raise LinkTableError(f"{where}: show = \"math\" needs latex = '...'")
+    else:
+        if not isinstance(scene, str) or not scene:
+            raise LinkTableError(f"{where}: needs scene = \"<scene id>\" (or latex = '...')")
+        if scene not in registry:
+            raise LinkTableError(f"{where}: unknown scene id {scene!r} (valid: {', '.join(registry)})")
+    step = raw.get("step")
+    if show == "step":
+        if not isinstance(step, (int, str)) or isinstance(step, bool) or (isinstance(step, int) and step < 1):
+            raise LinkTableError(f"{where}: show = \"step\" needs step = <number from 1> or \"<step name>\"")
+    elif step is not None:
+        raise LinkTableError(f"{where}: step = {step!r} needs show = \"step\"")
+    at = raw.get("at")
+    if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or at < 0 or show != "still"):
+        raise LinkTableError(f"{where}: at = {at!r} must be a time in seconds (>= 0) of a show = \"still\"")
+    occurrence = raw.get("occurrence")
+    if occurrence is not None and (isinstance(occurrence, bool) or not isinstance(occurrence, int) or occurrence < 1):
+        raise LinkTableError(f"{where}: occurrence = {occurrence!r} must be a whole number from 1")
+    for text_key in ("label", "alt", "only_in"):
+        if raw.get(text_key) is not None and not isinstance(raw[text_key], str):
+            raise LinkTableError(f"{where}: {text_key} must be a string")
+    return Entry(match=match, show=show, scene=scene if show != "math" else None, step=step,
+                 at=float(at) if at is not None else None, occurrence=occurrence, latex=latex,
+                 label=raw.get("label"), alt=raw.get("alt"), only_in=raw.get("only_in"), source=where)
+
+
+@dataclass
+class LinkTable:
+    links: list[Entry]
+    inserts: list[Insert]
+    source: str = ""
+
+    def lookup(self, href: str, occurrence: int) -> Entry | None:
+        """The entry for the ``occurrence``-th (1-based) link of the draft to ``href``, if any."""
+        key = link_key(href)
+        for entry in self.links:
+            if link_key(entry.match) == key and entry.occurrence in (None, occurrence):
+                return entry
+        return None
+
+    def for_draft(self, text: str) -> "LinkTable":
+        """The entries that apply to a draft of this text (``only_in`` absent or found in it)."""
+        return LinkTable([e for e in self.links if not e.only_in or e.only_in in text],
+                         [i for i in self.inserts if not i.entry.only_in or i.entry.only_in in text], self.source)
+
+    def extended(self, other: "LinkTable") -> "LinkTable":
+        """This table's entries first, then ``other``'s."""
+        return LinkTable(self.links + other.links, self.inserts + other.inserts, self.source)
+
+
+def parse_table(text: str, source: str, registry: dict[str, type]) -> LinkTable:
+    """Read a link table from TOML text; :class:`LinkTableError` names the file and entry."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LinkTableError(f"{source}: not valid TOML ({exc})") from None
+    unknown = sorted(set(data) - {"link", "insert"})
+    if unknown:
+        raise LinkTableError(f"{source}: unknown table {unknown[0]!r} (valid: [[link]], [[insert]])")
+    links, inserts = [], []
+    for kind in ("link", "insert"):
+        rows = data.get(kind, [])
+        if not isinstance(rows, list):
+            raise LinkTableError(f"{source}: {kind} must be written [[{kind}]] (a list of entries)")
+        for i, raw in enumerate(rows, start=1):
+            where = f"{source}: [[{kind}]] #{i}"
+            if kind == "link":
+                match = raw.get("match") if isinstance(raw, dict) else None
+                if not isinstance(match, str) or not match.strip():
+                    raise LinkTableError(f"{where}: needs match = \"<file name or URL>\"")
+                links.append(_entry(raw, f"{where} ({match})", registry, _LINK_KEYS, match.strip()))
+            else:
+                after = raw.get("after") if isinstance(raw, dict) else None
+                if not isinstance(after, str) or not after.strip():
+                    raise LinkTableError(f"{where}: needs after = \"<text of the paragraph>\"")
+                rest = {k: v for k, v in raw.items() if k != "after"}
+                entry = _entry(rest, f"{where} (after {after.strip()[:30]!r})", registry,
+                               _INSERT_KEYS - {"after"}, "")
+                inserts.append(Insert(after.strip(), entry))
+    return LinkTable(links, inserts, source)
+
+
+def default_table_text() -> str:
+    """The shipped table (package data)."""
+    return resources.files("publish").joinpath("post_links.toml").read_text(encoding="utf-8")
+
+
+def load_table(path: Path | None, registry: dict[str, type]) -> LinkTable:
+    """The table at ``path``, or the shipped one for ``None``."""
+    if path is None:
+        return parse_table(default_table_text(), "the shipped link table (publish/post_links.toml)", registry)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise LinkTableError(f"links file {path}: cannot read it ({reason})") from None
+    return parse_table(text, f"links file {path}", registry)
