@@ -378,7 +378,7 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
 
         try:
             serve_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
-                       quality=quality if quality != "low" or True else quality, themes=themes, jobs=jobs,
+                       quality=quality, themes=themes, jobs=jobs,
                        port=port, echo=lambda line: click.echo(line, err=True))
         except PostError as exc:
             raise UserError(str(exc)) from None

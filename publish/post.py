@@ -22,14 +22,14 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from .placeholders import PLACEHOLDER, PlaceholderError, evaluate, find
 from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
 from .post_math import MathError, split_lines, to_mathml
-from .post_text import Change, repair_mojibake, strip_notes
+from .post_text import Change, repair_mojibake, strip_notes_mapped
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
            "COLUMN_PX", "FRAME_PX_480P", "MIN_CAPITAL_PX"]
@@ -116,7 +116,7 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
             if end != -1:
                 front = text[len(fence) + 1:end]
                 body = text[end + len(fence) + 2:]
-                return front, body, front.count("\n") + 3
+                return front, body, front.count("\n") + 4  # its lines, both fences, then the body
     return "", text, 1
 
 
@@ -130,6 +130,12 @@ def _link_table(front: str, draft: Path, links: Path | None, registry: dict[str,
     except LinkTableError as exc:
         raise PostError(str(exc)) from None
     return table
+
+
+def _draft_line(line_numbers: list[int], tok: Any) -> int:
+    """The draft's line number of a token (its map is in lines of the cleaned text)."""
+    index = tok.map[0] if tok.map else 0
+    return line_numbers[min(index, len(line_numbers) - 1)] if line_numbers else index + 1
 
 
 # -- Markdown -------------------------------------------------------------------
@@ -177,7 +183,7 @@ def _only_content(children: list[Any], first: int, last: int) -> bool:
 
 
 def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostReport,
-                 first_line: int) -> list[Slot]:
+                 line_numbers: list[int]) -> list[Slot]:
     """Replace each mapped link by a ``<!--media:N-->`` marker; insert the table's inserts."""
     from markdown_it.token import Token
 
@@ -190,7 +196,7 @@ def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostRep
     while i < len(tokens):
         tok = tokens[i]
         if tok.type == "inline" and tok.children:
-            line = first_line + (tok.map[0] if tok.map else 0)
+            line = _draft_line(line_numbers, tok)
             groups = _link_groups(tok.children)
             replaced_block = None
             for first, last, href in reversed(groups):
@@ -534,11 +540,11 @@ def _math_renderers(md: Any, values: list[tuple[str, bool]], report: PostReport)
         try:
             return to_mathml(fill(tokens[idx].content), display=False)
         except MathError as exc:
-            raise PostError(f"line {env['first_line'] + (tokens[idx].map or [0])[0]}: {exc}") from None
+            raise PostError(f"line {_draft_line(env['line_numbers'], tokens[idx])}: {exc}") from None
 
     def block(self, tokens, idx, options, env):
         report.formulas += 1
-        line = env["first_line"] + (tokens[idx].map or [0])[0]
+        line = _draft_line(env["line_numbers"], tokens[idx])
         try:
             maths = "".join(to_mathml(part, display=True) for part in split_lines(fill(tokens[idx].content)))
         except MathError as exc:
@@ -571,7 +577,7 @@ def page_html(body: str, title: str, themes: tuple[str, ...]) -> str:
 # -- the build --------------------------------------------------------------------
 
 def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: dict[str, Any],
-            report: PostReport) -> tuple[Any, list[Any], list[Slot], list[tuple[str, bool]], str, int]:
+            report: PostReport) -> tuple[Any, list[Any], list[Slot], list[tuple[str, bool]], str, list[int]]:
     """Everything that can fail on bad input, before anything is rendered or written."""
     text = _read_draft(draft)
     front, body, first_line = split_front_matter(text)
@@ -579,11 +585,10 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     body, mojibake = repair_mojibake(body)
     for change in mojibake:
         report.changes.append(Change(change.line + first_line - 1, change.kind, change.before, change.after))
-    body, notes = strip_notes(body, first_line)
+    body, notes, line_numbers = strip_notes_mapped(body, first_line)
     report.changes += notes
-    # Line numbers of placeholders: in the draft as written (notes removed shift nothing before them).
     try:
-        found = find(body, first_line)
+        found = [replace(p, line=line_numbers[p.line - 1]) for p in find(body, 1)]
         values = [evaluate(p, data) for p in found]
     except PlaceholderError as exc:
         raise PostError(f"{draft}: {exc}") from None
@@ -591,10 +596,10 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     counter = iter(range(len(found)))
     body = PLACEHOLDER.sub(lambda m: _SENTINEL.format(next(counter)), body)
     md = _markdown()
-    env = {"first_line": first_line}
+    env = {"line_numbers": line_numbers}
     tokens = md.parse(body, env)
-    slots = _place_media(tokens, table.for_draft(body), body, report, first_line)
-    return md, tokens, slots, values, _title(tokens), first_line
+    slots = _place_media(tokens, table.for_draft(body), body, report, line_numbers)
+    return md, tokens, slots, values, _title(tokens), line_numbers
 
 
 def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: str | None = None,
@@ -616,14 +621,14 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
             raise PostError(f"numbers file {exc}") from None
     data = trace.to_dict()
     report = PostReport()
-    md, tokens, slots, values, title, first_line = prepare(draft, links, registry, data, report)
+    md, tokens, slots, values, title, line_numbers = prepare(draft, links, registry, data, report)
     report.slots = sum(1 for s in slots if s.entry.show != "math")
     site.mkdir(parents=True, exist_ok=True)
     _render(_needs(slots), trace, site, quality, themes, jobs, force, echo, registry, report)
     if report.failed:
         raise PostError(f"{len(report.failed)} scenes failed, the page was not written: " + "; ".join(report.failed))
     _math_renderers(md, values, report)
-    body = md.renderer.render(tokens, md.options, {"first_line": first_line})
+    body = md.renderer.render(tokens, md.options, {"line_numbers": line_numbers})
     backgrounds = {t: THEMES[t].background for t in themes}
     pieces = [_slot_html(slot, site, themes, registry, backgrounds, report) for slot in slots]
     report.formulas += sum(1 for s in slots if s.entry.show == "math")

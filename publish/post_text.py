@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Change", "repair_mojibake", "strip_notes", "NOTE_LINE", "INLINE_NOTES"]
+__all__ = ["Change", "repair_mojibake", "strip_notes", "strip_notes_mapped", "NOTE_LINE", "INLINE_NOTES"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,14 @@ def strip_notes(text: str, first_line: int = 1) -> tuple[str, list[Change]]:
     ``first_line`` is the draft's number of the first line of ``text`` (after a
     front matter). Note lines inside fenced code are kept (they are code).
     """
+    cleaned, changes, _ = strip_notes_mapped(text, first_line)
+    return cleaned, changes
+
+
+def strip_notes_mapped(text: str, first_line: int = 1) -> tuple[str, list[Change], list[int]]:
+    """:func:`strip_notes`, and for each line of the result its number in the draft."""
     out: list[str] = []
+    numbers: list[int] = []
     changes: list[Change] = []
     in_fence = False
     for offset, line in enumerate(text.split("\n")):
@@ -90,13 +97,15 @@ def strip_notes(text: str, first_line: int = 1) -> tuple[str, list[Change]]:
             in_fence = not in_fence
         if in_fence:
             out.append(line)
+            numbers.append(number)
             continue
         if NOTE_LINE.match(line):
             changes.append(Change(number, "note", line))
             continue
         line = _clean_line(line, number, changes)
         out.append(line)
-    return "\n".join(out), changes
+        numbers.append(number)
+    return "\n".join(out), changes, numbers
 
 
 def _clean_line(line: str, number: int, changes: list[Change]) -> str:

@@ -1,0 +1,538 @@
+"""render.py post: a draft becomes the finished, self-contained page (issue 21).
+
+Unit tests for the link table, placeholders, editor's notes, mojibake, math
+and cropping (cases worked by hand here), the CLI's bad inputs, and one
+shared build of the seed 000 draft (marked ``render``) opened over a local
+HTTP server in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from publish.placeholders import PlaceholderError, evaluate, find, parse
+from publish.post_links import LinkTableError, is_media_link, link_key, load_table, parse_table
+from publish.post_math import MathError, split_lines, to_mathml
+from publish.post_text import repair_mojibake, strip_notes
+
+SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
+if not SEEDS.is_dir():  # a worktree under /work/wt/<name>, or the main checkout beside shared/
+    SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+SEED_000 = next(iter(sorted(SEEDS.glob("000_*.txt"))), None)
+SEED_001 = next(iter(sorted(SEEDS.glob("001_*.txt"))), None)
+needs_seeds = pytest.mark.skipif(SEED_000 is None, reason="the drafts (../shared/seeds) are not beside the repository")
+
+
+@pytest.fixture(scope="module")
+def registry():
+    from scenes import SCENES
+
+    return SCENES
+
+
+# -- the link table -------------------------------------------------------------------
+
+def test_link_keys_are_whole_urls_or_file_names():
+    notion = "Attention%20mechanism%20-%20An%20in-depth%20analysis/CNN_attention.mp4"
+    assert link_key(notion) == "CNN_attention.mp4"
+    assert link_key("https://i.imgur.com/4LCXc0a.png") == "https://i.imgur.com/4LCXc0a.png"
+    assert link_key("https://youtu.be/iWZWg6uWbJM/") == "https://youtu.be/iWZWg6uWbJM"
+    for media in ("https://i.imgur.com/x.png", "clip.mp4", "https://youtu.be/abc", "a/b%20c.svg",
+                  "https://www.youtube.com/watch?v=NIyiGIv16j8"):
+        assert is_media_link(media), media
+    for page in ("https://arxiv.org/pdf/1409.3215.pdf", "https://mlvu.github.io/",
+                 "https://developer.nvidia.com/blog/introduction-neural-machine-translation-gpus-part-3/"):
+        assert not is_media_link(page), page
+
+
+def test_table_entries_and_their_defaults(registry):
+    table = parse_table("""
+[[link]]
+match = "enc.mp4"
+scene = "encoder"
+[[link]]
+match = "https://i.imgur.com/a.png"
+scene = "dot_product_attention"
+show = "step"
+step = 2
+[[link]]
+match = "eq.png"
+latex = 'c_t = x'
+label = "(1)"
+[[link]]
+match = "fig.png"
+scene = "encoder"
+at = 1.5
+[[link]]
+match = "twice.mp4"
+occurrence = 2
+scene = "bottleneck"
+[[insert]]
+after = "some paragraph"
+scene = "trained_attention"
+""", "t", registry)
+    assert table.lookup("x/enc.mp4", 1).show == "clip"  # a video by default
+    step = table.lookup("https://i.imgur.com/a.png", 1)
+    assert (step.scene, step.show, step.step) == ("dot_product_attention", "step", 2)
+    assert table.lookup("eq.png", 1).show == "math" and table.lookup("eq.png", 1).label == "(1)"
+    assert table.lookup("fig.png", 1).show == "still" and table.lookup("fig.png", 1).at == 1.5
+    assert table.lookup("twice.mp4", 1) is None and table.lookup("twice.mp4", 2).scene == "bottleneck"
+    assert table.lookup("other.png", 1) is None
+    assert table.inserts[0].after == "some paragraph" and table.inserts[0].entry.show == "still"
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[[link]]\nmatch = "a.mp4"\nscene = "no_such_scene"', "unknown scene id 'no_such_scene'"),
+    ('[[link]]\nmatch = "a.mp4"\nscene = "encoder"\nshow = "movie"', "show = 'movie'"),
+    ('[[link]]\nmatch = "a.png"\nscene = "encoder"\nshow = "step"', "needs step"),
+    ('[[link]]\nmatch = "a.png"\nscene = "encoder"\nstep = 2', "needs show = \"step\""),
+    ('[[link]]\nmatch = "a.png"\nscene = "encoder"\ncolour = 2', "unknown key 'colour'"),
+    ('[[link]]\nscene = "encoder"', "needs match"),
+    ('[[link]]\nmatch = "a.png"', "needs scene"),
+    ('[[link]]\nmatch = "a.png"\nscene = "encoder"\nat = -1', "at = -1"),
+    ('[[insert]]\nscene = "encoder"', "needs after"),
+    ('[[links]]\nmatch = "a.png"', "unknown table 'links'"),
+    ('[[link]\nmatch = ', "not valid TOML"),
+])
+def test_bad_table_entries_are_named(registry, text, message):
+    with pytest.raises(LinkTableError) as info:
+        parse_table(text, "links file x.toml", registry)
+    assert message in str(info.value) and str(info.value).startswith("links file x.toml")
+
+
+def test_unreadable_links_file_is_one_clear_error(tmp_path, registry):
+    bad = tmp_path / "links.toml"
+    bad.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(LinkTableError, match="cannot read it"):
+        load_table(bad, registry)
+
+
+def _prepare(text: str, tmp_path: Path, registry, data=None, links: Path | None = None):
+    from publish.post import PostReport, prepare
+
+    draft = tmp_path / "draft.md"
+    draft.write_text(text, encoding="utf-8")
+    report = PostReport()
+    md, tokens, slots, values, title, first = prepare(draft, links, registry, data or {}, report)
+    return md, tokens, slots, values, report
+
+
+@needs_seeds
+def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, registry):
+    _, _, slots, _, report = _prepare(SEED_000.read_text(encoding="utf-8"), tmp_path, registry)
+    assert report.unmapped == []  # zero media from another host
+    shown = [(s.entry.show, s.entry.scene, s.entry.step) for s in slots]
+    # Every image host link and video link of the draft, in reading order.
+    draft_media = re.findall(r"!?\[[^\]]*\]\(([^)]+)\)", SEED_000.read_text(encoding="utf-8"))
+    draft_media = [href for href in draft_media if is_media_link(href)]
+    assert [s.href for s in slots if s.href] == draft_media and len(draft_media) == 28
+    # The nine step pictures of Part 2, in order: Steps 1-4 and the close-up of one query, Steps 1-4 of many.
+    steps = [(scene, step) for show, scene, step in shown if show == "step"]
+    assert steps == [("dot_product_attention", n) for n in range(1, 6)] + [("multi_query_attention", n)
+                                                                             for n in range(1, 5)]
+    clips = [scene for show, scene, _ in shown if show == "clip"]
+    assert clips == ["word_embeddings", "encoder", "decoder", "output_mapping", "bottleneck", "trained_attention",
+                     "attention_process", "cnn_attention"]
+    stills = [scene for show, scene, _ in shown if show == "still"]
+    assert stills == ["seq2seq_overview", "hidden_state_map", "dot_product", "length_curve", "cnn_attention",
+                      "cnn_attention"]
+    # The equation pictures of "Building towards Attention" are typeset; f_att's is used twice.
+    assert [s.entry.label for s in slots if s.entry.show == "math"] == ["(1)", "(2)", "(3)", "(4)", "(2')", "(3)"]
+    # The learned-attention clip comes right after the paragraph that asks for it.
+    insert = next(s for s in slots if not s.href)
+    assert insert.entry.scene == "trained_attention"
+    text = SEED_000.read_text(encoding="utf-8").split("\n")
+    assert "where the weights are learned based on the i/p feature" in text[insert.line - 1]
+    assert report.unplaced == []
+
+
+@needs_seeds
+def test_the_shipped_table_places_every_diagram_seed_001_asks_for(tmp_path, registry):
+    _, _, slots, _, report = _prepare(SEED_001.read_text(encoding="utf-8"), tmp_path, registry)
+    assert report.unmapped == [] and report.unplaced == []
+    assert [s.entry.scene for s in slots] == [
+        "word_embeddings", "encoder", "hidden_state_map", "decoder", "dot_product", "output_mapping",
+        "length_curve", "bottleneck", "attention_process", "cnn_attention", "cnn_attention", "cnn_attention",
+        "dot_product", "dot_product_attention"]
+
+
+def test_an_unmapped_media_link_stays_as_written_and_is_listed(tmp_path, registry):
+    links = tmp_path / "links.toml"
+    links.write_text('[[link]]\nmatch = "ours.svg"\nscene = "dot_product"\n', encoding="utf-8")
+    md, tokens, slots, _, report = _prepare(
+        "# T\n\nText.\n\n![a chart](https://example.org/chart.png)\n\n![ours](x/ours.svg)\n\n"
+        "See [the paper](https://arxiv.org/abs/1).\n", tmp_path, registry, links=links)
+    html = md.renderer.render(tokens, md.options, {"line_numbers": []})
+    assert report.unmapped == [(5, "https://example.org/chart.png")]  # the paper link is no media
+    assert '<img src="https://example.org/chart.png" alt="a chart"' in html
+    assert '<a href="https://arxiv.org/abs/1">the paper</a>' in html
+    assert [s.entry.scene for s in slots] == ["dot_product"] and "<!--media:0-->" in html
+
+
+def test_front_matter_entries_come_before_the_file_table(tmp_path, registry):
+    links = tmp_path / "links.toml"
+    links.write_text('[[link]]\nmatch = "a.mp4"\nscene = "encoder"\n', encoding="utf-8")
+    draft = '+++\n[[link]]\nmatch = "a.mp4"\nscene = "decoder"\n+++\n# T\n\n[a.mp4](a.mp4)\n'
+    _, _, slots, _, _ = _prepare(draft, tmp_path, registry, links=links)
+    assert [(s.entry.scene, s.line) for s in slots] == [("decoder", 8)]
+
+
+# -- placeholders ---------------------------------------------------------------------
+
+DATA = {"model": {"held_out": {"exact_match": 0.973, "sentences": 500}},
+        "words": ["le", "chat"], "m": [[0.123, -0.5], [1.0, 2.456]], "neg": -0.001}
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("{{ model.held_out.exact_match | percent }}", "97.3 %"),
+    ("{{model.held_out.exact_match|percent(0)}}", "97 %"),
+    ("{{ model.held_out.exact_match }}", "0.97"),  # as on screen: 2 decimals
+    ("{{ model.held_out.exact_match | round(1) }}", "1.0"),
+    ("{{ model.held_out.sentences }}", "500"),
+    ("{{ words | words }}", "le chat"),
+    ("{{ words | count }}", "2"),
+    ("{{ words.1 }}", "chat"),
+    ("{{ neg }}", "0.00"),  # rounds to zero: no minus, as on screen
+])
+def test_placeholders_give_the_value_at_their_path(text, shown):
+    assert evaluate(parse(text), DATA) == (shown, False)
+
+
+def test_a_matrix_placeholder_is_a_table_rounded_as_on_screen():
+    html, block = evaluate(parse("{{ m }}"), DATA)
+    assert block
+    assert re.findall(r"<td>([^<]*)</td>", html) == ["0.12", "\u22120.50", "1.00", "2.46"]
+
+
+def test_a_matrix_a_scene_shows_is_labelled_as_on_screen():
+    from tests.helpers import load_default_trace
+
+    data = load_default_trace().to_dict()
+    html, block = evaluate(parse("{{ worked_example.weights | table }}"), data)
+    weights = data["worked_example"]["weights"]
+    assert block and "<caption>A = softmax of each column of E" in html
+    cells = re.findall(r"<td>([^<]*)</td>", html)
+    assert len(cells) == len(weights) * len(weights[0])
+    assert [float(c.replace("\u2212", "-")) for c in cells] == [round(v, 2) + 0.0 for row in weights for v in row]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{{ model.held_out.exact_matc }}", "unknown placeholder 'model.held_out.exact_matc'"),
+    ("{{ model.held_out.exact_match | shout }}", "unknown filter 'shout'"),
+    ("{{ __import__('os').system('true') }}", "is not a dotted path"),
+    ("{{ model.held_out | percent }}", "filter 'percent' does not apply"),
+    ("{{ words.7 }}", "unknown placeholder 'words.7'"),
+])
+def test_bad_placeholders_are_one_clear_error(text, message):
+    with pytest.raises(PlaceholderError) as info:
+        evaluate(parse(text, line=12), DATA)
+    assert message in str(info.value) and str(info.value).startswith("line 12: ")
+
+
+def test_placeholders_are_found_with_their_line():
+    found = find("a\n\nb {{ x.y }} c\n{{ z | percent }}\n", first_line=3)
+    assert [(p.path, p.line) for p in found] == [("x.y", 5), ("z", 6)]
+
+
+# -- editor's notes and mojibake ---------------------------------------------------------
+
+def test_notes_and_empty_references_are_left_out_and_listed():
+    text = "\n".join([
+        "# Title",
+        "//// introduction - explain motivation",
+        "Text as shown in [] and more.",
+        "/// add reference",
+        "TODO: set initial values",
+        "we apply a softmax (add ref) to scale it",
+        "As we saw in [diag] we had",
+        "used in Transformers (attn is all u need link)",
+        "To learn more refer to []",
+        "borrow from the [[https://a.org/](https://a.org/)]",
+        "```",
+        "/// kept: code",
+        "```",
+        "A [real link](https://b.org) and [text].",
+    ])
+    cleaned, changes = strip_notes(text)
+    assert cleaned.split("\n") == [
+        "# Title", "Text and more.", "we apply a softmax to scale it", "As we saw we had",
+        "used in Transformers", "", "borrow from the [https://a.org/](https://a.org/)",
+        "```", "/// kept: code", "```", "A [real link](https://b.org) and [text]."]
+    assert [(c.line, c.kind) for c in changes] == [
+        (2, "note"), (3, "empty reference"), (4, "note"), (5, "note"), (6, "inline note"),
+        (7, "empty reference"), (8, "inline note"), (9, "empty reference"), (10, "double brackets")]
+
+
+def test_mojibake_is_repaired_and_reported_and_nothing_else_changes():
+    text = "### hidden state \u00e2\u2020\u2019 output word\nit\u2019s \u201cquoted\u201d\nseq\u00e2\u2020\u2019seq\n"
+    fixed, changes = repair_mojibake(text)
+    assert fixed == "### hidden state \u2192 output word\nit\u2019s \u201cquoted\u201d\nseq\u2192seq\n"
+    assert [(c.line, c.kind) for c in changes] == [(1, "mojibake"), (3, "mojibake")]
+    no_break, changes = repair_mojibake("e_{21}\\\\\u00c2\u00a0e_{22}")
+    assert no_break == "e_{21}\\\\\u00a0e_{22}" and len(changes) == 1
+
+
+# -- math -----------------------------------------------------------------------------
+
+def test_the_drafts_latex_becomes_mathml_browsers_draw():
+    encoder = to_mathml(r"h_t = \texttt{enocder\_RNN}(x_t, h_{t-1})", display=True)
+    assert 'display="block"' in encoder and ">enocder_RNN</mtext>" in encoder
+    assert 'style="font-family:monospace"' in encoder
+    # \mathbf: upright bold; \boldsymbol: bold italic (MathML Core ignores mathvariant="bold").
+    bold = to_mathml(r"\boldsymbol{E} = \boldsymbol{s_2}\cdot \mathbf{X^{T}} \\")
+    assert 'mathvariant="bold' not in bold
+    assert '<mi mathvariant="normal" style="font-weight:bold">X</mi>' in bold.replace("  ", " ")
+    assert '<mi style="font-weight:bold">E</mi>' in bold.replace("  ", " ")
+    assert "&#x02192;" in to_mathml(r"s_2 \rightarrow o_2")  # →
+    assert "&#x02218;" in to_mathml(r"\theta < 90 \degree")  # the degree ring
+    assert ">UPPERCASE&#x000A0;</mtext>" in to_mathml(r"\textup{UPPERCASE } x")
+    assert 'alttext="a_{x\\bullet}"' in to_mathml(r"a_{x\bullet}")
+    with pytest.raises(MathError, match="cannot typeset"):
+        to_mathml(r"\frac{a}{")
+
+
+def test_display_math_line_breaks_become_lines():
+    notation = (r"\textup{UPPERCASE } \mathbf{ bold} : \textbf{X} \rightarrow matrix \\"
+                r"\textup{lowercase } \mathbf{ bold} : \textbf{s} \rightarrow vector \\"
+                r"\textup{lowercase } regular : a \rightarrow scalar")
+    assert [line.split()[0] for line in split_lines(notation)] == [r"\textup{UPPERCASE", r"\textup{lowercase",
+                                                                   r"\textup{lowercase"]
+    matrix = r"\begin{bmatrix}a\\ b\end{bmatrix} \\ \\ c = 1 \\"
+    assert split_lines(matrix) == [r"\begin{bmatrix}a\\ b\end{bmatrix}", "c = 1"]
+
+
+# -- figures --------------------------------------------------------------------------
+
+def test_stills_are_cropped_to_what_they_show(tmp_path):
+    from PIL import Image, ImageDraw
+
+    from publish.post import crop_png, crop_svg
+
+    image = Image.new("RGB", (854, 480), "#FFFFFF")
+    ImageDraw.Draw(image).rectangle((100, 50, 399, 249), fill="#000000")  # 300 x 200 px of content
+    image.save(tmp_path / "s.png")
+    box = crop_png(tmp_path / "s.png", tmp_path / "c.png", "#FFFFFF")
+    margin = round(0.02 * 854)  # 17 px
+    assert box == (100 - margin, 50 - margin, 400 + margin, 250 + margin)
+    assert Image.open(tmp_path / "c.png").size == (300 + 2 * margin, 200 + 2 * margin)
+    # The svg of a picture twice the png's size keeps a viewBox: the same box, in its units.
+    (tmp_path / "s.svg").write_text('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" '
+                                    'width="1708px" height="960px" viewBox="0 0 1708 960"><rect/></svg>')
+    crop_svg(tmp_path / "s.svg", tmp_path / "c.svg", box, (854, 480))
+    head = (tmp_path / "c.svg").read_text().split("\n")[1]
+    assert f'viewBox="{2 * (100 - margin):.2f} {2 * (50 - margin):.2f} {2 * (300 + 2 * margin):.2f} ' \
+           f'{2 * (200 + 2 * margin):.2f}"' in head
+    assert f'width="{2 * (300 + 2 * margin):.2f}"' in head and "<rect/>" in (tmp_path / "c.svg").read_text()
+
+
+# -- the command's bad inputs ---------------------------------------------------------------
+
+def _post(*args: str):
+    import render
+
+    return CliRunner().invoke(render.cli, ["post", *args])
+
+
+def _one_line_error(result, text: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.strip().split("\n") if line]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and text in lines[0], result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("case, text", [
+    ("missing draft", "no such file"),
+    ("missing links", "links file"),
+    ("unreadable links", "cannot read it"),
+    ("bad entry", "show = 'film'"),
+    ("unknown scene", "unknown scene id 'encodr'"),
+    ("unknown placeholder", "unknown placeholder 'model.held_out.exact_matc'"),
+    ("bad theme", "unknown theme 'sepia'"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, case, text):
+    draft = tmp_path / "draft.md"
+    draft.write_text("# T\n\n[x.mp4](x.mp4)\n\nAccuracy: {{ model.held_out.exact_match | percent }}.\n")
+    links = tmp_path / "links.toml"
+    links.write_text('[[link]]\nmatch = "x.mp4"\nscene = "encoder"\n')
+    site = tmp_path / "site"
+    args = [str(draft), "--out", str(site), "--links", str(links)]
+    if case == "missing draft":
+        args[0] = str(tmp_path / "nope.md")
+    elif case == "missing links":
+        args[-1] = str(tmp_path / "nope.toml")
+    elif case == "unreadable links":
+        links.write_bytes(b"\xff\xfe\x00")
+    elif case == "bad entry":
+        links.write_text('[[link]]\nmatch = "x.mp4"\nscene = "encoder"\nshow = "film"\n')
+    elif case == "unknown scene":
+        links.write_text('[[link]]\nmatch = "x.mp4"\nscene = "encodr"\n')
+    elif case == "unknown placeholder":
+        draft.write_text("# T\n\n{{ model.held_out.exact_matc }}\n")
+    elif case == "bad theme":
+        args += ["--theme", "sepia"]
+    _one_line_error(_post(*args), text)
+    assert not (site / "index.html").exists()
+    assert not site.exists() or not any(site.rglob("*.mp4"))
+
+
+# -- the seed 000 draft, built once, read in Chromium -------------------------------------------
+
+_PAGE_CHECK = """
+<script>
+(async () => {
+  const errors = [];
+  window.addEventListener('error', e => errors.push(String(e.message || e.target && e.target.src)), true);
+  const wait = (el, event, ok) => new Promise(done => {
+    if (ok()) return done();
+    el.addEventListener(event, done); el.addEventListener('error', done); setTimeout(done, 15000);
+  });
+  const videos = [];
+  for (const v of document.querySelectorAll('video')) {
+    await wait(v, 'loadeddata', () => v.readyState >= 2);
+    videos.push({src: v.currentSrc, ready: v.readyState, duration: v.duration, width: v.videoWidth,
+                 error: v.error ? v.error.code : null, poster: v.getAttribute('poster')});
+  }
+  const images = [];
+  for (const img of document.querySelectorAll('img')) {
+    img.loading = 'eager';
+    try { await img.decode(); } catch (e) {}
+    images.push({src: img.getAttribute('src'), width: img.naturalWidth, shown: img.getBoundingClientRect().width});
+  }
+  const tracks = [];
+  for (const t of document.querySelectorAll('video track')) {
+    t.track.mode = 'hidden';
+    await wait(t, 'load', () => t.readyState >= 2);
+    tracks.push({src: t.getAttribute('src'), ready: t.readyState, cues: t.track.cues ? t.track.cues.length : -1});
+  }
+  const maths = [...document.querySelectorAll('math')].map(m => m.getBoundingClientRect().width);
+  const resources = performance.getEntriesByType('resource').map(r => r.name);
+  const out = document.createElement('pre');
+  out.id = 'results';
+  out.textContent = JSON.stringify({videos, images, tracks, maths, resources, errors,
+                                    column: document.querySelector('main').clientWidth});
+  document.body.appendChild(out);
+})();
+</script>
+"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def _chromium(url: str, *extra: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run(
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--disable-default-apps", "--mute-audio", "--hide-scrollbars", f"--user-data-dir={profile}",
+             # Nothing outside this machine resolves: a request elsewhere fails and is logged.
+             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+             "--enable-logging=stderr", "--v=0", *extra, url],
+            capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def seed_site(tmp_path_factory):
+    """Seed 000 built once at low quality into a temporary SITE (cold: nothing cached)."""
+    if SEED_000 is None:
+        pytest.skip("the drafts (../shared/seeds) are not beside the repository")
+    import render
+
+    site = tmp_path_factory.mktemp("post") / "site"
+    result = CliRunner().invoke(render.cli, ["post", str(SEED_000), "--out", str(site), "--quality", "low",
+                                             "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    return site, result.output
+
+
+@pytest.mark.render
+def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(seed_site, tmp_path):
+    site, output = seed_site
+    page = (site / "index.html").read_text(encoding="utf-8")
+    # Nothing the page loads names another host: every src, poster and srcset is a file of SITE.
+    loaded = re.findall(r'\b(?:src|poster|srcset)="([^"]*)"', page)
+    assert loaded and all("://" not in url and not url.startswith("//") for url in loaded)
+    assert "<script" not in page and "<link" not in page and "@import" not in page and "url(" not in page
+    assert "i.imgur.com" not in page and "youtu" not in page
+    # Notes and mojibake are gone from the page, and the run says where they were.
+    for gone in ("////", "TODO:", "(add ref)", "[diag]", "\u00e2\u2020\u2019", "[]", "$$"):
+        assert gone not in page, gone
+    assert "line 97: mojibake repaired" in output and "line 39: note left out" in output
+    assert "0 media links left as written" in output
+
+    check = site / "check.html"
+    check.write_text(page.replace("</body>", _PAGE_CHECK + "</body>"), encoding="utf-8")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    netlog = tmp_path / "netlog.json"
+    try:
+        result = _chromium(f"http://127.0.0.1:{port}/check.html", "--virtual-time-budget=60000",
+                           f"--log-net-log={netlog}", "--dump-dom")
+        shot = tmp_path.parent / "post-seed-000.png"  # kept for inspection with pytest's temporary folders
+        _chromium(f"http://127.0.0.1:{port}/index.html", "--virtual-time-budget=20000",
+                  "--window-size=800,30000", f"--screenshot={shot}")
+    finally:
+        server.shutdown()
+        server.server_close()
+        check.unlink()
+    assert '<pre id="results">' in result.stdout, result.stderr[-2000:]
+    found = json.loads(result.stdout.split('<pre id="results">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    clips = re.findall(r'<source src="(media/light/[^"]+\.mp4)"', page)
+    assert len(found["videos"]) == len(clips) == 8
+    for video in found["videos"]:
+        assert video["error"] is None and video["ready"] >= 2 and video["duration"] > 1 and video["width"] > 0, video
+        assert (site / video["poster"]).is_file()
+    assert len(found["images"]) == 15
+    for image in found["images"]:
+        assert image["width"] > 0 and 0 < image["shown"] <= found["column"], image
+    assert len(found["tracks"]) == 8
+    assert all(t["ready"] == 2 and t["cues"] > 0 for t in found["tracks"]), found["tracks"]
+    assert len(found["maths"]) > 100 and min(found["maths"]) > 0  # every formula drawn
+    assert found["errors"] == []
+    assert all(name.startswith(f"http://127.0.0.1:{port}/") for name in found["resources"]), found["resources"]
+    console = [line for line in result.stderr.split("\n") if "CONSOLE" in line or "Failed to load" in line]
+    assert console == []
+    # The network log: every URL Chromium asked for was on 127.0.0.1.
+    urls = set(re.findall(r'"url":"([^"]+)"', netlog.read_text(errors="replace")))
+    outside = {u for u in urls if not u.startswith(f"http://127.0.0.1:{port}/") and not u.startswith(("data:", "blob:"))}
+    assert urls and not outside, outside
+    assert shot.is_file() and shot.stat().st_size > 100_000
+
+
+@pytest.mark.render
+def test_changing_one_number_re_renders_only_its_scene_and_rewrites_the_page(seed_site, tmp_path):
+    import render
+
+    site = tmp_path / "site"
+    shutil.copytree(seed_site[0], site)  # the seed's media, cached
+    draft = tmp_path / "draft.md"
+    draft.write_text("# Numbers\n\n![dot](dot_product.svg)\n\nThe score is {{ dot_product.score }}.\n\n"
+                     "{{ worked_example.weights | table }}\n", encoding="utf-8")
+    first = CliRunner().invoke(render.cli, ["post", str(draft), "--out", str(site)])
+    assert first.exit_code == 0, first.output
+    assert "scenes 0 rendered, 1 from cache" in first.output
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "The score is 0.39." in page  # 0.6 * -0.8 + 0.9 * 0.9 + 0.2 * 0.3
+    assert "<caption>A = softmax of each column of E" in page
+    numbers = tmp_path / "numbers.toml"
+    numbers.write_text("[dot_product]\nmovie = [0.6, 0.9, 1.2]\n", encoding="utf-8")
+    second = CliRunner().invoke(render.cli, ["post", str(draft), "--out", str(site), "--numbers", str(numbers)])
+    assert second.exit_code == 0, second.output
+    assert "dot_product: rendering png, svg" in second.output
+    assert "scenes 1 rendered, 0 from cache" in second.output
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "The score is 0.69." in page  # 0.39 + (1.2 - 0.2) * 0.3
