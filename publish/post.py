@@ -272,6 +272,9 @@ def _needs(slots: list[Slot]) -> dict[str, dict[str, Any]]:
         elif e.show == "step":
             need["formats"] |= {"png", "svg"}
             need["steps"] = True
+        elif e.show == "step-clip":
+            need["formats"] |= {"mp4", "png", "vtt"}
+            need["steps"] = True
     return needs
 
 
@@ -485,9 +488,9 @@ def _href(path: str) -> str:
     return html.escape(quote(path))
 
 
-def _clip_html(scene: str, theme: str, alt: str, css: str) -> str:
-    base = f"media/{theme}/{scene}"
-    return (f'<video class="{css}" autoplay muted loop playsinline preload="auto" poster="{_href(base + ".png")}" '
+def _clip_html(base: str, alt: str, css: str) -> str:
+    css_attr = f' class="{css}"' if css else ""
+    return (f'<video{css_attr} autoplay muted loop playsinline preload="auto" poster="{_href(base + ".png")}" '
             f'aria-label="{html.escape(alt)}" title="{html.escape(alt)}">'
             f'<source src="{_href(base + ".mp4")}" type="video/mp4">'
             f'<track kind="captions" src="{_href(base + ".vtt")}" srclang="en" label="English">'
@@ -518,9 +521,16 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
         label = f'<span class="eqno">{html.escape(e.label)}</span>' if e.label else ""
         return f'<div class="equation"><div>{maths}</div>{label}</div>'
     alt = e.alt or registry[e.scene].description
-    if e.show == "clip":
+    if e.show in ("clip", "step-clip"):
         css = {t: f"theme-{t}" if len(themes) > 1 else "" for t in themes}
-        videos = "".join(_clip_html(e.scene, t, alt, css[t]) for t in themes)
+        bases = {t: f"media/{t}/{e.scene}" for t in themes}
+        if e.show == "step-clip":
+            for t in themes:
+                found = _step_file(site / "media" / t / e.scene, e.step, "mp4")
+                if found is None:
+                    raise PostError(f"{e.source}: scene {e.scene} has no step {e.step!r}")
+                bases[t] = found.relative_to(site).with_suffix("").as_posix()
+        videos = "".join(_clip_html(bases[t], alt, css[t]) for t in themes)
         return f'<figure class="clip" data-scene="{html.escape(e.scene)}">{videos}</figure>'
     figs = {t: _figure(slot, t, site, backgrounds[t], report) for t in themes}
     return f'<figure class="still" data-scene="{html.escape(e.scene)}">{_img_html(figs, alt, themes)}</figure>'

@@ -10,8 +10,8 @@ first. Two kinds of entry::
     [[link]]                       # a link or image of the draft
     match = "encoder.mp4"          # a file name (the link's last path part) or a whole URL
     scene = "encoder"              # a scene id (render.py list)
-    show = "clip"                  # clip | still | step | math (default: clip for a video, else still)
-    step = 2                       # show = "step": the scene's step, by number or name
+    show = "clip"                  # clip | still | step | step-clip | math (default: clip for a video, else still)
+    step = 2                       # show = "step" (its still) or "step-clip" (its part of the clip): by number or name
     at = 8.5                       # show = "still": the clip's frame at this second (default: its poster)
     occurrence = 2                 # only the draft's 2nd link with this match (default: every one)
     latex = 'c_t = \\sum_j a_{tj} h_j'  # show = "math": typeset instead of a picture
@@ -39,7 +39,7 @@ from urllib.parse import unquote, urlparse
 __all__ = ["LinkTableError", "Entry", "Insert", "LinkTable", "load_table", "default_table_text", "link_key",
            "VIDEO_HOSTS", "MEDIA_SUFFIXES", "is_media_link", "SHOWS"]
 
-SHOWS = ("clip", "still", "step", "math")
+SHOWS = ("clip", "still", "step", "step-clip", "math")
 VIDEO_HOSTS = ("youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be", "vimeo.com", "player.vimeo.com")
 MEDIA_SUFFIXES = (".mp4", ".webm", ".mov", ".gif", ".png", ".jpg", ".jpeg", ".svg", ".webp")
 _LINK_KEYS = {"match", "scene", "show", "step", "at", "occurrence", "latex", "label", "alt", "only_in"}
@@ -117,9 +117,9 @@ def _entry(raw: Any, where: str, registry: dict[str, type], keys: set[str], matc
         if scene not in registry:
             raise LinkTableError(f"{where}: unknown scene id {scene!r} (valid: {', '.join(registry)})")
     step = raw.get("step")
-    if show == "step":
+    if show in ("step", "step-clip"):
         if not isinstance(step, (int, str)) or isinstance(step, bool) or (isinstance(step, int) and step < 1):
-            raise LinkTableError(f"{where}: show = \"step\" needs step = <number from 1> or \"<step name>\"")
+            raise LinkTableError(f"{where}: show = \"{show}\" needs step = <number from 1> or \"<step name>\"")
     elif step is not None:
         raise LinkTableError(f"{where}: step = {step!r} needs show = \"step\"")
     at = raw.get("at")

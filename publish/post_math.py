@@ -58,6 +58,9 @@ def split_lines(latex: str) -> list[str]:
 def _prepare(latex: str) -> str:
     latex = latex.strip()
     latex = re.sub(r"(\\\\\s*)+$", "", latex)  # a trailing line break ends nothing
+    # latex2mathml puts a matrix with a subscript into one malformed <msub> (its cells then drawn as a
+    # subscript): the script goes on an empty group after the closing bracket instead.
+    latex = re.sub(r"(\\end\{[a-zA-Z]*matrix\})\s*(?=[_^])", r"\1{}", latex)
     for command, meaning in _SYNONYMS.items():
         latex = re.sub(re.escape(command) + r"(?![A-Za-z])", lambda _: meaning, latex)
     return latex

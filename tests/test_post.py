@@ -78,10 +78,17 @@ at = 1.5
 match = "twice.mp4"
 occurrence = 2
 scene = "bottleneck"
+[[link]]
+match = "part.png"
+scene = "multi_query_attention"
+show = "step-clip"
+step = "step-3-softmax"
 [[insert]]
 after = "some paragraph"
 scene = "trained_attention"
 """, "t", registry)
+    part = table.lookup("part.png", 1)
+    assert (part.show, part.step) == ("step-clip", "step-3-softmax")
     assert table.lookup("x/enc.mp4", 1).show == "clip"  # a video by default
     step = table.lookup("https://i.imgur.com/a.png", 1)
     assert (step.scene, step.show, step.step) == ("dot_product_attention", "step", 2)
@@ -96,6 +103,7 @@ scene = "trained_attention"
     ('[[link]]\nmatch = "a.mp4"\nscene = "no_such_scene"', "unknown scene id 'no_such_scene'"),
     ('[[link]]\nmatch = "a.mp4"\nscene = "encoder"\nshow = "movie"', "show = 'movie'"),
     ('[[link]]\nmatch = "a.png"\nscene = "encoder"\nshow = "step"', "needs step"),
+    ('[[link]]\nmatch = "a.png"\nscene = "encoder"\nshow = "step-clip"\nstep = 0', "needs step"),
     ('[[link]]\nmatch = "a.png"\nscene = "encoder"\nstep = 2', "needs show = \"step\""),
     ('[[link]]\nmatch = "a.png"\nscene = "encoder"\ncolour = 2', "unknown key 'colour'"),
     ('[[link]]\nscene = "encoder"', "needs match"),
@@ -298,6 +306,10 @@ def test_the_drafts_latex_becomes_mathml_browsers_draw():
     assert "&#x02218;" in to_mathml(r"\theta < 90 \degree")  # the degree ring
     assert ">UPPERCASE&#x000A0;</mtext>" in to_mathml(r"\textup{UPPERCASE } x")
     assert 'alttext="a_{x\\bullet}"' in to_mathml(r"a_{x\bullet}")
+    # A matrix with a size subscript (draft 001's appendix): the cells are the matrix's, the size its script.
+    sized = to_mathml(r"\begin{bmatrix}a & b\end{bmatrix}_{1\times 2}")
+    assert re.search(r"<msub><mrow ?/><mrow><mn>1</mn><mo>&#x000D7;</mo><mn>2</mn></mrow></msub>", sized), sized
+    assert sized.index("<mtable>") < sized.index("<msub>")
     with pytest.raises(MathError, match="cannot typeset"):
         to_mathml(r"\frac{a}{")
 
