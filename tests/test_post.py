@@ -563,3 +563,67 @@ def test_changing_one_number_re_renders_only_its_scene_and_rewrites_the_page(see
     assert "scenes 1 rendered, 0 from cache" in second.output
     page = (site / "index.html").read_text(encoding="utf-8")
     assert "The score is 0.69." in page  # 0.39 + (1.2 - 0.2) * 0.3
+
+
+# -- --serve ------------------------------------------------------------------------------
+
+def test_serve_rebuilds_on_save_reloads_the_page_and_stops_cleanly_on_ctrl_c(tmp_path):
+    """A draft without media (nothing to render): serve, save a change, see the page told to reload
+    and rebuilt, then Ctrl-C: exit 0, no traceback."""
+    import os
+    import signal
+    import sys
+    import time
+    import urllib.request
+
+    root = Path(__file__).resolve().parents[1]
+    draft = tmp_path / "draft.md"
+    draft.write_text("# Served\n\nFirst version: {{ dot_product.score }}.\n", encoding="utf-8")
+    site = tmp_path / "site"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen([sys.executable, str(root / "render.py"), "post", str(draft), "--out", str(site),
+                             "--serve", "--port", "0"], cwd=root, env=env, stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True)
+    reader.start()
+
+    def wait_for(predicate, what: str, seconds: float = 90):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if predicate():
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"no {what} after {seconds} s: {''.join(lines)[-2000:]}")
+
+    try:
+        wait_for(lambda: any(line.startswith("serving http://127.0.0.1:") for line in lines), "server")
+        url = next(line for line in lines if line.startswith("serving")).split()[1]
+        wait_for(lambda: any(line.startswith("post: ") for line in lines), "first build")
+        time.sleep(0.5)  # the server's count of builds moves on just after the build's last line
+        page = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert "First version: 0.39." in page and 'new EventSource("/__events")' in page
+        assert "EventSource" not in (site / "index.html").read_text()  # added as served, not written
+        events: list[tuple[float, str]] = []
+
+        def listen() -> None:
+            with urllib.request.urlopen(url + "__events", timeout=60) as stream:
+                for raw in stream:
+                    events.append((time.monotonic(), raw.decode()))
+
+        threading.Thread(target=listen, daemon=True).start()
+        time.sleep(1.0)
+        saved = time.monotonic()
+        draft.write_text("# Served\n\nSecond version.\n", encoding="utf-8")
+        # The page is rebuilt, then the open page is told to reload (a reload of the first build
+        # may come before: a page opened during a build reloads when it is done).
+        wait_for(lambda: "Second version." in (site / "index.html").read_text(), "rebuild")
+        wait_for(lambda: any(t > saved and e.startswith("event: reload") for t, e in events), "reload event")
+        assert "Second version." in urllib.request.urlopen(url, timeout=10).read().decode()
+        assert any(line.startswith("changed: draft.md") for line in lines)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=30)
+        reader.join(timeout=5)
+    assert code == 0, "".join(lines)[-2000:]
+    assert lines[-1].strip() == "stopped" and not any("Traceback" in line for line in lines), "".join(lines)
