@@ -66,7 +66,7 @@ class PostReport:
     changes: list[Change] = field(default_factory=list)
     unmapped: list[tuple[int, str]] = field(default_factory=list)  # (line, link) kept as written
     unplaced: list[str] = field(default_factory=list)  # inserts whose paragraph the draft lacks
-    legibility: list[str] = field(default_factory=list)
+    legibility: list[tuple[str, str, float]] = field(default_factory=list)  # (figure, theme, smallest px)
     rendered: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
@@ -84,7 +84,11 @@ class PostReport:
             out.append(f"line {line}: media link not in the link table, kept as written: {href}")
         for snippet in self.unplaced:
             out.append(f"insert not placed (no paragraph contains {snippet!r})")
-        out += self.legibility
+        if self.legibility:
+            smallest = ", ".join(f"{name} {px:.1f}" for name, theme, px in self.legibility
+                                 if theme == self.legibility[0][1])
+            out.append(f"figures wider than the {COLUMN_PX} px column at 480p, so their smallest capitals may be "
+                       f"under {MIN_CAPITAL_PX:g} px (px): {smallest}")
         out.append(f"post: {self.slots} figures and clips of ours, {self.formulas} formulas, "
                    f"{self.placeholders} numbers from the core; scenes {len(self.rendered)} rendered, "
                    f"{len(self.cached)} from cache, {len(self.failed)} failed; "
@@ -434,9 +438,7 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
     width_480 = (box[2] - box[0]) * FRAME_PX_480P / size[0]
     shown = min(COLUMN_PX, round(width_480 * MAX_ENLARGE))
     if shown < width_480 - 0.5:
-        smallest = MIN_CAPITAL_PX * shown / width_480
-        note = (f"figure {name} ({theme}): {width_480:.0f} px wide at 480p, shown at {shown} px: its smallest "
-                f"capitals may be {smallest:.1f} px (the scenes keep {MIN_CAPITAL_PX:g} px at 480p)")
+        note = (name, theme, MIN_CAPITAL_PX * shown / width_480)
         if note not in report.legibility:
             report.legibility.append(note)
     height = round(shown * (box[3] - box[1]) / (box[2] - box[0]))
@@ -521,6 +523,10 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
         label = f'<span class="eqno">{html.escape(e.label)}</span>' if e.label else ""
         return f'<div class="equation"><div>{maths}</div>{label}</div>'
     alt = e.alt or registry[e.scene].description
+    if e.show in ("step", "step-clip") and not e.alt:
+        step = _step_file(site / "media" / themes[0] / e.scene, e.step, "png")
+        if step is not None:
+            alt = f"{alt} This picture: {step.stem[3:].replace('-', ' ')}."
     if e.show in ("clip", "step-clip"):
         css = {t: f"theme-{t}" if len(themes) > 1 else "" for t in themes}
         bases = {t: f"media/{t}/{e.scene}" for t in themes}
