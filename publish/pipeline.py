@@ -50,6 +50,12 @@ WORK_PREFIX = ".rendering-"
 #: (Manim's default, 1, stops drawing at the end of every animation until its file is
 #: encoded; each in-flight encoder holds up to 8 frames, so fewer at the larger sizes).
 INFLIGHT_ENCODERS = {"low": 4, "medium": 4, "high": 3, "4k": 2}
+#: Options of every partial movie's encoder. libx264 (and libvpx) split one file over
+#: threads by default, and then give different bytes for the same frames now and then
+#: (1 encode in 8 on a 2-core machine): a split render was not the whole render's twin.
+#: One thread per file encodes the same frames to the same bytes; the in-flight
+#: encoders still encode several files at once.
+ENCODER_OPTIONS = {"threads": "1"}
 
 
 def inflight_encoders(quality: str) -> int:
@@ -241,6 +247,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "progress_bar": "none",
             "verbosity": "ERROR",
             "max_inflight_encoders": inflight_encoders(quality),
+            "video_encoder_options": dict(ENCODER_OPTIONS),
             "output_file": scene_id,
             "save_sections": "mp4" in step_formats,
         }
