@@ -8,6 +8,11 @@ trace sections the scene declares (exactly those sub-trees of
 record lives next to the outputs (``OUT/.cache/<scene>.<fmt>.json``), so
 copying the folder keeps it coherent. Manim-free: checking a warm cache
 costs milliseconds.
+
+The record also holds each output's size and SHA-256: a file of the right
+size with other bytes (zero-filled by a full disk, or edited by hand) is
+stale. Hashing runs at about a gigabyte a second, so even a 4K set checks in
+a fraction of a second.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 from .tables import scene_sections
 
 __all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key", "record_path",
-           "is_fresh", "write_record", "atomic_write_text", "manim_version"]
+           "is_fresh", "write_record", "atomic_write_text", "manim_version", "file_digest"]
 
 CACHE_DIR = ".cache"
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,21 +139,38 @@ def output_path(out_dir: Path, stem: str, fmt: str) -> Path:
     return out_dir / f"{stem}.{fmt}"
 
 
+def file_digest(path: Path) -> str:
+    """SHA-256 of the file at ``path``, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _same_file(path: Path, size: Any, digest: Any) -> bool:
+    """``path`` has the recorded size and bytes (size first: it costs no read)."""
+    return path.stat().st_size == size and isinstance(digest, str) and file_digest(path) == digest
+
+
 def is_fresh(out_dir: Path, stem: str, fmt: str, key: dict[str, str]) -> bool:
     """The output (and every step file it came with) exists, is the file the
-    record describes, and the key matches."""
+    record describes (size and content hash), and the key matches. A record
+    without hashes (written before they were kept) is stale."""
     out = output_path(out_dir, stem, fmt)
     try:
         record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
-        size = out.stat().st_size
-        if not isinstance(record, dict):
+        if not isinstance(record, dict) or record.get("key") != key:
             return False
+        if not _same_file(out, record.get("size"), record.get("sha256")):
+            return False
+        hashes = record.get("hashes", {})
         extra = record.get("files", {})
-        if any((out_dir / name).stat().st_size != n for name, n in extra.items()):
+        if not isinstance(hashes, dict) or set(hashes) != set(extra):
             return False
-    except (OSError, ValueError, AttributeError):
+        return all(_same_file(out_dir / name, n, hashes[name]) for name, n in extra.items())
+    except (OSError, ValueError, AttributeError, TypeError):
         return False
-    return record.get("key") == key and record.get("size") == size
 
 
 def recorded_theme(out_dir: Path, scene_id: str, fmt: str) -> str | None:
@@ -182,7 +204,9 @@ def atomic_write_text(path: Path, text: str) -> None:
 def write_record(out_dir: Path, stem: str, fmt: str, key: dict[str, str],
                  files: list[str] | tuple[str, ...] = ()) -> None:
     """Record ``OUT/<stem>.<fmt>`` and the step files (paths relative to OUT) written with it."""
-    size = output_path(out_dir, stem, fmt).stat().st_size
+    out = output_path(out_dir, stem, fmt)
     extra = {name: (out_dir / name).stat().st_size for name in files}
+    hashes = {name: file_digest(out_dir / name) for name in files}
     atomic_write_text(record_path(out_dir, stem, fmt),
-                      json.dumps({"key": key, "size": size, "files": extra}, indent=1, sort_keys=True))
+                      json.dumps({"key": key, "size": out.stat().st_size, "sha256": file_digest(out),
+                                  "files": extra, "hashes": hashes}, indent=1, sort_keys=True))
