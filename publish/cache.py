@@ -27,10 +27,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .tables import scene_sections
-
 __all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key", "record_path",
-           "is_fresh", "write_record", "atomic_write_text", "manim_version", "file_digest"]
+           "is_fresh", "write_record", "atomic_write_text", "manim_version", "file_digest", "module_code_files",
+           "module_code_hash", "note_inputs", "current_for_inputs"]
 
 CACHE_DIR = ".cache"
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +74,12 @@ def _scene_imports(path: Path, package: str) -> set[str]:
 
 def code_files(cls: type) -> list[Path]:
     """The scene's module and every ``scenes.*`` module it imports, transitively."""
-    start = cls.__module__
+    return module_code_files(cls.__module__)
+
+
+def module_code_files(start: str) -> list[Path]:
+    """The module ``start`` (a dotted name) and every ``scenes.*`` module it imports,
+    transitively, found by reading the files (nothing is imported)."""
     seen: dict[str, Path] = {}
     todo = [start]
     while todo:
@@ -92,13 +96,19 @@ def code_files(cls: type) -> list[Path]:
 
 
 def code_hash(cls: type) -> str:
+    return module_code_hash(cls.__module__)
+
+
+def module_code_hash(module: str) -> str:
     h = hashlib.sha256()
-    for path in code_files(cls):
+    for path in module_code_files(module):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
 def sections_hash(cls: type, data: dict[str, Any]) -> str:
+    from .tables import scene_sections  # imports attention_core (numpy): not for the file-only check
+
     blob = json.dumps(scene_sections(cls, data), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -210,3 +220,34 @@ def write_record(out_dir: Path, stem: str, fmt: str, key: dict[str, str],
     atomic_write_text(record_path(out_dir, stem, fmt),
                       json.dumps({"key": key, "size": out.stat().st_size, "sha256": file_digest(out),
                                   "files": extra, "hashes": hashes}, indent=1, sort_keys=True))
+
+
+def note_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> None:
+    """Add the fingerprint of the files ``<stem>.<fmt>`` was made from
+    (:func:`publish.uptodate.fingerprint`) to its record, for the file-only check."""
+    path = record_path(out_dir, stem, fmt)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(record, dict) and record.get("inputs") != inputs:
+        record["inputs"] = inputs
+        atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True))
+
+
+def current_for_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> bool:
+    """``<stem>.<fmt>`` was made from files of this fingerprint and still has
+    its recorded bytes (and so has every step file written with it)."""
+    out = output_path(out_dir, stem, fmt)
+    try:
+        record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
+        if not isinstance(record, dict) or record.get("inputs") != inputs:
+            return False
+        if not _same_file(out, record.get("size"), record.get("sha256")):
+            return False
+        hashes, extra = record.get("hashes", {}), record.get("files", {})
+        if not isinstance(hashes, dict) or set(hashes) != set(extra):
+            return False
+        return all(_same_file(out_dir / name, n, hashes[name]) for name, n in extra.items())
+    except (OSError, ValueError, AttributeError, TypeError):
+        return False

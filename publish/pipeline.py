@@ -587,6 +587,21 @@ def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
             finished(Result(job.scene_id, "rendered", job.formats, seconds))
 
 
+def _note_inputs(out_dir: Path, summary: Summary, registry: dict[str, type], options: OutputOptions,
+                 fingerprints: Callable[[str, str, str], str]) -> None:
+    """Record what every current file was made from, for the next file-only check."""
+    for result in summary.results:
+        if result.status == "failed":
+            continue
+        module = registry[result.scene_id].__module__
+        for fmt in result.formats:
+            try:
+                cache.note_inputs(out_dir, options.stem(result.scene_id), fmt,
+                                  fingerprints(result.scene_id, module, fmt))
+            except OSError:
+                pass  # a hint: the next run then does the full check
+
+
 def _keep_costs(out_dir: Path, scene_id: str, quality: str, costs: Any) -> None:
     """Keep what each animation cost for the next split render; a hint, so a failure costs nothing."""
     from . import play_costs
@@ -643,7 +658,8 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
                 formats: tuple[str, ...] = ("mp4",), theme: str = "dark", jobs: int | None = None,
                 force: bool = False, echo: Callable[[str], None] = print,
                 registry: dict[str, type] | None = None, options: OutputOptions | None = None,
-                executor: str = "local", scheduler: str | None = None, split: int | None = None) -> Summary:
+                executor: str = "local", scheduler: str | None = None, split: int | None = None,
+                fingerprints: Callable[[str, str, str], str] | None = None) -> Summary:
     """Render the stale formats of each scene (cache first), ``jobs`` at a time.
 
     ``registry`` maps scene ids to classes (default: ``scenes.SCENES``);
@@ -651,7 +667,10 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     ``executor``: ``"local"`` (``jobs`` processes here) or ``"dask"`` (the
     cluster at ``scheduler``, or a ``LocalCluster`` of ``jobs`` workers).
     ``split``: parts each scene's animations are drawn in, by different
-    workers (:mod:`publish.split`); default 1.
+    workers (:mod:`publish.split`); default 1. ``fingerprints(scene_id,
+    module, fmt)`` (a :class:`publish.uptodate.Fingerprints`): the files'
+    fingerprint to record for every current file, so that the next run with
+    the same files decides from files alone (:func:`publish.uptodate.stale_outputs`).
 
     Ctrl-C or SIGTERM stops every worker before :class:`KeyboardInterrupt`
     (an :class:`~publish.executors.Interrupted`) reaches the caller: files
@@ -726,6 +745,8 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
                 clean_stale_work(out_dir)  # the stopped workers' folders
                 raise
             pool.close()
+    if fingerprints is not None:
+        _note_inputs(out_dir, summary, SCENES, options, fingerprints)
     summary.seconds = time.monotonic() - start
     order = {s: i for i, s in enumerate(scene_ids)}
     summary.results.sort(key=lambda r: order[r.scene_id])
