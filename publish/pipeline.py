@@ -46,10 +46,37 @@ VIDEO_FORMATS = ("mp4", "webm", "gif")
 #: The formats each step is written in, with --steps.
 STEP_FORMATS = ("png", "svg", "mp4", "vtt")
 WORK_PREFIX = ".rendering-"
-#: Partial movie files Manim may encode while the scene goes on drawing, by quality
-#: (Manim's default, 1, stops drawing at the end of every animation until its file is
-#: encoded; each in-flight encoder holds up to 8 frames, so fewer at the larger sizes).
-INFLIGHT_ENCODERS = {"low": 4, "medium": 4, "high": 3, "4k": 2}
+#: Partial movie files Manim may encode while the scene goes on drawing are bounded by
+#: memory, not by a count: each encoder holds up to ENCODER_QUEUE frames (RGBA) waiting,
+#: and libx264 keeps about X264_HELD frames (YUV 4:2:0, its look-ahead and references).
+#: That is ~39 MB an encoder at 480p, ~190 MB at 1080p, ~760 MB at 4K; the budget
+#: (ATTENTION_FRAME_BUDGET_MB) lets 4 encode at once at 480p, 2 at 1080p, 1 at 4K.
+#: (Manim's default, 1, stops drawing at the end of every animation until its file is encoded.)
+FRAME_BUDGET_MB = 450
+ENCODER_QUEUE = 8  # Manim's encoder_queue_size
+X264_HELD = 44  # rc-lookahead 40 of the medium preset, plus the B-frames and references in flight
+MAX_INFLIGHT = 4  # past this, more encoders only wait for the processor
+PIXELS = {"low": (854, 480), "medium": (1280, 720), "high": (1920, 1080), "4k": (3840, 2160)}
+
+
+def encoder_bytes(width: int, height: int) -> int:
+    """The memory one partial movie's encoder holds at most, in frames."""
+    return (ENCODER_QUEUE + 1) * width * height * 4 + X264_HELD * width * height * 3 // 2
+
+
+def inflight_encoders(quality: str, budget_mb: float | None = None) -> int:
+    """How many partial movies may encode at once within the frame budget (at least 1);
+    ``ATTENTION_INFLIGHT_ENCODERS`` overrides it (1 is Manim's way)."""
+    value = os.environ.get("ATTENTION_INFLIGHT_ENCODERS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    if budget_mb is None:
+        env = os.environ.get("ATTENTION_FRAME_BUDGET_MB", "")
+        budget_mb = float(env) if env.replace(".", "", 1).isdigit() and float(env) > 0 else FRAME_BUDGET_MB
+    width, height = PIXELS[quality]
+    return max(1, min(MAX_INFLIGHT, int(budget_mb * (1 << 20) // encoder_bytes(width, height))))
+
+
 #: Options of every partial movie's encoder. libx264 (and libvpx) split one file over
 #: threads by default, and then give different bytes for the same frames now and then
 #: (1 encode in 8 on a 2-core machine): a split render was not the whole render's twin.
@@ -58,10 +85,6 @@ INFLIGHT_ENCODERS = {"low": 4, "medium": 4, "high": 3, "4k": 2}
 ENCODER_OPTIONS = {"threads": "1"}
 
 
-def inflight_encoders(quality: str) -> int:
-    """``INFLIGHT_ENCODERS[quality]``, or ``ATTENTION_INFLIGHT_ENCODERS`` (1 is Manim's way)."""
-    value = os.environ.get("ATTENTION_INFLIGHT_ENCODERS", "")
-    return int(value) if value.isdigit() and int(value) > 0 else INFLIGHT_ENCODERS[quality]
 #: Below this much free space in the output folder a failed render is put down to a full disk.
 DISK_FULL_BYTES = 1 << 20
 
