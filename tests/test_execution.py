@@ -170,11 +170,11 @@ def test_the_partial_movie_encoder_gives_the_same_bytes_for_the_same_frames(tmp_
     # fresh process in three. Eight fresh processes, two at a time, as workers start.
     import json
 
-    from publish.pipeline import ENCODER_OPTIONS
+    from publish.pipeline import encoder_options
 
     digests = []
     for pair in range(4):
-        procs = [subprocess.Popen([PY, "-c", _ENCODE_ONCE, json.dumps(ENCODER_OPTIONS), str(tmp_path / f"{pair}-{k}.mp4")],
+        procs = [subprocess.Popen([PY, "-c", _ENCODE_ONCE, json.dumps(encoder_options()), str(tmp_path / f"{pair}-{k}.mp4")],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(2)]
         for proc in procs:
             out, err = proc.communicate(timeout=120)
