@@ -186,24 +186,33 @@ def _same_file(path: Path, size: Any, digest: Any) -> bool:
     return path.stat().st_size == size and isinstance(digest, str) and file_digest(path) == digest
 
 
+def _read_record(out_dir: Path, stem: str, fmt: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _files_as_recorded(out_dir: Path, stem: str, fmt: str, record: dict[str, Any]) -> bool:
+    """The output and every step file written with it have their recorded size and hash."""
+    try:
+        if not _same_file(output_path(out_dir, stem, fmt), record.get("size"), record.get("sha256")):
+            return False
+        hashes, extra = record.get("hashes", {}), record.get("files", {})
+        if not isinstance(hashes, dict) or not isinstance(extra, dict) or set(hashes) != set(extra):
+            return False
+        return all(_same_file(out_dir / name, n, hashes[name]) for name, n in extra.items())
+    except (OSError, TypeError):
+        return False
+
+
 def is_fresh(out_dir: Path, stem: str, fmt: str, key: dict[str, str]) -> bool:
     """The output (and every step file it came with) exists, is the file the
     record describes (size and content hash), and the key matches. A record
     without hashes (written before they were kept) is stale."""
-    out = output_path(out_dir, stem, fmt)
-    try:
-        record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
-        if not isinstance(record, dict) or record.get("key") != key:
-            return False
-        if not _same_file(out, record.get("size"), record.get("sha256")):
-            return False
-        hashes = record.get("hashes", {})
-        extra = record.get("files", {})
-        if not isinstance(hashes, dict) or set(hashes) != set(extra):
-            return False
-        return all(_same_file(out_dir / name, n, hashes[name]) for name, n in extra.items())
-    except (OSError, ValueError, AttributeError, TypeError):
-        return False
+    record = _read_record(out_dir, stem, fmt)
+    return record is not None and record.get("key") == key and _files_as_recorded(out_dir, stem, fmt, record)
 
 
 def recorded_theme(out_dir: Path, scene_id: str, fmt: str) -> str | None:
@@ -261,16 +270,6 @@ def note_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> None:
 def current_for_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> bool:
     """``<stem>.<fmt>`` was made from files of this fingerprint and still has
     its recorded bytes (and so has every step file written with it)."""
-    out = output_path(out_dir, stem, fmt)
-    try:
-        record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
-        if not isinstance(record, dict) or record.get("inputs") != inputs:
-            return False
-        if not _same_file(out, record.get("size"), record.get("sha256")):
-            return False
-        hashes, extra = record.get("hashes", {}), record.get("files", {})
-        if not isinstance(hashes, dict) or set(hashes) != set(extra):
-            return False
-        return all(_same_file(out_dir / name, n, hashes[name]) for name, n in extra.items())
-    except (OSError, ValueError, AttributeError, TypeError):
-        return False
+    record = _read_record(out_dir, stem, fmt)
+    return (record is not None and record.get("inputs") == inputs
+            and _files_as_recorded(out_dir, stem, fmt, record))
