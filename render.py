@@ -64,6 +64,48 @@ def _scene_registry():
     return SCENES
 
 
+def _fingerprints(numbers: str | None, quality: str, theme: str, options_key: dict[str, str]):
+    from publish.uptodate import Fingerprints
+
+    try:
+        return Fingerprints(numbers, quality, theme, options_key)
+    except OSError:
+        return None
+
+
+def _nothing_to_do(scene_ids: tuple[str, ...], all_scenes: bool, numbers: str | None, out: str, quality: str,
+                   formats: tuple[str, ...], theme: str, options_key: dict[str, str]) -> bool:
+    """Every file asked for is current, decided from files alone (no manim, no scene
+    imported, no numbers computed): say so, as a full run would, and return True.
+    False when anything may be stale or this check cannot tell."""
+    import time
+
+    import scenes
+
+    start = time.monotonic()
+    if "SCENES" in vars(scenes):
+        return False  # scenes were imported (and maybe added to): the full check knows them
+    chosen = list(scenes.SCENE_MODULES) if all_scenes else list(dict.fromkeys(scene_ids))
+    out_dir = Path(out)
+    if not chosen or not out.strip() or not (out_dir / "index.html").is_file():
+        return False
+    if numbers is not None and not Path(numbers).is_file():
+        return False  # not a regular file: the full check says what is wrong with it
+    from publish.uptodate import stale_outputs
+
+    try:
+        if stale_outputs(chosen, numbers, out_dir, quality, formats, theme, options_key,
+                         options_key["naming"]) != []:
+            return False
+    except (ValueError, OSError):
+        return False
+    for i, scene_id in enumerate(chosen, start=1):
+        click.echo(f"[{i}/{len(chosen)}] {scene_id}: up to date ({', '.join(formats)}), skipped", err=True)
+    click.echo(f"summary: 0 rendered, {len(chosen)} from cache, 0 failed, in {time.monotonic() - start:.1f} s",
+               err=True)
+    return True
+
+
 def _check_cache_dir(path: Path, out: str) -> None:
     cache_dir = path / ".cache"
     if cache_dir.exists() and not cache_dir.is_dir():
@@ -237,6 +279,11 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
         if not split.strip().isdigit() or not 1 <= int(split) <= 64:
             raise UserError(f"--split must be a whole number from 1 to 64, got {split!r}")
         split = int(split)
+    if all_scenes and scene_ids:
+        raise UserError("give scene ids or --all, not both")
+    options_key = {"steps": str(steps), "naming": naming.lower(), "transparent": str(transparent)}
+    if not force and _nothing_to_do(scene_ids, all_scenes, numbers, out, quality, formats, theme, options_key):
+        return
     registry = _scene_registry()
     if all_scenes and scene_ids:
         raise UserError("give scene ids or --all, not both")
@@ -262,7 +309,8 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
         with LiveProgress(out_dir, len(chosen), stream=sys.stderr) as progress:
             summary = run_renders(chosen, trace, out_dir, quality, formats, theme, jobs, force,
                                   echo=progress.echo, registry=registry, options=options,
-                                  executor=executor, scheduler=scheduler, split=split)
+                                  executor=executor, scheduler=scheduler, split=split,
+                                  fingerprints=_fingerprints(numbers, quality, theme, options.key()))
     except SchedulerError as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt as exc:

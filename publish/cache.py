@@ -8,24 +8,28 @@ trace sections the scene declares (exactly those sub-trees of
 record lives next to the outputs (``OUT/.cache/<scene>.<fmt>.json``), so
 copying the folder keeps it coherent. Manim-free: checking a warm cache
 costs milliseconds.
+
+The record also holds each output's size and SHA-256: a file of the right
+size with other bytes (zero-filled by a full disk, or edited by hand) is
+stale. Hashing runs at about a gigabyte a second, so even a 4K set checks in
+a fraction of a second.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from .tables import scene_sections
-
 __all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key", "record_path",
-           "is_fresh", "write_record", "atomic_write_text", "manim_version"]
+           "is_fresh", "write_record", "atomic_write_text", "manim_version", "file_digest", "module_code_files",
+           "module_code_hash", "note_inputs", "current_for_inputs"]
 
 CACHE_DIR = ".cache"
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,31 +50,59 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
+_IMPORTS: dict[tuple[Path, str, int, int], frozenset[str]] = {}
+
+
 def _scene_imports(path: Path, package: str) -> set[str]:
-    """``scenes.*`` modules imported by the module at ``path``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    """``scenes.*`` modules imported by the module at ``path`` (each file parsed once
+    per process while it is unchanged: the scenes share most of their modules)."""
+    st = path.stat()
+    memo = (path, package, st.st_size, st.st_mtime_ns)
+    if memo not in _IMPORTS:
+        _IMPORTS[memo] = frozenset(_parse_scene_imports(path, package))
+    return set(_IMPORTS[memo])
+
+
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]*)", re.M)
+
+
+def _parse_scene_imports(path: Path, package: str) -> set[str]:
+    # The import statements read as text, not parsed (a tenth of the time of a parse,
+    # which the no-op run pays for every module): a line that only looks like an
+    # import (in a docstring) can add a file to the hash, never drop one.
+    source = path.read_text(encoding="utf-8")
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                mod = f"{base}.{node.module}" if node.module else base
-            else:
-                mod = node.module or ""
-            if mod == "scenes" or mod.startswith("scenes."):
-                found.add(mod)
-                for alias in node.names:  # "from . import components"
-                    if _module_file(f"{mod}.{alias.name}") is not None:
-                        found.add(f"{mod}.{alias.name}")
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name == "scenes" or a.name.startswith("scenes."))
+    for dots, module, names in _FROM.findall(source):
+        level = len(dots)
+        if level:
+            base = package.rsplit(".", level - 1)[0] if level > 1 else package
+            mod = f"{base}.{module}" if module else base
+        else:
+            mod = module
+        if mod == "scenes" or mod.startswith("scenes."):
+            found.add(mod)
+            for alias in names.strip("()").replace("\n", " ").split(","):  # "from . import components"
+                name = alias.split(" as ")[0].strip()
+                if name.isidentifier() and _module_file(f"{mod}.{name}") is not None:
+                    found.add(f"{mod}.{name}")
+    for names in _IMPORT.findall(source):
+        for alias in names.split(","):
+            name = alias.split(" as ")[0].strip()
+            if name == "scenes" or name.startswith("scenes."):
+                found.add(name)
     found.discard("scenes")  # the registry itself lists every scene: not a dependency
     return found
 
 
 def code_files(cls: type) -> list[Path]:
     """The scene's module and every ``scenes.*`` module it imports, transitively."""
-    start = cls.__module__
+    return module_code_files(cls.__module__)
+
+
+def module_code_files(start: str) -> list[Path]:
+    """The module ``start`` (a dotted name) and every ``scenes.*`` module it imports,
+    transitively, found by reading the files (nothing is imported)."""
     seen: dict[str, Path] = {}
     todo = [start]
     while todo:
@@ -87,13 +119,19 @@ def code_files(cls: type) -> list[Path]:
 
 
 def code_hash(cls: type) -> str:
+    return module_code_hash(cls.__module__)
+
+
+def module_code_hash(module: str) -> str:
     h = hashlib.sha256()
-    for path in code_files(cls):
+    for path in module_code_files(module):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
 def sections_hash(cls: type, data: dict[str, Any]) -> str:
+    from .tables import scene_sections  # imports attention_core (numpy): not for the file-only check
+
     blob = json.dumps(scene_sections(cls, data), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -134,21 +172,47 @@ def output_path(out_dir: Path, stem: str, fmt: str) -> Path:
     return out_dir / f"{stem}.{fmt}"
 
 
-def is_fresh(out_dir: Path, stem: str, fmt: str, key: dict[str, str]) -> bool:
-    """The output (and every step file it came with) exists, is the file the
-    record describes, and the key matches."""
-    out = output_path(out_dir, stem, fmt)
+def file_digest(path: Path) -> str:
+    """SHA-256 of the file at ``path``, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _same_file(path: Path, size: Any, digest: Any) -> bool:
+    """``path`` has the recorded size and bytes (size first: it costs no read)."""
+    return path.stat().st_size == size and isinstance(digest, str) and file_digest(path) == digest
+
+
+def _read_record(out_dir: Path, stem: str, fmt: str) -> dict[str, Any] | None:
     try:
         record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
-        size = out.stat().st_size
-        if not isinstance(record, dict):
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _files_as_recorded(out_dir: Path, stem: str, fmt: str, record: dict[str, Any]) -> bool:
+    """The output and every step file written with it have their recorded size and hash."""
+    try:
+        if not _same_file(output_path(out_dir, stem, fmt), record.get("size"), record.get("sha256")):
             return False
-        extra = record.get("files", {})
-        if any((out_dir / name).stat().st_size != n for name, n in extra.items()):
+        hashes, extra = record.get("hashes", {}), record.get("files", {})
+        if not isinstance(hashes, dict) or not isinstance(extra, dict) or set(hashes) != set(extra):
             return False
-    except (OSError, ValueError, AttributeError):
+        return all(_same_file(out_dir / name, n, hashes[name]) for name, n in extra.items())
+    except (OSError, TypeError):
         return False
-    return record.get("key") == key and record.get("size") == size
+
+
+def is_fresh(out_dir: Path, stem: str, fmt: str, key: dict[str, str]) -> bool:
+    """The output (and every step file it came with) exists, is the file the
+    record describes (size and content hash), and the key matches. A record
+    without hashes (written before they were kept) is stale."""
+    record = _read_record(out_dir, stem, fmt)
+    return record is not None and record.get("key") == key and _files_as_recorded(out_dir, stem, fmt, record)
 
 
 def recorded_theme(out_dir: Path, scene_id: str, fmt: str) -> str | None:
@@ -182,7 +246,30 @@ def atomic_write_text(path: Path, text: str) -> None:
 def write_record(out_dir: Path, stem: str, fmt: str, key: dict[str, str],
                  files: list[str] | tuple[str, ...] = ()) -> None:
     """Record ``OUT/<stem>.<fmt>`` and the step files (paths relative to OUT) written with it."""
-    size = output_path(out_dir, stem, fmt).stat().st_size
+    out = output_path(out_dir, stem, fmt)
     extra = {name: (out_dir / name).stat().st_size for name in files}
+    hashes = {name: file_digest(out_dir / name) for name in files}
     atomic_write_text(record_path(out_dir, stem, fmt),
-                      json.dumps({"key": key, "size": size, "files": extra}, indent=1, sort_keys=True))
+                      json.dumps({"key": key, "size": out.stat().st_size, "sha256": file_digest(out),
+                                  "files": extra, "hashes": hashes}, indent=1, sort_keys=True))
+
+
+def note_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> None:
+    """Add the fingerprint of the files ``<stem>.<fmt>`` was made from
+    (:func:`publish.uptodate.fingerprint`) to its record, for the file-only check."""
+    path = record_path(out_dir, stem, fmt)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(record, dict) and record.get("inputs") != inputs:
+        record["inputs"] = inputs
+        atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True))
+
+
+def current_for_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> bool:
+    """``<stem>.<fmt>`` was made from files of this fingerprint and still has
+    its recorded bytes (and so has every step file written with it)."""
+    record = _read_record(out_dir, stem, fmt)
+    return (record is not None and record.get("inputs") == inputs
+            and _files_as_recorded(out_dir, stem, fmt, record))

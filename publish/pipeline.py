@@ -46,16 +46,53 @@ VIDEO_FORMATS = ("mp4", "webm", "gif")
 #: The formats each step is written in, with --steps.
 STEP_FORMATS = ("png", "svg", "mp4", "vtt")
 WORK_PREFIX = ".rendering-"
-#: Partial movie files Manim may encode while the scene goes on drawing, by quality
-#: (Manim's default, 1, stops drawing at the end of every animation until its file is
-#: encoded; each in-flight encoder holds up to 8 frames, so fewer at the larger sizes).
-INFLIGHT_ENCODERS = {"low": 4, "medium": 4, "high": 3, "4k": 2}
+#: Partial movie files Manim may encode while the scene goes on drawing are bounded by
+#: memory, not by a count. One encoder holds up to ENCODER_QUEUE + 1 RGBA frames (4 bytes a
+#: pixel) and libx264's own frames: measured 457 MB at 1080p with its default look-ahead
+#: of 40 frames, 217 MB with 10 (ENCODER_OPTIONS), about X264_BYTES_PER_PIXEL. So one
+#: encoder holds ~55 MiB at 480p, ~280 MiB at 1080p, ~1.1 GiB at 4K, and the budget
+#: (ATTENTION_FRAME_BUDGET_MB) lets 4 encode at once at 480p and 720p, 2 at 1080p, 1 at 4K.
+#: (Manim's default, 1, stops drawing at the end of every animation until its file is encoded.)
+FRAME_BUDGET_MB = 600
+ENCODER_QUEUE = 8  # Manim's encoder_queue_size
+X264_BYTES_PER_PIXEL = 105
+MAX_INFLIGHT = 4  # past this, more encoders only wait for the processor
+PIXELS = {"low": (854, 480), "medium": (1280, 720), "high": (1920, 1080), "4k": (3840, 2160)}
 
 
-def inflight_encoders(quality: str) -> int:
-    """``INFLIGHT_ENCODERS[quality]``, or ``ATTENTION_INFLIGHT_ENCODERS`` (1 is Manim's way)."""
+def encoder_bytes(width: int, height: int) -> int:
+    """The memory one partial movie's encoder holds at most."""
+    return ((ENCODER_QUEUE + 1) * 4 + X264_BYTES_PER_PIXEL) * width * height
+
+
+def inflight_encoders(quality: str, budget_mb: float | None = None) -> int:
+    """How many partial movies may encode at once within the frame budget (at least 1);
+    ``ATTENTION_INFLIGHT_ENCODERS`` overrides it (1 is Manim's way)."""
     value = os.environ.get("ATTENTION_INFLIGHT_ENCODERS", "")
-    return int(value) if value.isdigit() and int(value) > 0 else INFLIGHT_ENCODERS[quality]
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    if budget_mb is None:
+        env = os.environ.get("ATTENTION_FRAME_BUDGET_MB", "")
+        budget_mb = float(env) if env.replace(".", "", 1).isdigit() and float(env) > 0 else FRAME_BUDGET_MB
+    width, height = PIXELS[quality]
+    return max(1, min(MAX_INFLIGHT, int(budget_mb * (1 << 20) // encoder_bytes(width, height))))
+
+
+#: Options of every partial movie's encoder. libx264 (and libvpx) split one file over
+#: threads by default, and then give different bytes for the same frames now and then
+#: (1 encode in 8 on a 2-core machine): a split render was not the whole render's twin.
+#: One thread per file encodes the same frames to the same bytes; the in-flight
+#: encoders still encode several files at once. libx264 looks 10 frames ahead instead
+#: of 40: less than half the memory (files ~3 % larger).
+ENCODER_OPTIONS = {"threads": "1"}
+X264_OPTIONS = {**ENCODER_OPTIONS, "rc-lookahead": "10"}
+
+
+def encoder_options(transparent: bool = False) -> dict[str, str]:
+    """The partial movies' encoder options: libx264's (mp4), or libvpx's (transparent webm)."""
+    return dict(ENCODER_OPTIONS if transparent else X264_OPTIONS)
+
+
 #: Below this much free space in the output folder a failed render is put down to a full disk.
 DISK_FULL_BYTES = 1 << 20
 
@@ -241,6 +278,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "progress_bar": "none",
             "verbosity": "ERROR",
             "max_inflight_encoders": inflight_encoders(quality),
+            "video_encoder_options": encoder_options(transparent),
             "output_file": scene_id,
             "save_sections": "mp4" in step_formats,
         }
@@ -580,6 +618,21 @@ def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
             finished(Result(job.scene_id, "rendered", job.formats, seconds))
 
 
+def _note_inputs(out_dir: Path, summary: Summary, registry: dict[str, type], options: OutputOptions,
+                 fingerprints: Callable[[str, str, str], str]) -> None:
+    """Record what every current file was made from, for the next file-only check."""
+    for result in summary.results:
+        if result.status == "failed":
+            continue
+        module = registry[result.scene_id].__module__
+        for fmt in result.formats:
+            try:
+                cache.note_inputs(out_dir, options.stem(result.scene_id), fmt,
+                                  fingerprints(result.scene_id, module, fmt))
+            except OSError:
+                pass  # a hint: the next run then does the full check
+
+
 def _keep_costs(out_dir: Path, scene_id: str, quality: str, costs: Any) -> None:
     """Keep what each animation cost for the next split render; a hint, so a failure costs nothing."""
     from . import play_costs
@@ -636,7 +689,8 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
                 formats: tuple[str, ...] = ("mp4",), theme: str = "dark", jobs: int | None = None,
                 force: bool = False, echo: Callable[[str], None] = print,
                 registry: dict[str, type] | None = None, options: OutputOptions | None = None,
-                executor: str = "local", scheduler: str | None = None, split: int | None = None) -> Summary:
+                executor: str = "local", scheduler: str | None = None, split: int | None = None,
+                fingerprints: Callable[[str, str, str], str] | None = None) -> Summary:
     """Render the stale formats of each scene (cache first), ``jobs`` at a time.
 
     ``registry`` maps scene ids to classes (default: ``scenes.SCENES``);
@@ -644,7 +698,10 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     ``executor``: ``"local"`` (``jobs`` processes here) or ``"dask"`` (the
     cluster at ``scheduler``, or a ``LocalCluster`` of ``jobs`` workers).
     ``split``: parts each scene's animations are drawn in, by different
-    workers (:mod:`publish.split`); default 1.
+    workers (:mod:`publish.split`); default 1. ``fingerprints(scene_id,
+    module, fmt)`` (a :class:`publish.uptodate.Fingerprints`): the files'
+    fingerprint to record for every current file, so that the next run with
+    the same files decides from files alone (:func:`publish.uptodate.stale_outputs`).
 
     Ctrl-C or SIGTERM stops every worker before :class:`KeyboardInterrupt`
     (an :class:`~publish.executors.Interrupted`) reaches the caller: files
@@ -719,6 +776,8 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
                 clean_stale_work(out_dir)  # the stopped workers' folders
                 raise
             pool.close()
+    if fingerprints is not None:
+        _note_inputs(out_dir, summary, SCENES, options, fingerprints)
     summary.seconds = time.monotonic() - start
     order = {s: i for i, s in enumerate(scene_ids)}
     summary.results.sort(key=lambda r: order[r.scene_id])

@@ -116,7 +116,7 @@ def render_part(task: PartTask) -> PartOutput:
     from scenes import THEMES
     from scenes.base import Timeline
 
-    from .pipeline import QUALITIES, WORK_PREFIX, _resolve, _tex_slot, inflight_encoders
+    from .pipeline import QUALITIES, WORK_PREFIX, _resolve, _tex_slot, encoder_options, inflight_encoders
 
     from . import speedups
     from .play_costs import PlayClock
@@ -137,6 +137,7 @@ def render_part(task: PartTask) -> PartOutput:
             "progress_bar": "none",
             "verbosity": "ERROR",
             "max_inflight_encoders": inflight_encoders(job.quality),
+            "video_encoder_options": encoder_options(),
             "output_file": job.scene_id,
         }
         poster: list[Any] = []

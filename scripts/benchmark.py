@@ -26,7 +26,9 @@ processor time (user + system of the processes it started, as the kernel
 counts them for reaped children: complete for one process, possibly
 undercounted for worker pools, and including the cluster's own processes
 for Dask) is printed: on a machine shared with other work
-the wall times swell with the load, the processor times much less.
+the wall times swell with the load, the processor times much less. The
+last columns give each step's peak resident memory: the main process and
+all its workers summed, sampled every 50 ms (the highest of the step's runs).
 
 How long a run takes, on 2 cores: the whole set at low quality with
 ``--repeat 1 --long-repeat 3`` 28 minutes (measured at a load average of 1.4
@@ -51,6 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,14 +71,44 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+PEAK: dict[str, float] = {}  # peak resident memory (MB) of the last _timed call's process tree
+
+
+def _tree_rss(proc: Any) -> int:
+    """Resident bytes of a process and all its children (workers included), now."""
+    import psutil
+
+    total = 0
+    try:
+        root = psutil.Process(proc.pid)
+        for p in [root, *root.children(recursive=True)]:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+    except psutil.Error:
+        pass
+    return total
+
+
 def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Run ``cmd``: its wall time and stderr; its processor time in CPU["last"] and the
+    peak of its process tree's summed resident memory (sampled every 50 ms) in PEAK["last"]."""
     start, cpu = time.monotonic(), _children_cpu()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
-    seconds = time.monotonic() - start
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, text=True, env=env)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss(proc))
+            time.sleep(0.05)
+        seconds = time.monotonic() - start
+        err.seek(0)
+        stderr = err.read()
     CPU["last"] = _children_cpu() - cpu
+    PEAK["last"] = peak / (1 << 20)
     if proc.returncode != 0:
-        raise SystemExit(f"benchmark: {' '.join(cmd[:4])}... failed:\n{proc.stderr[-2000:]}")
-    return seconds, proc.stderr
+        raise SystemExit(f"benchmark: {' '.join(cmd[:4])}... failed:\n{stderr[-2000:]}")
+    return seconds, stderr
 
 
 def _summary(stderr: str) -> str:
@@ -155,13 +188,23 @@ def main() -> None:
     which = [args.only] if args.only else (scene_ids if args.scenes else ["--all"])
     render = [py, "render.py", "render", *which, "--quality", args.quality, "--format", args.format]
     results: dict[str, float] = {}  # label -> median wall seconds
+    peaks: dict[str, float] = {}  # label -> the highest peak resident memory (MB) of its runs
     cpu: dict[str, float] = {}  # label -> median processor seconds
     runs: dict[str, list[float]] = {}  # label -> every wall time, for the report
     notes: dict[str, str] = {}
     loads: list[float] = []
 
+    step_peaks: list[float] = []  # every _timed call's peak since the last record()
+
+    def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+        seconds, err = _timed(cmd, env)
+        step_peaks.append(PEAK["last"])
+        return seconds, err
+
     def record(label: str, walls: list[float], cpus: list[float]) -> None:
         results[label], cpu[label], runs[label] = statistics.median(walls), statistics.median(cpus), walls
+        peaks[label] = max(step_peaks, default=float("nan"))
+        step_peaks.clear()
         loads.append(os.getloadavg()[0])
         print(f"  {label}: {results[label]:.1f} s wall, {cpu[label]:.1f} s cpu "
               f"(runs {', '.join(f'{w:.1f}' for w in walls)}; load {loads[-1]:.1f})", flush=True)
@@ -180,7 +223,7 @@ def main() -> None:
             if seed is not None:  # what an earlier render left in the folder: its cost record only
                 (out / ".cache").mkdir(parents=True)
                 shutil.copy(seed, out / ".cache" / seed.name)
-            seconds, err = _timed(base + ["--out", str(out), *extra], env=fresh_tmp(f"{label}-{i}"))
+            seconds, err = timed(base + ["--out", str(out), *extra], env=fresh_tmp(f"{label}-{i}"))
             notes[label] = _summary(err)
             return seconds, CPU["last"]
 
@@ -201,7 +244,7 @@ def main() -> None:
         for i in range(args.repeat if "plain" in steps else 0):
             total = total_cpu = 0.0
             for scene_id, name in zip(scene_ids, names):
-                seconds, _ = _timed([manim, "render", MANIM_FLAGS[args.quality], "--config_file", str(cfg),
+                seconds, _ = timed([manim, "render", MANIM_FLAGS[args.quality], "--config_file", str(cfg),
                                      "--media_dir", str(work / f"manim-{i}"), str(bench), name])
                 total += seconds
                 total_cpu += CPU["last"]
@@ -224,7 +267,7 @@ def main() -> None:
             warm_env = {**os.environ, "TMPDIR": str(work / "tmp-cold, default jobs-0")}
             walls, cpus = [], []
             for _ in range(args.warm_repeat):
-                seconds, err = _timed(render + ["--out", str(out)], env=warm_env)
+                seconds, err = timed(render + ["--out", str(out)], env=warm_env)
                 walls.append(seconds)
                 cpus.append(CPU["last"])
                 notes["warm, nothing changed"] = _summary(err)
@@ -237,7 +280,7 @@ def main() -> None:
                 # Each repeat starts from the default-numbers render, then changes one value.
                 copy = work / f"changed-{i}"
                 shutil.copytree(out, copy)
-                seconds, err = _timed(render + ["--out", str(copy), "--numbers", str(changed)], env=warm_env)
+                seconds, err = timed(render + ["--out", str(copy), "--numbers", str(changed)], env=warm_env)
                 walls.append(seconds)
                 cpus.append(CPU["last"])
                 notes["one number changed"] = f"{what}; {_summary(err)}"
@@ -265,9 +308,11 @@ def main() -> None:
     base = results.get("plain manim, one after another", float("nan"))
     base_cpu = cpu.get("plain manim, one after another", float("nan"))
     print()
-    print(f"{'step':<44} {'median s':>9} {'vs manim':>9} {'cpu s':>9} {'vs manim':>9}")
+    base_peak = peaks.get("plain manim, one after another", float("nan"))
+    print(f"{'step':<44} {'median s':>9} {'vs manim':>9} {'cpu s':>9} {'vs manim':>9} {'peak MB':>8} {'vs manim':>9}")
     for label, seconds in results.items():
-        print(f"{label:<44} {seconds:9.2f} {seconds / base:8.2f}x {cpu[label]:9.2f} {cpu[label] / base_cpu:8.2f}x")
+        print(f"{label:<44} {seconds:9.2f} {seconds / base:8.2f}x {cpu[label]:9.2f} {cpu[label] / base_cpu:8.2f}x "
+              f"{peaks[label]:8.0f} {peaks[label] / base_peak:8.2f}x")
     long_whole = results.get(f"{args.long} alone, whole")
     if long_whole:
         split_s = results[f"{args.long} alone, split {args.split}"]

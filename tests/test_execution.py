@@ -136,6 +136,53 @@ def test_a_scene_split_in_parts_gives_the_same_frames_and_still(reference, tmp_p
     assert _status(again) == {"tiny": "cached", "tiny_poster": "cached"}
 
 
+_ENCODE_ONCE = """
+import hashlib, json, sys
+from fractions import Fraction
+from pathlib import Path
+import numpy as np
+from manim._config.video_encoder import VideoEncoderSpec
+from manim.scene.video_segment_encoder import VideoSegmentEncoder
+
+h, w = 480, 854
+yy, xx = np.mgrid[0:h, 0:w]
+options = {"crf": "23", **json.loads(sys.argv[1])}  # Manim's libx264 default, then ours
+spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", w, h, Fraction(15), tuple(sorted(options.items())))
+out = Path(sys.argv[2])
+encoder = VideoSegmentEncoder(target=out, spec=spec)
+for i in range(15):  # a disc fading in and moving, beside a patch of fine detail
+    frame = np.zeros((h, w, 4), np.uint8)
+    frame[..., :3] = (16, 17, 22)
+    frame[..., 3] = 255
+    disc = np.clip(60 - np.hypot(xx - 200 - 20 * i, yy - 240), 0, 1) * i / 14
+    for c, v in enumerate((80, 160, 240)):
+        frame[..., c] = (frame[..., c] * (1 - disc) + v * disc).astype(np.uint8)
+    frame[40:60, 380:470, :3] = ((xx[40:60, 380:470] * 37 + yy[40:60, 380:470] * 11) % 256)[..., None]
+    encoder.write_frame(np.ascontiguousarray(frame))
+encoder.finish()
+print(hashlib.md5(out.read_bytes()).hexdigest())
+"""
+
+
+def test_the_partial_movie_encoder_gives_the_same_bytes_for_the_same_frames(tmp_path):
+    # The cause of a split render differing from the whole one (1 run in 3): with its
+    # default threads, libx264 encoded the same frames to different bytes in about one
+    # fresh process in three. Eight fresh processes, two at a time, as workers start.
+    import json
+
+    from publish.pipeline import encoder_options
+
+    digests = []
+    for pair in range(4):
+        procs = [subprocess.Popen([PY, "-c", _ENCODE_ONCE, json.dumps(encoder_options()), str(tmp_path / f"{pair}-{k}.mp4")],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(2)]
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+            digests.append(out.strip())
+    assert len(set(digests)) == 1, digests
+
+
 def test_each_part_draws_only_its_share_of_the_animations(tmp_path):
     from publish.pipeline import Job, scene_ref
 
