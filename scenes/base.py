@@ -254,6 +254,20 @@ def _numbers_read_apart(top: Mobject) -> list[str]:
     return faults
 
 
+def _sample_points(animations: list[Any]) -> list[float]:
+    """Fractions of a ``play`` at which the audit looks: the middle, and for a
+    move that carries text (``audit_samples``, ``scenes/motion.py``) its
+    quarters, scaled to where it runs within the play."""
+    total = max((a.get_run_time() for a in animations), default=0.0) or 1.0
+    points = {0.5}
+    todo = [(a, 0.0) for a in animations]
+    while todo:
+        anim, start = todo.pop()
+        for f in getattr(anim, "audit_samples", ()):
+            points.add(round((start + f * anim.get_run_time()) / total, 4))
+    return sorted(p for p in points if 0.0 < p < 1.0)
+
+
 class WalkthroughScene(Scene):
     """Base of all scenes: holds the trace, the theme and the audit.
 
@@ -292,6 +306,8 @@ class WalkthroughScene(Scene):
         self.result_marks: list[tuple[str, float]] = []
         #: The texts visible in the clip's first frame (``None`` before it).
         self.opening_texts: list[str] | None = None
+        #: ``(what, from_key, to_key)`` of every shared move played (``scenes/motion.py``).
+        self.moves: list[tuple[Any, Any, Any]] = []
         super().__init__(**kwargs)
 
     # -- steps and captions ---------------------------------------------------
@@ -379,8 +395,9 @@ class WalkthroughScene(Scene):
             # Halfway through, then on as usual: update_to_time is absolute in
             # the animations' progress, and the updaters' dt still sum to the run time.
             duration = self.get_run_time(self.animations)
-            self.update_to_time(duration / 2)
-            self._snapshot()
+            for at in _sample_points(self.animations):
+                self.update_to_time(duration * at)
+                self._snapshot()
         super().play_internal(skip_rendering)
 
     def _snapshot(self) -> None:

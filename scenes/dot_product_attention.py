@@ -44,6 +44,7 @@ from manim import (
     smooth,
 )
 
+from .motion import fly, veil  # re-exported: worked_example and multi_query_attention import them from here
 from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
@@ -136,20 +137,6 @@ def rekey_transposed(matrix: ValueMatrix, key: str) -> ValueMatrix:
     return matrix
 
 
-def veil(theme: Any, *mobs: Any, opacity: float = 0.72, buff: float = 0.04) -> VGroup:
-    """Background-coloured veils over ``mobs``: dims what is out of focus.
-
-    Fading a veil in and out is much cheaper than animating the opacity of
-    every cell (each such animation deep-copies the whole group).
-    """
-    out = VGroup()
-    for mob in mobs:
-        out.add(Rectangle(width=mob.width + 2 * buff, height=mob.height + 2 * buff,
-                          stroke_width=0, fill_color=theme.background,
-                          fill_opacity=opacity).move_to(mob))
-    return out
-
-
 def place_product(left: ValueMatrix, top: ValueMatrix, result: ValueMatrix, top_y: float,
                   gap: float = 0.35, hgap: float = 0.5, left_room: float = 1.0) -> None:
     """Lay out ``result = left @ top`` the textbook way.
@@ -235,26 +222,6 @@ def table_cell_width(values: np.ndarray, theme: Any) -> float:
     """Cells wide enough for the numbers at 20 pt, between CELL_W and W_MAX:
     longer numbers drop decimals rather than push a table off the frame."""
     return max(CELL_W, cell_width_for(values, theme, maximum=W_MAX))
-
-
-def _cell_boxes(mob: Any) -> list[Any]:
-    return [m.box for m in mob.get_family() if isinstance(m, ValueCell)] or [mob]
-
-
-def fly(sources: Any, targets: Any, remove: bool = False, **kw: Any) -> AnimationGroup:
-    """Values travel from ``sources`` to ``targets`` with no digits in flight.
-
-    Copies of the cells' boxes move (digits morphing into other digits, or
-    crossing other numbers mid-way, cannot be read); the target cells fade in
-    over the second half. With ``remove`` the sources fade out over the first
-    half: a move (a matrix going to its new place) rather than a copy.
-    """
-    src = VGroup(*(b.copy() for b in _cell_boxes(sources)))
-    tgt = VGroup(*(b.copy() for b in _cell_boxes(targets)))
-    anims = [Transform(src, tgt, remover=True), caption_in(targets)]
-    if remove:
-        anims.append(caption_out(sources))
-    return AnimationGroup(*anims, **kw)
 
 
 def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = LEGEND_Y,
