@@ -51,6 +51,7 @@ __all__ = [
     "focus",
     "ring_to",
     "crossfade",
+    "transpose",
     "digits_of",
     "cell_boxes",
 ]
@@ -373,3 +374,20 @@ def ring_to(ring: VMobject, target: Mobject, buff: float = 0.06, what: str = "ri
 def crossfade(old: Mobject, new: Mobject, what: str = "crossfade", **kw: Any) -> MovesGroup:
     """A value recomputed *in place*: the old fades out, then the new fades in (never both)."""
     return _note(MovesGroup(caption_out(old), caption_in(new), **kw), what, _key_of(old), _key_of(new))
+
+
+def transpose(columns: Sequence[Mobject], rows: Sequence[Mobject], lag_ratio: float = 0.35,
+              what: str = "transpose", **kw: Any) -> MovesGroup:
+    """The transpose as motion: column ``k`` of a matrix becomes row ``k`` of its transpose.
+
+    Each column's boxes fly (:func:`fly` with ``remove``: digits fade out at
+    the column and in at the row, none in flight) to the row's cells, one
+    column after the other (``lag_ratio`` >= 0.3, STYLE.md §3.4), so the eye
+    can follow each column turning into a row. Works both ways (rows into
+    columns: pass the rows as ``columns``).
+    """
+    if len(columns) != len(rows):
+        raise ValueError(f"transpose: {len(columns)} columns for {len(rows)} rows")
+    flights = [fly(c, r, remove=True, what=what, src=("column", k), dst=("row", k))
+               for k, (c, r) in enumerate(zip(columns, rows))]
+    return MovesGroup(LaggedStart(*flights, lag_ratio=lag_ratio), **kw)
