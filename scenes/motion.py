@@ -380,14 +380,32 @@ def transpose(columns: Sequence[Mobject], rows: Sequence[Mobject], lag_ratio: fl
               what: str = "transpose", **kw: Any) -> MovesGroup:
     """The transpose as motion: column ``k`` of a matrix becomes row ``k`` of its transpose.
 
-    Each column's boxes fly (:func:`fly` with ``remove``: digits fade out at
-    the column and in at the row, none in flight) to the row's cells, one
-    column after the other (``lag_ratio`` >= 0.3, STYLE.md §3.4), so the eye
-    can follow each column turning into a row. Works both ways (rows into
-    columns: pass the rows as ``columns``).
+    The columns' digits fade out first (the first fifth), then each column's
+    boxes fly to its row's cells, one column after the other (``lag_ratio``
+    >= 0.3, STYLE.md §3.4), the column's boxes fading as they leave and the
+    row's as they land; the rows' digits fade in last. So no digits travel,
+    and a row's digits never appear over a column still waiting to leave
+    (a matrix and its transpose often share the same place). Works both ways
+    (rows into columns: pass the rows as ``columns``). The caller removes the
+    source matrix after the play (its fades give the cells their look back).
     """
     if len(columns) != len(rows):
         raise ValueError(f"transpose: {len(columns)} columns for {len(rows)} rows")
-    flights = [fly(c, r, remove=True, what=what, src=("column", k), dst=("row", k))
-               for k, (c, r) in enumerate(zip(columns, rows))]
-    return MovesGroup(LaggedStart(*flights, lag_ratio=lag_ratio), **kw)
+    n = len(columns)
+    anims: list[Animation] = [fade_out(digits_of(VGroup(*columns)), rate_func=window(0.0, 0.2)),
+                              fade_in(digits_of(VGroup(*rows)), rate_func=window(0.8, 1.0))]
+    # Flight k runs over [start_k, start_k + span] within 0.2 .. 0.8, starts lag_ratio*span apart.
+    span = 0.6 / (1 + lag_ratio * (n - 1)) if n else 0.6
+    for k, (col, row) in enumerate(zip(columns, rows)):
+        a = 0.2 + k * lag_ratio * span
+        b = a + span
+        src, dst = cell_boxes(col), cell_boxes(row)
+        boxes = VGroup(*(m.copy() for m in src))
+        goal = VGroup(*(m.copy() for m in dst))
+        anims += [Transform(boxes, goal, remover=True, rate_func=window(a, b)),
+                  fade_out(VGroup(*src), rate_func=window(a, (a + b) / 2)),
+                  fade_in(VGroup(*dst), rate_func=window((a + b) / 2, b))]
+    group = MovesGroup(*anims, **kw)
+    for k in range(n):
+        _note(group, what, ("column", k), ("row", k))
+    return group
