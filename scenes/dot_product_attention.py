@@ -469,7 +469,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         # Where A goes: placed as the left factor of o = A X (a stand-in of A's size).
         slot = Rectangle(width=A.frame.width, height=A.frame.height).move_to(A.frame)
         slot.frame = slot
-        place_product(slot, X, o, CONTENT_TOP, left_room=LEFT_ROOM)
+        place_product(slot, X, o, CONTENT_TOP, left_room=LEFT_ROOM, hgap=0.75)  # room for X's row names
         # The column s_2 / E / A must not rise past the content band: lower all if it would.
         stack_top = slot.get_top()[1] + 0.45 + E.frame.height + STACK_GAP + S.frame.height
         drop = max(0.0, stack_top - CONTENT_TOP)

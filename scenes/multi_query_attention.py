@@ -67,12 +67,17 @@ from .dot_product_attention import (
     veil,
 )
 from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
+from .motion import slide, transpose
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
 MAX_SHOWN = 8
 MIN_ROW_H = 0.34  # a row 0.21-tall digits still sit in with room
 SOFTMAX_GAP = 1.6  # between E and A in step 3: the arrow and "softmax per row"
+#: Level bars in the weight cells: 0.14 units, 8 px at 480p (0.08 was 5 px, read as a hairline).
+BAR_THICKNESS = 0.14
+#: Between Q and E's column names in step 4's left column.
+STACK_GAP = 0.3
 
 
 def winners_kept(weights: np.ndarray, max_shown: int) -> list[int]:
@@ -123,7 +128,9 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                            int((13.4 - LEFT_ROOM - 0.5 - D * w) // w))
             by_height = int((band - 0.05 - 0.1 - 0.35 - (NQ * h + 0.1) - 0.2 - h) // h)
             tall = 0.3 * z + (D + NQ) * h + 0.1 + 0.35 + 0.1 + 0.05 <= band
-            return min(MAX_SHOWN, by_width, by_height), tall
+            # Step 4's left column: Q, E (with its column names) and A, the close-up row under A.
+            stack = 3 * (NQ * h + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h <= band
+            return min(MAX_SHOWN, by_width, by_height), tall and stack
 
         # Small tables larger (digits up to 30 pt) when all fits unelided.
         z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
@@ -186,7 +193,8 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                          keep_cols=keep, **mat)
         A = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
                         col_labels=h_names, max_cols=max_shown, keep_cols=keep, **mat)
-        weight_cells(A.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
+        weight_cells(A.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
+                     thickness=BAR_THICKNESS)
         for m in (E3, A):
             m.row_labels.set_color(theme.query)
             m.col_labels.set_color(theme.key)
@@ -207,11 +215,15 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         # E moves to its place beside A; what made it leaves.
         pacer.swap(f"Step 3: softmax along each row: every query gets its own weights over the "
                    f"{N} inputs, summing to 1. E stays beside A.",
-                   fade_out(Q), fade_out(XT), *(caption_out(m) for m in names), fade_out(E.frame),
-                   fly(E.grid, E3.grid, remove=True), caption_in(names3[0]),
-                   fade_in(E3.frame), caption_in(E3.row_labels), caption_in(E3.col_labels),
-                   run_time=1.4)
-        self.add(E3)
+                   fade_out(Q), fade_out(XT), *(caption_out(m) for m in names), caption_in(names3[0]),
+                   run_time=1.0)
+        # The same cells in their frame slide (digits legible, none outside the border); the
+        # labels come once E rests.
+        self.play(slide(VGroup(E.grid, E.frame), E3.frame, what="slide", src="E", dst="E beside A"),
+                  run_time=1.2)
+        self.remove(E, E.grid, *E.grid, E.frame)  # step 2 brought its cells and frame in one by one
+        self.add(E3)  # E3 is E where it now rests (its labels fade in from the next frame on)
+        self.play(fade_in(E3.row_labels), fade_in(E3.col_labels), run_time=0.5)
         self.play(Create(arrow), fade_in(soft), fade_in(A.frame), fade_in(A.col_labels),
                   fade_in(names3[1]), run_time=0.8)
         width = len(E3.grid) // NQ
@@ -231,27 +243,65 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.next_section(self.steps[3])
         A4 = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
                          row_labels=q_names, max_cols=max_shown, keep_cols=keep, **mat)
-        weight_cells(A4.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
+        weight_cells(A4.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
+                     thickness=BAR_THICKNESS)
         A4.row_labels.set_color(theme.query)
         X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key, row_labels=h_names,
                         max_rows=max_shown, keep_rows=keep, **mat)
         X.row_labels.set_color(theme.key)
         O = ValueMatrix(tr.outputs, theme, key=f"{key}.outputs", colour=theme.value, **mat)
-        place_product(A4, X, O, CONTENT_TOP, left_room=LEFT_ROOM)
+        place_product(A4, X, O, CONTENT_TOP, left_room=LEFT_ROOM, hgap=0.75)  # room for X's row names
+        # Q and E stand in one column above A, so Q, E, A, X and O stay together to the last frame.
+        e_bottom = A4.frame.get_top()[1] + 0.35
+        q_bottom = e_bottom + E3.frame.height + (E3.col_labels.height + 0.1) + STACK_GAP
+        drop = max(0.0, q_bottom + Q.frame.height - CONTENT_TOP)
+        for m in (A4, X, O):
+            m.shift(DOWN * drop)
+        e_to = E3.get_center() + np.array([A4.frame.get_left()[0] - E3.frame.get_left()[0],
+                                           e_bottom - drop - E3.frame.get_bottom()[1], 0])
+        Q.shift([A4.frame.get_left()[0] - Q.frame.get_left()[0],
+                 q_bottom - drop - Q.frame.get_bottom()[1], 0])
         names4 = legend_row(theme, [
-            ("A", f"{NQ}\u00d7{N}: weights", theme.weight),
+            ("Q", f"{NQ}\u00d7{D}", theme.query),
+            ("E", f"{NQ}\u00d7{N}", theme.score),
+            ("A", f"{NQ}\u00d7{N}", theme.weight),
             ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
             (r"O = A\,X", f"{NQ}\u00d7{D}: one output per query", theme.value),
-        ], heat=True)
+        ])
+        # A goes down, then left along its new row (nothing there yet); E then moves down
+        # into the column above it; Q comes back on top.
         pacer.swap(f"Step 4: O = A\u00b7X, ({NQ}\u00d7{N})\u00b7({N}\u00d7{D}) = {NQ}\u00d7{D}: "
                    "row j of O is query j's weighted average of the inputs.",
-                   fade_out(VGroup(E3, arrow, soft, A.frame, A.col_labels)),
-                   *(caption_out(m) for m in names3),
-                   fly(A.grid, A4.grid, remove=True), fade_in(A4.frame),
-                   caption_in(A4.row_labels), caption_in(X), caption_in(names4[0]),
-                   caption_in(names4[1]), run_time=1.4)
+                   fade_out(VGroup(arrow, soft, A.col_labels)), *(caption_out(m) for m in names3),
+                   caption_in(names4[:3]), run_time=1.0)
+        block = VGroup(A.grid, A.frame)
+        self.play(slide(block, A4.frame, via=[(block.get_x(), A4.frame.get_y(), 0)], what="slide",
+                        src="A", dst="A in O = A X"), run_time=1.4)
+        self.remove(A, A.grid, *A.grid, A.frame)
         self.add(A4)
-        self.play(fade_in(O.frame), fade_in(names4[2]), FadeIn(O.grid, lag_ratio=0.05), run_time=1.2)
+        self.play(slide(E3, e_to, what="slide", src="E", dst="stack"), fade_in(A4.row_labels),
+                  run_time=1.2)
+        self.play(fade_in(Q), run_time=0.6)
+        # The inputs come back as step 1 showed them, X^T, in X's place; then each
+        # column of X^T turns into a row of X (the transpose as motion).
+        XT4 = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key, col_labels=h_names,
+                                           max_cols=max_shown, keep_cols=keep, **mat),
+                               f"{key}.inputs")
+        XT4.col_labels.set_color(theme.key)
+        XT4.shift(X.frame.get_corner(UP + LEFT) - XT4.frame.get_corner(UP + LEFT))
+        if XT4.get_right()[0] > 6.9:
+            XT4.shift(LEFT * (XT4.get_right()[0] - 6.9))
+        self.play(fade_in(XT4), run_time=0.6)
+        cols = [VGroup(*(XT4.cell(k, i) for k in range(D))) for i in shown]
+        rows = [VGroup(*(X.cell(i, k) for k in range(D))) for i in shown]
+        xt_rest = VGroup(XT4.frame, XT4.col_labels,
+                         *(m for m in XT4.grid if m not in XT4.cell_by_index.values()))
+        x_rest = VGroup(X.frame, X.row_labels, *(m for m in X.grid if m not in X.cell_by_index.values()))
+        self.play(transpose(cols, rows), caption_out(xt_rest), caption_in(x_rest), caption_in(names4[3]),
+                  run_time=max(1.2, 0.45 * len(cols)))
+        self.remove(XT4)
+        self.add(X)
+        self.play(fade_in(O.frame), fade_in(names4[4]), FadeIn(O.grid, lag_ratio=0.05), run_time=1.2)
         self.pause_on_result("output")
 
         # -- close-up: O's entry (1, 2) as a weighted average ----------------------------
@@ -263,7 +313,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             ValueCell(tr.weighted_inputs[j, i, f], theme, (f"{key}.weighted_inputs", j, i, f), w,
                       h, wscale, font_size=nf).move_to([A4.cell(j, i).get_x(), row_y, 0])
             for i in shown))
-        w_name = math_label(r"a_{1i}\,h_{i2}", theme, NAME_TEX, theme.value)
+        w_name = math_label(r"a_{1\bullet}\cdot h_{\bullet 2}", theme, NAME_TEX, theme.value)
         w_name.next_to(weighted, LEFT, buff=0.25)
         total = ValueCell(tr.outputs[j, f], theme, (f"{key}.outputs", j, f), w, h,
                           max(float(np.max(np.abs(tr.outputs))), 1e-9), font_size=nf)

@@ -42,10 +42,12 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    on_baseline,
     read_as_line,
     readable_text,
     subscript,
 )
+from .motion import fly, ring_to, window
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import network_note, output_view
 
@@ -67,6 +69,8 @@ WIDTH = 13.9  # of the frame's 14.2, what the table may use
 TOP_WORDS = 7
 TERMS_Y = -3.4  # one dot product term by term (gone before the result comes)
 RESULT_Y = -3.35
+#: Seconds per score after the first: the ring moves to the row, the score arrives.
+SCORE_STEP = 0.45
 
 
 class OutputMappingScene(WalkthroughScene):
@@ -142,10 +146,15 @@ class OutputMappingScene(WalkthroughScene):
         state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
         # What the rows are, said while the table comes in (and stays to the end).
         if V > len(kept):
-            count = caption(f"rows: e_w, most probable first (dots: the others of the {V} French words)",
-                            theme, TEXT_FONT, theme.muted)
+            before, after = "rows:", f", most probable first (dots: the others of the {V} French words)"
         else:
-            count = caption(f"rows: the embeddings e_w of all {V} French words", theme, TEXT_FONT, theme.muted)
+            before, after = "rows: the embeddings", f"of all {V} French words"
+        e_w = math_label("e_w", theme, TEXT_FONT * 1.5, theme.target_embedding)
+        e_w.spoken = "e_w"
+        count = read_as_line(on_baseline(VGroup(
+            caption(before, theme, TEXT_FONT, theme.muted), e_w,
+            caption(after, theme, TEXT_FONT, theme.muted)).arrange(RIGHT, buff=0.1)))
+        count[2].shift(LEFT * 0.08 if after.startswith(",") else 0)
         fit_within(count, max_width=WIDTH - 3.0)
         count.next_to(matrix.frame, DOWN, buff=0.15).align_to(matrix.labels, LEFT)
         self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name)), fade_in(count))
@@ -187,14 +196,21 @@ class OutputMappingScene(WalkthroughScene):
             # fades and the score's entrance it stays on screen for; a frame's slack over.
             on_screen = terms_in + score_in + terms_out
             self.wait(max(0.8, reading_time(terms.text) - on_screen + 0.1))
-        self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=score_in)
-        self.remove(focus)
+        if terms is not None:
+            # The sum travels from the end of the line into its row's score cell.
+            total = terms[-1]
+            self.play(fly(SurroundingRectangle(total, buff=0.04), scores[c], what="sum", src="terms",
+                          dst=(key("scores"), c)), fade_in(equals[c]), run_time=score_in)
+        else:
+            self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=score_in)
         if terms is not None:
             self.play(fade_out(terms), run_time=terms_out)
-        rest_rows = [i for i in order if i != c]
-        if rest_rows:
-            self.play(LaggedStart(*[fade_in(VGroup(scores[i], equals[i])) for i in rest_rows],
-                                  lag_ratio=0.15), run_time=1.2)
+        # The other scores one row at a time, the ring going down the rows, so each can be followed.
+        for i in (i for i in order if i != c):
+            goal = VGroup(matrix.label(i), matrix.row(i), scores[i])
+            self.play(ring_to(focus, goal, buff=0.04), fade_in(scores[i], rate_func=window(0.5, 1.0)),
+                      fade_in(equals[i], rate_func=window(0.5, 1.0)), run_time=SCORE_STEP)
+        self.play(fade_out(focus), run_time=0.3)
         self.pause_on_result("scores")
 
         # Softmax: any scores become probabilities that sum to 1.
