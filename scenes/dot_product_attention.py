@@ -232,7 +232,8 @@ def table_cell_width(values: np.ndarray, theme: Any) -> float:
 
 
 def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = LEGEND_Y,
-               max_width: float = 13.6, heat: bool = False) -> VGroup:
+               max_width: float = 13.6, heat: bool = False, heat_top: Any = None,
+               heat_bottom: Any = None) -> VGroup:
     """Matrix names with their shapes in one row under the title: ``[(tex, shape, colour)]``.
 
     With ``heat``, the heat scale's key ends the row (weights are filled by it).
@@ -246,7 +247,9 @@ def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = L
                              caption(shape if full else shape.split(":")[0], theme, 20, theme.muted)
                              ).arrange(RIGHT, buff=0.2))
         if with_key:
-            items.add(heat_key(theme, width=1.6))
+            items.add(heat_key(theme, width=1.6,
+                               top=None if heat_top is None else heat_top.copy(),
+                               bottom=None if heat_bottom is None else heat_bottom.copy()))
         return items.arrange(RIGHT, buff=0.7)
 
     for full, with_key in ((True, heat), (False, heat), (False, False)):
@@ -467,16 +470,19 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.o = o = rekey_vector(ValueMatrix(tr.output[None, :], theme, key=f"{key}.output",
                                               colour=theme.value, **self.mat), f"{key}.output")
         # Where A goes: placed as the left factor of o = A X (a stand-in of A's size).
-        slot = Rectangle(width=A.frame.width, height=A.frame.height).move_to(A.frame)
+        slot = Rectangle(width=max(A.frame.width, S.frame.width), height=A.frame.height).move_to(A.frame)
         slot.frame = slot
-        place_product(slot, X, o, CONTENT_TOP, left_room=LEFT_ROOM, hgap=0.75)  # room for X's row names
+        # Room for X's row names between the column and X, when the width allows.
+        hgap = 0.75 if LEFT_ROOM + slot.width + 0.75 + o.frame.width <= 13.4 else 0.5
+        place_product(slot, X, o, CONTENT_TOP, left_room=LEFT_ROOM, hgap=hgap)
         # The column s_2 / E / A must not rise past the content band: lower all if it would.
         stack_top = slot.get_top()[1] + 0.45 + E.frame.height + STACK_GAP + S.frame.height
         drop = max(0.0, stack_top - CONTENT_TOP)
         for m in (slot, X, o):
             m.shift(DOWN * drop)
         block = VGroup(E, self.arrow, A, self.bars)
-        block_to = block.get_center() + (slot.get_center() - A.frame.get_center())
+        block_to = block.get_center() + np.array([slot.get_left()[0] - A.frame.get_left()[0],
+                                                  slot.get_y() - A.frame.get_y(), 0])
         s_to = S.get_center() + np.array([
             slot.get_left()[0] - S.frame.get_left()[0],
             slot.get_top()[1] + 0.45 + E.frame.height + STACK_GAP - S.frame.get_bottom()[1], 0])

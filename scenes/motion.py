@@ -399,13 +399,20 @@ def transpose(columns: Sequence[Mobject], rows: Sequence[Mobject], lag_ratio: fl
     for k, (col, row) in enumerate(zip(columns, rows)):
         a = 0.2 + k * lag_ratio * span
         b = a + span
-        src, dst = cell_boxes(col), cell_boxes(row)
-        boxes = VGroup(*(m.copy() for m in src))
-        goal = VGroup(*(m.copy() for m in dst))
+        boxes = VGroup(*(m.copy() for m in cell_boxes(col)))
+        goal = VGroup(*(m.copy() for m in cell_boxes(row)))
         anims += [Transform(boxes, goal, remover=True, rate_func=window(a, b)),
-                  fade_out(VGroup(*src), rate_func=window(a, (a + b) / 2)),
-                  fade_in(VGroup(*dst), rate_func=window((a + b) / 2, b))]
+                  fade_out(_shapes_of(col), rate_func=window(a, (a + b) / 2)),
+                  fade_in(_shapes_of(row), rate_func=window((a + b) / 2, b))]
     group = MovesGroup(*anims, **kw)
     for k in range(n):
         _note(group, what, ("column", k), ("row", k))
     return group
+
+
+def _shapes_of(mob: Mobject) -> VGroup:
+    """Everything drawn in ``mob`` except its digits (boxes, level bars, gauges):
+    what travels with a cell while its digits fade separately."""
+    digits = {id(m) for label in mob.get_family() if isinstance(label, NumberLabel)
+              for m in label.get_family()}
+    return VGroup(*(m for m in mob.get_family() if len(m.points) and id(m) not in digits))

@@ -132,6 +132,11 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             stack = 3 * (NQ * h + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h <= band
             return min(MAX_SHOWN, by_width, by_height), tall and stack
 
+        def stacks(z: float) -> bool:
+            """Whether Q, E and A fit in one column at zoom ``z`` (many queries: not)."""
+            h = h1 * z
+            return 3 * (NQ * h + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h <= band
+
         # Small tables larger (digits up to 30 pt) when all fits unelided.
         z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
         w, h, nf = w0 * z, h1 * z, NUMBER_FONT * z
@@ -139,6 +144,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         keep = winners_kept(tr.weights, max_shown)
         shown = [i for i in _kept_indices(N, max_shown, keep) if i is not None]
         mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
+        stack = stacks(z)
         pacer = self.pacer = CaptionPacer(self)
 
         title = title_bar(
@@ -250,38 +256,45 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                         max_rows=max_shown, keep_rows=keep, **mat)
         X.row_labels.set_color(theme.key)
         O = ValueMatrix(tr.outputs, theme, key=f"{key}.outputs", colour=theme.value, **mat)
-        place_product(A4, X, O, CONTENT_TOP, left_room=LEFT_ROOM, hgap=0.75)  # room for X's row names
+        hgap = 0.75 if LEFT_ROOM + A4.frame.width + 0.75 + O.frame.width <= 13.4 else 0.5
+        place_product(A4, X, O, CONTENT_TOP, left_room=LEFT_ROOM, hgap=hgap)  # room for X's row names
         # Q and E stand in one column above A, so Q, E, A, X and O stay together to the last frame.
         e_bottom = A4.frame.get_top()[1] + 0.35
         q_bottom = e_bottom + E3.frame.height + (E3.col_labels.height + 0.1) + STACK_GAP
-        drop = max(0.0, q_bottom + Q.frame.height - CONTENT_TOP)
+        drop = max(0.0, q_bottom + Q.frame.height - CONTENT_TOP) if stack else 0.0
         for m in (A4, X, O):
             m.shift(DOWN * drop)
         e_to = E3.get_center() + np.array([A4.frame.get_left()[0] - E3.frame.get_left()[0],
                                            e_bottom - drop - E3.frame.get_bottom()[1], 0])
         Q.shift([A4.frame.get_left()[0] - Q.frame.get_left()[0],
                  q_bottom - drop - Q.frame.get_bottom()[1], 0])
-        names4 = legend_row(theme, [
+        entries = [
             ("Q", f"{NQ}\u00d7{D}", theme.query),
             ("E", f"{NQ}\u00d7{N}", theme.score),
             ("A", f"{NQ}\u00d7{N}", theme.weight),
             ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
             (r"O = A\,X", f"{NQ}\u00d7{D}: one output per query", theme.value),
-        ])
+        ]
+        names4 = legend_row(theme, entries if stack else entries[2:])
+        if not stack:  # the same slots, the first two empty: Q and E are not in this figure
+            names4 = VGroup(VGroup(), VGroup(), *names4)
         # A goes down, then left along its new row (nothing there yet); E then moves down
         # into the column above it; Q comes back on top.
         pacer.swap(f"Step 4: O = A\u00b7X, ({NQ}\u00d7{N})\u00b7({N}\u00d7{D}) = {NQ}\u00d7{D}: "
                    "row j of O is query j's weighted average of the inputs.",
                    fade_out(VGroup(arrow, soft, A.col_labels)), *(caption_out(m) for m in names3),
-                   caption_in(names4[:3]), run_time=1.0)
+                   caption_in(names4[:3]), *([] if stack else [fade_out(E3)]), run_time=1.0)
         block = VGroup(A.grid, A.frame)
         self.play(slide(block, A4.frame, via=[(block.get_x(), A4.frame.get_y(), 0)], what="slide",
                         src="A", dst="A in O = A X"), run_time=1.4)
         self.remove(A, A.grid, *A.grid, A.frame)
         self.add(A4)
-        self.play(slide(E3, e_to, what="slide", src="E", dst="stack"), fade_in(A4.row_labels),
-                  run_time=1.2)
-        self.play(fade_in(Q), run_time=0.6)
+        if stack:
+            self.play(slide(E3, e_to, what="slide", src="E", dst="stack"), fade_in(A4.row_labels),
+                      run_time=1.2)
+            self.play(fade_in(Q), run_time=0.6)
+        else:  # too many queries for Q, E and A in one column: E has left, A stays with X and O
+            self.play(fade_in(A4.row_labels), run_time=0.5)
         # The inputs come back as step 1 showed them, X^T, in X's place; then each
         # column of X^T turns into a row of X (the transpose as motion).
         XT4 = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key, col_labels=h_names,
