@@ -274,8 +274,9 @@ class CnnAttentionScene(WalkthroughScene):
             u = cnn.next_object[t]
             lead, value, key = f"\u2192 {cnn.tokens[u]}", cnn.next_object_mass[t], ("cnn.next_object_mass", t)
         else:
-            return VGroup(word, caption("no object" if cnn.scene is not None else " ", theme, 20,
-                                        theme.muted)).arrange(DOWN, buff=0.08)
+            if cnn.scene is None:  # a user image: no objects are known
+                return VGroup(word)
+            return VGroup(word, caption("no object", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
         line = read_as_line(VGroup(caption(lead, theme, 20, theme.muted),
                                    NumberLabel(value, theme, key, font_size=20, colour=theme.highlight)
                                    ).arrange(RIGHT, buff=0.1))

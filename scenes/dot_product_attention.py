@@ -44,7 +44,8 @@ from manim import (
     smooth,
 )
 
-from .motion import fly, gather, slide, transpose, veil  # fly, veil re-exported: worked_example and multi_query_attention import them from here
+# fly and veil are re-exported: worked_example and multi_query_attention import them from here.
+from .motion import fly, gather, slide, transpose, veil
 from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (

@@ -106,6 +106,24 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
     shown_results = ("scores", "weights", "output")
 
     def construct(self) -> None:
+        self.stage: dict = {}
+        self.set_stage()                 # sizes and the title; nothing played
+        self.show_queries_and_inputs()   # Q (rows) and X^T (columns)
+        self.score_every_pair()          # E = Q X^T
+        self.normalise_each_row()        # E beside A, softmax per row
+        self.stack_and_transpose()       # Q, E, A in one column; X^T -> X; O = A X
+        self.close_up_one_output()       # a_1. h_.2 gathers into O's entry; the poster
+
+    def _take(self, names: str) -> tuple:
+        """Values an earlier beat laid out (``self.stage``), by name."""
+        return tuple(self.stage[n] for n in names.split())
+
+    def _keep(self, **values: object) -> None:
+        """What a later beat reads: the on-screen slots and sizes this beat made."""
+        self.stage.update(values)
+
+    def set_stage(self) -> None:
+        """Sizes (zoom, which inputs show), the title (the first frame); nothing played."""
         theme, tr = self.theme, self.trace.multi_query_attention
         key = "multi_query_attention"
         N, D = tr.inputs.shape
@@ -155,6 +173,14 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         )
         self.add(title)  # the first frame is the title, never black
 
+        self._keep(
+            D=D, N=N, NQ=NQ, h=h, h_names=h_names, keep=keep, key=key, mat=mat, max_shown=max_shown, nf=nf,
+            pacer=pacer, q_names=q_names, shown=shown, stack=stack, theme=theme, tr=tr, w=w)
+
+    def show_queries_and_inputs(self) -> None:
+        """Step 1: the queries as the rows of Q, the inputs as the columns of X^T."""
+        (D, N, NQ, h_names, keep, key, mat, max_shown, pacer, q_names, theme, tr) = self._take(
+            'D N NQ h_names keep key mat max_shown pacer q_names theme tr')
         # -- step 1: Q and X^T ----------------------------------------------------
         self.next_section(self.steps[0])
         Q = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,
@@ -177,6 +203,11 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                    "The input features X are the same as before.")
         self.wait(RESULT_PAUSE)
 
+        self._keep(E=E, Q=Q, XT=XT, names=names)
+
+    def score_every_pair(self) -> None:
+        """Step 2: E = Q X^T, the first entry flown in from its row and column."""
+        D, E, Q, XT, names, pacer, shown, theme = self._take('D E Q XT names pacer shown theme')
         # -- step 2: E = Q X^T -----------------------------------------------------
         self.next_section(self.steps[1])
         first = VGroup(*(Q.cell(0, k) for k in range(D)))
@@ -192,6 +223,12 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.add(E)
         self.pause_on_result("scores")
 
+        self._keep(rings=rings)
+
+    def normalise_each_row(self) -> None:
+        """Step 3: E slides beside A; softmax row by row."""
+        (E, N, NQ, Q, XT, h_names, keep, key, mat, max_shown, names, pacer, q_names, theme, tr) = self._take(
+            'E N NQ Q XT h_names keep key mat max_shown names pacer q_names theme tr')
         # -- step 3: softmax along each row, E kept beside A -------------------------
         self.next_section(self.steps[2])
         E3 = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
@@ -245,6 +282,13 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.add(A)
         self.pause_on_result("weights")
 
+        self._keep(A=A, E3=E3, arrow=arrow, names3=names3, soft=soft)
+
+    def stack_and_transpose(self) -> None:
+        """Step 4: A down then left, E and Q above it, X^T turned into X by motion; O = A X."""
+        (A, D, E3, N, NQ, Q, arrow, h_names, keep, key,
+         mat, max_shown, names3, pacer, q_names, shown, soft, stack, theme, tr) = self._take(
+            'A D E3 N NQ Q arrow h_names keep key mat max_shown names3 pacer q_names shown soft stack theme tr')
         # -- step 4: O = A X ----------------------------------------------------------
         self.next_section(self.steps[3])
         A4 = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
@@ -317,6 +361,12 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.play(fade_in(O.frame), fade_in(names4[4]), FadeIn(O.grid, lag_ratio=0.05), run_time=1.2)
         self.pause_on_result("output")
 
+        self._keep(A4=A4, O=O, X=X)
+
+    def close_up_one_output(self) -> None:
+        """The close-up: one number of O as a weighted average; the poster."""
+        (A4, D, NQ, O, X, h, key, nf, pacer, rings, shown, theme, tr, w) = self._take(
+            'A4 D NQ O X h key nf pacer rings shown theme tr w')
         # -- close-up: O's entry (1, 2) as a weighted average ----------------------------
         self.next_section(self.steps[4])
         j, f = 0, 1  # the first query, the second feature (as the draft)

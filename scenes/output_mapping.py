@@ -128,8 +128,8 @@ class OutputMappingScene(WalkthroughScene):
         for i in kept:
             labels[i] = readable_text(labels[i], theme, TEXT_FONT, max_width=label_w).original_text
         matrix = PickedRowsMatrix(m.embeddings, theme, key("embeddings"), rows, labels,
-                                  theme.embedding, cell_w, cell_h, font, label_size=TEXT_FONT, label_width=label_w,
-                                  cols=cols)
+                                  theme.target_embedding, cell_w, cell_h, font, label_size=TEXT_FONT,
+                                  label_width=label_w, cols=cols)
         # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
         total = matrix.width + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
         left = -total / 2

@@ -108,11 +108,13 @@ def printed_matrix(values: np.ndarray, theme: Any, key: str, decimals: int, cell
             cells.add(VGroup(box, num))
     frame = Rectangle(width=cols * cell_w + 0.1, height=rows * cell_h + 0.1,
                       stroke_color=theme.negative, stroke_width=2).move_to(cells)
-    strikes = VGroup(*(
-        Line([cells[i * cols].get_left()[0] + 0.04, cells[i * cols].get_y(), 0],
-             [cells[i * cols + cols - 1].get_right()[0] - 0.04, cells[i * cols].get_y(), 0],
-             stroke_color=theme.negative, stroke_width=2.5)
-        for i in range(rows)))
+    # Low through the digits (a third of their height up), so a minus sign stays readable.
+    strikes = VGroup()
+    for i in range(rows):
+        first, last = cells[i * cols], cells[i * cols + cols - 1]
+        y = first[1].get_bottom()[1] + first[1].height / 3
+        strikes.add(Line([first.get_left()[0] + 0.04, y, 0], [last.get_right()[0] - 0.04, y, 0],
+                         stroke_color=theme.negative, stroke_width=2.5, stroke_opacity=0.85))
     group = VGroup(cells, frame, strikes)
     group.cells, group.frame, group.strikes, group.cols = cells, frame, strikes, cols
     return group
@@ -253,8 +255,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         head.next_to(mat.frame, UP, buff=0.08).align_to(mat.frame, LEFT)
         lines = VGroup(*(caption(n, theme, 20, theme.negative) for n in notes)).arrange(
             DOWN, buff=0.06, aligned_edge=LEFT)
-        if notes_above:  # at the bottom of the frame: the caption is below
-            lines.next_to(head, UP, buff=0.1).align_to(mat.frame, LEFT)
+        if notes_above:  # at the bottom of the frame (the caption below): name, notes, matrix
+            lines.next_to(mat.frame, UP, buff=0.1).align_to(mat.frame, LEFT)
+            head.next_to(lines, UP, buff=0.1).align_to(mat.frame, LEFT)
         else:
             lines.next_to(mat.frame, DOWN, buff=0.1).align_to(mat.frame, LEFT)
         group = VGroup(mat, head, lines)
