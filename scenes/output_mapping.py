@@ -82,6 +82,23 @@ class OutputMappingScene(WalkthroughScene):
     shown_results = ("scores", "probabilities", "word")
 
     def construct(self) -> None:
+        self.stage: dict = {}
+        self.set_stage()                  # the title and the network's note: the first frame
+        self.show_state_and_embeddings()  # s_t above the rows e_w
+        self.score_every_word()           # s_t . e_w, one row at a time
+        self.softmax_the_scores()         # probabilities and bars, all sum to 1
+        self.pick_the_word()              # op_t, the poster
+
+    def _take(self, names: str) -> tuple:
+        """Values an earlier beat laid out (``self.stage``), by name."""
+        return tuple(self.stage[n] for n in names.split())
+
+    def _keep(self, **values: object) -> None:
+        """What a later beat reads: the on-screen slots and sizes this beat made."""
+        self.stage.update(values)
+
+    def set_stage(self) -> None:
+        """The title and what network this is (the first frame); nothing played."""
         self.view = view = output_view(self.trace)
         theme, m = self.theme, view.mapping
         key = view.key
@@ -109,6 +126,11 @@ class OutputMappingScene(WalkthroughScene):
         # The first frame is the title, never black.
         self.add(title, note)
 
+        self._keep(V=V, cols=cols, key=key, m=m, slots=slots, t=t, theme=theme)
+
+    def show_state_and_embeddings(self) -> None:
+        """s_t above the embedding rows e_w (the most probable first), and what the rows are."""
+        (V, cols, key, m, slots, t, theme,) = self._take('V cols key m slots t theme')
         # The most probable words stay visible when the vocabulary is elided.
         if V <= MAX_ROWS:
             rows = pick_rows(V, list(m.ranked[:3]), MAX_ROWS)
@@ -159,6 +181,15 @@ class OutputMappingScene(WalkthroughScene):
         count.next_to(matrix.frame, DOWN, buff=0.15).align_to(matrix.labels, LEFT)
         self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name)), fade_in(count))
 
+        self._keep(
+            cell_h=cell_h, count=count, font=font, matrix=matrix, prob_w=prob_w, score_w=score_w,
+            softmax_gap=softmax_gap, state=state, total=total)
+
+    def score_every_word(self) -> None:
+        """s_t . e_w: the chosen word's term by term, its sum flying into its cell, then the
+        other rows one at a time."""
+        (cell_h, font, key, m, matrix, prob_w, score_w, softmax_gap, state, t, theme, total,) = self._take(
+            'cell_h font key m matrix prob_w score_w softmax_gap state t theme total')
         score_x = matrix.frame.get_right()[0] + 0.55 + score_w / 2
         prob_x = score_x + score_w / 2 + softmax_gap + prob_w / 2
         bar_x = prob_x + prob_w / 2 + 0.15
@@ -213,6 +244,16 @@ class OutputMappingScene(WalkthroughScene):
         self.play(fade_out(focus), run_time=0.3)
         self.pause_on_result("scores")
 
+        self._keep(
+            bar_x=bar_x, bars=bars, c=c, order=order, prob_head=prob_head, prob_x=prob_x, probs=probs,
+            score_x=score_x, scores=scores, total=total)
+
+    def softmax_the_scores(self) -> None:
+        """Softmax: the scores become probabilities (numbers and bars) that sum to 1."""
+        (V, bar_x, bars, count, key, m, matrix, order, prob_head, prob_w, prob_x, probs, score_w,
+         score_x, softmax_gap, theme, total,) = self._take(
+            'V bar_x bars count key m matrix order prob_head prob_w prob_x probs score_w score_x '
+            'softmax_gap theme total')
         # Softmax: any scores become probabilities that sum to 1.
         top, bottom = matrix.frame.get_top()[1], matrix.frame.get_bottom()[1]
         mid = (top + bottom) / 2
@@ -235,6 +276,11 @@ class OutputMappingScene(WalkthroughScene):
         self.play(fade_in(total), run_time=0.6)
         self.pause_on_result("probabilities")
 
+
+    def pick_the_word(self) -> None:
+        """The word with the highest probability is op_t: the poster."""
+        (bars, c, key, m, matrix, probs, scores, t, theme,) = self._take(
+            'bars c key m matrix probs scores t theme')
         # The chosen word: the highest probability.
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), scores[c], probs[c], bars[c]),
                                     color=theme.highlight, buff=0.05)
@@ -251,6 +297,7 @@ class OutputMappingScene(WalkthroughScene):
         self.play(Create(pick), fade_in(result))
         # The poster: the table, its scores, the probabilities as bars, the chosen word.
         self.pause_on_result("word", FINAL_HOLD)
+
 
     def _widths(self, in_cells, in_column, H: int):
         """Cell width, number font and score-column width: wide enough for
