@@ -427,10 +427,14 @@ class WalkthroughScene(Scene):
             # Halfway through, then on as usual: update_to_time is absolute in
             # the animations' progress, and the updaters' dt still sum to the run time.
             duration = self.get_run_time(self.animations)
-            start = float(self.renderer.time)
+            # Skipped animations have already added their run time to the clock; drawn ones not yet.
+            start = float(self.renderer.time) - (duration if self.renderer.skip_animations else 0.0)
             for at in _sample_points(self.animations):
                 self.update_to_time(duration * at)
-                self._snapshot(start + duration * at)
+                # The clip's time of this look (tests wrap _snapshot(self) without arguments).
+                self._audit_now = start + duration * at
+                self._snapshot()
+            self._audit_now = None
         super().play_internal(skip_rendering)
 
     def _watch_continuity(self, now: float) -> None:
@@ -450,10 +454,11 @@ class WalkthroughScene(Scene):
                 audit._gone.setdefault(sig, round(now, 2))
                 del audit._seen[sig]
 
-    def _snapshot(self, at: float | None = None) -> None:
+    def _snapshot(self) -> None:
         if self.audit is None:
             return
         self.audit.snapshots += 1
+        at = getattr(self, "_audit_now", None)
         self._watch_continuity(float(self.renderer.time) if at is None else at)
         half_w, half_h = config.frame_width / 2, config.frame_height / 2
         texts: list[Mobject] = []
