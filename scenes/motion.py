@@ -75,7 +75,10 @@ def _note(anim: Animation, what: str, src: Any, dst: Any) -> Animation:
 
 
 def moved(*anims: Animation, what: str, src: Any = None, dst: Any = None, **kw: Any) -> "MovesGroup":
-    """``anims`` as one move that records ``(what, src, dst)`` once played (a scene's own move)."""
+    """``anims`` as one move that records ``(what, src, dst)`` once played (a scene's own move);
+    the moves inside it are recorded as this one only."""
+    for anim in anims:
+        anim.move_records = []
     return _note(MovesGroup(*anims, **kw), what, src, dst)
 
 
