@@ -515,8 +515,9 @@ def _signatures(mobjects: list[Mobject]) -> tuple[set[tuple], int]:
                 continue
             words = str(getattr(mob, "shown", None) or getattr(mob, "original_text", None)
                         or getattr(mob, "tex_string", ""))
-            x, y = mob.get_center()[:2]
-            group.append((words, round(float(x), 1), round(float(y), 1)))
+            y = float(mob.get_center()[1])
+            # Content only: a group pulsing or shifting a little (Indicate) has not gone.
+            group.append((words, 0, 0))
             if isinstance(mob, NumberLabel) or not (len(words.split()) >= CAPTION_MIN_WORDS or y > TITLE_BAND_Y):
                 shapes += 1
         if group:
