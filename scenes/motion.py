@@ -54,6 +54,7 @@ __all__ = [
     "transpose",
     "digits_of",
     "cell_boxes",
+    "moved",
 ]
 
 #: The widest arc a path may take (STYLE §3.4: arcs stay in the frame).
@@ -74,6 +75,14 @@ def _note(anim: Animation, what: str, src: Any, dst: Any) -> Animation:
     return anim
 
 
+def moved(*anims: Animation, what: str, src: Any = None, dst: Any = None, **kw: Any) -> "MovesGroup":
+    """``anims`` as one move that records ``(what, src, dst)`` once played (a scene's own move);
+    the moves inside it are recorded as this one only."""
+    for anim in anims:
+        anim.move_records = []
+    return _note(MovesGroup(*anims, **kw), what, src, dst)
+
+
 def _record(anim: Animation, scene: Any) -> None:
     moves = getattr(scene, "moves", None)
     if moves is not None:
@@ -81,7 +90,25 @@ def _record(anim: Animation, scene: Any) -> None:
 
 
 class MovesGroup(AnimationGroup):
-    """An :class:`AnimationGroup` that records its moves in ``scene.moves`` once played."""
+    """An :class:`AnimationGroup` that records its moves in ``scene.moves`` once played.
+
+    Unlike a plain group it never puts its own :class:`Group` on the scene (Manim
+    adds a group's Group, so every part already on screen would be on it twice and
+    the audit would see each text overlap itself); each part is added on its own
+    when it is not on screen yet.
+    """
+
+    def is_introducer(self) -> bool:
+        return True  # the scene must not add self.group; _setup_scene adds the parts
+
+    def _setup_scene(self, scene: Any) -> None:
+        if scene is None:
+            return
+        for anim in self.animations:
+            if not anim.is_introducer() and anim.mobject is not None \
+                    and anim.mobject not in scene.get_mobject_family_members():
+                scene.add(anim.mobject)
+            anim._setup_scene(scene)
 
     def clean_up_from_scene(self, scene: Any) -> None:
         super().clean_up_from_scene(scene)
@@ -169,7 +196,9 @@ class Slide(Animation):
     def interpolate_mobject(self, alpha: float) -> None:
         u = self.rate_func(alpha)
         centre = self.route(u)
-        k = (1 + (self.end_scale - 1) * u) * (1 - self.shrink * math.sin(math.pi * u))
+        # Contracts over the first fifth of the path, travels small, expands over the last fifth.
+        squeeze = smooth(min(1.0, u / 0.2, (1.0 - u) / 0.2))
+        k = (1 + (self.end_scale - 1) * u) * (1 - self.shrink * squeeze)
         for m, pts in zip(self.members, self.saved):
             m.points = (pts - self.start) * k + centre
 
@@ -216,24 +245,29 @@ def fly(sources: Any, targets: Any, remove: bool = False, path_arc: float = 0.0,
 
 def hand_off(col: Mobject, slot: Any, leaving: Sequence[Mobject] = (), via: Sequence[Any] = (),
              label: Mobject | None = None, slot_label: Mobject | None = None, path_arc: float = 0.0,
-             what: str = "hand_off", src: Any = None, dst: Any = None, run_time: float = 1.6,
+             shrink: float = 0.6, what: str = "hand_off", src: Any = None, dst: Any = None, run_time: float = 1.6,
              **kw: Any) -> MovesGroup:
     """A state moves into the slot where it is used next (s_t -> s_{t-1}, h_t -> h_{t-1}).
 
     Zero copy: ``leaving`` (the slot's old occupant) fades out in the first
-    third; ``col``'s digits and ``label`` fade in place; its cells contract to
-    a chip that travels (``via`` waypoints or ``path_arc``) and expands into
-    ``slot`` (a point or a mobject's centre); its digits and ``slot_label``
-    fade in there. ``col`` is then the slot's occupant: one value, one mobject.
+    third; ``col``'s texts (digits, its name) fade in place; its cells
+    contract to a chip (``shrink``: the part of its size it loses) that
+    travels (``via`` waypoints or ``path_arc``) and expands into ``slot`` (a
+    point or a mobject's centre); its texts fade back in there, and
+    ``slot_label`` if given. ``label``, if given, fades out for good (a name
+    the slot does not keep). ``col`` is then the slot's occupant: one value,
+    one mobject.
     """
-    digits = digits_of(col)
-    chip = Slide(col, slot, path_arc=path_arc, via=via, shrink=0.55, rate_func=window(0.2, 0.8))
+    from .base import _text_leaves  # the audit's own notion of a text
+
+    digits = VGroup(*(m for m in _text_leaves(col) if m is not label))
+    chip = Slide(col, slot, path_arc=path_arc, via=via, shrink=shrink, rate_func=window(0.2, 0.8))
     chip.move_records = []  # the hand-off records the move once, below
     anims: list[Animation] = [chip]
     for gone in leaving:
         anims.append(fade_out(gone, rate_func=window(0.0, 1 / 3)))
-    if len(digits):
-        anims.append(_Blink(digits, 0.2, 0.8))
+    # One blink per text: each is already on screen inside ``col`` (a new group would be added twice).
+    anims.extend(_Blink(d, 0.2, 0.8) for d in digits)
     if label is not None:
         anims.append(fade_out(label, rate_func=window(0.0, 0.25)))
     if slot_label is not None:
@@ -280,17 +314,20 @@ class _Blink(Animation):
 
 
 def _carry(word: Mobject, target: Mobject, via: Sequence[Any], what: str, src: Any, dst: Any,
-           start: float = 0.0) -> list[Animation]:
-    """A copy of ``word`` travels to ``target`` (scaled to its height) and becomes it."""
+           start: float = 0.0, reveal: bool = True) -> list[Animation]:
+    """A copy of ``word`` travels to ``target`` (scaled to its height) and becomes it
+    (``reveal``: ``target`` fades in as it lands; else ``target`` is already there)."""
     ghost = word.copy()
     scale = target.height / word.height if word.height else 1.0
-    return [Slide(ghost, target, via=via, scale=scale, remover=True, rate_func=window(start, 0.9),
-                  what=what, src=src, dst=dst),
-            fade_in(target, rate_func=window(0.85, 1.0))]
+    out: list[Animation] = [Slide(ghost, target, via=via, scale=scale, remover=True,
+                                  rate_func=window(start, 0.9), what=what, src=src, dst=dst)]
+    if reveal:
+        out.append(fade_in(target, rate_func=window(0.85, 1.0)))
+    return out
 
 
 def feed_back(word: Mobject, target_word: Mobject, lane_y: float | None = None, what: str = "feed_back",
-              src: Any = None, dst: Any = None, **kw: Any) -> MovesGroup:
+              src: Any = None, dst: Any = None, reveal: bool = True, **kw: Any) -> MovesGroup:
     """A *word* (never a number) travels as a copy to the input slot where it is read next.
 
     With ``lane_y`` it goes down (or up) to that lane, along it, then into
@@ -301,7 +338,7 @@ def feed_back(word: Mobject, target_word: Mobject, lane_y: float | None = None, 
     if lane_y is not None:
         via = [(word.get_x(), lane_y, 0), (target_word.get_x(), lane_y, 0)]
     src = src if src is not None else getattr(word, "text", None) or getattr(word, "original_text", None)
-    group = MovesGroup(*_carry(word, target_word, via, what, src, dst), **kw)
+    group = MovesGroup(*_carry(word, target_word, via, what, src, dst, reveal=reveal), **kw)
     group.audit_samples = QUARTERS
     return group
 

@@ -251,7 +251,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                       caption("per row", theme, 20, theme.muted)).arrange(DOWN, buff=0.06)
         soft.next_to(arrow, UP, buff=0.1)
         names3 = legend_row(theme, [
-            ("E", f"{NQ}\u00d7{N}: raw scores", theme.text),
+            ("E", f"{NQ}\u00d7{N}: raw scores", theme.score),
             (r"A = \mathrm{softmax}_{\text{rows}}(E)", f"{NQ}\u00d7{N}: each row sums to 1",
              theme.weight),
         ], heat=True)

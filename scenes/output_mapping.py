@@ -285,7 +285,7 @@ class OutputMappingScene(WalkthroughScene):
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), scores[c], probs[c], bars[c]),
                                     color=theme.highlight, buff=0.05)
         result = VGroup(
-            math_label(f"op_{{{t}}} =", theme, 30, theme.decoder),
+            math_label(f"op_{{{t}}} =", theme, 30, theme.target_embedding),
             caption(m.chosen_word, theme, 26, theme.text),
             caption("with", theme, TEXT_FONT, theme.muted),
             NumberLabel(m.chosen_percent, theme, (key("chosen_percent"),), font_size=22),
