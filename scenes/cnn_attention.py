@@ -37,7 +37,7 @@ from manim import (
 from attention_core.cnn import spotlight
 
 from .base import FINAL_HOLD, RESULT_PAUSE, WalkthroughScene, reading_time
-from .motion import ring_to
+from .motion import MovesGroup, ring_to
 from .components import (
     CellBox,
     caption_in,
@@ -233,7 +233,14 @@ class CnnAttentionScene(WalkthroughScene):
         old_shapes, old_texts = parts(old)
         new_shapes, new_texts = parts(new)
         anims = [Transform(a, b) for a, b in zip(old_shapes, new_shapes)]
-        anims += [caption_out(VGroup(*old_texts)), caption_in(VGroup(*new_texts))]
+        # Only the numbers that change cross-fade; an unchanged one stays put (no blink).
+        changed = [(a, b) for a, b in zip(old_texts, new_texts)
+                   if _said(a) != _said(b) or np.linalg.norm(a.get_center() - b.get_center()) > 1e-3]
+        changed += [(a, None) for a in old_texts[len(new_texts):]]
+        changed += [(None, b) for b in new_texts[len(old_texts):]]
+        going = VGroup(*(a for a, _ in changed if a is not None))
+        coming = VGroup(*(b for _, b in changed if b is not None))
+        anims += [caption_out(going), caption_in(coming)]
         return [_Swap(old, new, *anims)]
 
     def show_every_words_attention(self) -> None:
@@ -580,6 +587,12 @@ def _texts_of(mob: VGroup) -> str:
     return " ".join(m.original_text for m in mob.get_family() if isinstance(m, Text))
 
 
+def _said(mob: Mobject) -> str:
+    """What a text or formula says (a number as shown)."""
+    return str(getattr(mob, "shown", None) or getattr(mob, "original_text", None)
+               or getattr(mob, "tex_string", ""))
+
+
 def _ancestors(mob: Mobject, root: Mobject) -> list[Mobject]:
     """``mob`` and the groups above it inside ``root`` (to tell a text's glyphs from a box)."""
     chain = [mob]
@@ -589,9 +602,11 @@ def _ancestors(mob: Mobject, root: Mobject) -> list[Mobject]:
     return chain
 
 
-class _Swap(AnimationGroup):
+class _Swap(MovesGroup):
     """Plays ``anims`` (``old`` turning into ``new`` in place), then puts ``new`` in the scene
-    in place of ``old``: the next word's update starts from what is on screen."""
+    in place of ``old``: the next word's update starts from what is on screen. A
+    :class:`~scenes.motion.MovesGroup`: it never puts its own Group on the scene (which
+    would split ``old`` into pieces mid-play and read as a blink)."""
 
     def __init__(self, old: Mobject, new: Mobject, *anims: Animation, **kw) -> None:
         self.old, self.new = old, new

@@ -45,7 +45,7 @@ from manim import (
 )
 
 # fly and veil are re-exported: worked_example and multi_query_attention import them from here.
-from .motion import fly, gather, slide, transpose, veil
+from .motion import TRANSPOSE_TIME, fly, gather, slide, transpose, veil
 from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
@@ -529,7 +529,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         x_dots = VGroup(*(m for m in X.grid if m not in X.cell_by_index.values()))
         self.play(transpose(cols, rows), caption_out(VGroup(XT.frame, XT.col_labels, xt_dots)),
                   caption_in(VGroup(X.frame, X.row_labels, x_dots)),
-                  run_time=max(1.2, 0.45 * len(cols)))
+                  run_time=max(TRANSPOSE_TIME, 0.55 * len(cols)))
         self.remove(XT)
         self.add(X)
 

@@ -52,6 +52,7 @@ __all__ = [
     "ring_to",
     "crossfade",
     "transpose",
+    "TRANSPOSE_TIME",
     "digits_of",
     "cell_boxes",
     "moved",
@@ -59,6 +60,9 @@ __all__ = [
 
 #: The widest arc a path may take (STYLE §3.4: arcs stay in the frame).
 MAX_ARC = math.pi / 3
+#: The shortest transpose (s): its columns leave one after another slowly enough to be
+#: followed, and the matrix's numbers are away long enough to read as moved, not blinked.
+TRANSPOSE_TIME = 2.4
 #: Where the audit looks at a move that carries text (fractions of its run).
 QUARTERS = (0.25, 0.5, 0.75)
 

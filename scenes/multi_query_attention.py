@@ -67,7 +67,7 @@ from .dot_product_attention import (
     veil,
 )
 from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
-from .motion import slide, transpose
+from .motion import TRANSPOSE_TIME, slide, transpose
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
@@ -355,7 +355,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                          *(m for m in XT4.grid if m not in XT4.cell_by_index.values()))
         x_rest = VGroup(X.frame, X.row_labels, *(m for m in X.grid if m not in X.cell_by_index.values()))
         self.play(transpose(cols, rows), caption_out(xt_rest), caption_in(x_rest), caption_in(names4[3]),
-                  run_time=max(1.2, 0.45 * len(cols)))
+                  run_time=max(TRANSPOSE_TIME, 0.55 * len(cols)))
         self.remove(XT4)
         self.add(X)
         self.play(fade_in(O.frame), fade_in(names4[4]), FadeIn(O.grid, lag_ratio=0.05), run_time=1.2)

@@ -39,7 +39,7 @@ from attention_core.formatting import format_number
 
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, cell_width_for, weight_cells
-from .motion import slide, transpose
+from .motion import TRANSPOSE_TIME, slide, transpose
 from .components import (
     caption_in,
     caption_out,
@@ -381,8 +381,12 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         leaving = [self.qT, self.sums, self.sums_name] + ([self.printed] if self.printed else [])
         self.pacer.swap(f"Step 4: C = A\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
                         "each a weighted average of the input vectors.",
-                        *(caption_out(m) for m in self.names3), caption_in(names4[2]),
+                        *(caption_out(m) for m in self.names3[1:]),
+                        slide(self.names3[0], names4[2], what="slide", src="X name", dst="X name"),
                         *(fade_out(m) for m in leaving), run_time=1.0)
+        # The name of X moved to its new place in the names row (the same name, not a new one).
+        self.remove(self.names3[0])
+        self.add(names4[2])
         # Straight up its own column (left of where q^T was: nothing there).
         self.lift_to = X2.get_center() + np.array([0, X4.frame.get_top()[1] - X2.frame.get_top()[1], 0])
         self.play(slide(X2, self.lift_to, what="slide", src="X", dst="X above C"), run_time=1.0)
@@ -399,7 +403,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         aT_rest = VGroup(aT.frame, aT.row_labels,
                          *(m for m in aT.grid if m not in aT.cell_by_index.values()))
         self.play(transpose(cols, rows), caption_out(a_rest), caption_in(aT_rest),
-                  caption_in(self.names4[1]), run_time=max(1.4, 0.5 * M))
+                  caption_in(self.names4[1]), run_time=max(TRANSPOSE_TIME + 0.8, 0.8 * M))
         self.remove(alpha)
         self.add(aT)
 
