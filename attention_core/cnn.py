@@ -260,24 +260,22 @@ def hand_filters(d: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
 def spotlight(weights: np.ndarray, size: int) -> np.ndarray:
     """A ``G x G`` weight grid upsampled smoothly to ``size x size``, scaled to max 1.
 
-    Bilinear interpolation between the cells' centres (clamped at the
-    border), then a Gaussian blur of a third of a cell, as Xu et al.
-    upsample and smooth their attention maps for display.
+    Each cell's weight fills its own block of pixels (the region its feature
+    vector was pooled from), then a Gaussian blur of a third of a cell
+    smooths the edges, as Xu et al. upsample and smooth their attention maps
+    for display. Outside the image counts as dark, so the glow of one
+    attended cell is centred on that cell, even at the border (a bilinear
+    interpolation clamped at the border put it on the cell's outer corner).
     """
     w = np.asarray(weights, dtype=float)
     g = w.shape[0]
-    # Pixel centres in cell units: cell i's centre sits at i.
-    pos = np.clip((np.arange(size) + 0.5) * g / size - 0.5, 0, g - 1)
-    lo = np.minimum(np.floor(pos).astype(int), g - 2) if g > 1 else np.zeros(size, int)
-    frac = pos - lo
-    hi = np.minimum(lo + 1, g - 1)
-    rows = w[lo] * (1 - frac)[:, None] + w[hi] * frac[:, None]
-    up = rows[:, lo] * (1 - frac)[None, :] + rows[:, hi] * frac[None, :]
+    cell_of = np.minimum((np.arange(size) * g) // size, g - 1)
+    up = w[cell_of][:, cell_of]
     sigma = size / g / 3
     radius = int(np.ceil(2 * sigma))
     taps = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
     taps /= taps.sum()
-    padded = np.pad(up, radius, mode="edge")
+    padded = np.pad(up, radius, mode="constant")
     up = np.apply_along_axis(lambda r: np.convolve(r, taps, mode="valid"), 1, padded)
     up = np.apply_along_axis(lambda c: np.convolve(c, taps, mode="valid"), 0, up)
     top = float(up.max())
@@ -431,6 +429,12 @@ class CnnTrace:
     probabilities: np.ndarray  # T: the probability the decoder gave each word
     object_cells: tuple[tuple[tuple[int, int], ...], ...]  # per word; empty without an object
     object_mass: tuple[float | None, ...]  # per word: its weight on its object's cells
+    #: Per word without an object of its own ("a", "and"): the index of the next
+    #: word that names one, and this word's weight on that object's cells (the
+    #: weights come from s_{t-1}, before the word is written, so a word can
+    #: already look at what comes next). None where there is no such word.
+    next_object: tuple[int | None, ...]
+    next_object_mass: tuple[float | None, ...]
     held_out: dict | None  # the captioner's held-out figures (trained only)
     decoder: dict[str, np.ndarray]  # the decoder's parameters
 
@@ -465,6 +469,8 @@ class CnnTrace:
             "probabilities": self.probabilities.tolist(),
             "object_cells": [[list(c) for c in cells] for cells in self.object_cells],
             "object_mass": list(self.object_mass),
+            "next_object": list(self.next_object),
+            "next_object_mass": list(self.next_object_mass),
             # The decoder's ~8,000 parameters are not listed (they would swamp
             # the tables): they are the shipped file's, or seeded from `seed`;
             # the digest ties this section (and the render cache) to them.
@@ -534,6 +540,12 @@ def compute_cnn(cfg: CnnConfig, seed: int) -> CnnTrace:
     object_cells = tuple(owned.get(wd, ()) for wd in tokens)
     object_mass = tuple(float(sum(weights[t][i, j] for i, j in cells_t)) if cells_t else None
                         for t, cells_t in enumerate(object_cells))
+    next_object = tuple(
+        None if object_cells[t] else next((u for u in range(t + 1, T) if object_cells[u]), None)
+        for t in range(T))
+    next_object_mass = tuple(
+        None if u is None else float(sum(weights[t][i, j] for i, j in object_cells[u]))
+        for t, u in enumerate(next_object))
     return CnnTrace(
         image_source=cfg.image_source, scene=cfg.scene, pixels=crop, input_image=_frozen(image),
         image_size=(w, h), input_size=cfg.input_size, filter_names=names, filters=_frozen(filters),
@@ -545,6 +557,7 @@ def compute_cnn(cfg: CnnConfig, seed: int) -> CnnTrace:
         scores=_frozen(np.array([r["scores"] for r in records]).reshape(T, g, g)),
         weights=_frozen(weights), contexts=_frozen([r["context"] for r in records]),
         probabilities=_frozen([r["probs"][r["word"]] for r in records]),
-        object_cells=object_cells, object_mass=object_mass, held_out=held_out,
+        object_cells=object_cells, object_mass=object_mass, next_object=next_object,
+        next_object_mass=next_object_mass, held_out=held_out,
         decoder={k: _frozen(v) for k, v in params.items()},
     )

@@ -39,6 +39,7 @@ __all__ = [
     "WORKED_EXAMPLE_QUERIES",
     "DRAFT_PRINTED_SCORES",
     "DRAFT_PRINTED_WEIGHTS",
+    "DRAFT_PRINTED_CONTEXT",
     "DotAttentionNumbers",
     "DotProductAttentionTrace",
     "MultiQueryAttentionTrace",
@@ -97,6 +98,17 @@ DRAFT_PRINTED_WEIGHTS = (
     (0.2784, 0.2414, 0.1356, 0.3422),
     (0.3055, 0.1340, 0.1340, 0.2193),
 )
+
+# The draft's printed C (draft 002, "The resulting matrix C"): neither A^T X for
+# the alpha that X and q give, nor alpha^T X for the alpha the draft prints.
+DRAFT_PRINTED_CONTEXT = (
+    (0.1866, -0.0502, 0.4296),
+    (0.0815, 0.0269, 0.2632),
+    (0.1333, 0.0125, 0.3869),
+    (0.1621, 0.0738, 0.1943),
+)
+#: Decimals the draft prints its s, alpha and C with.
+DRAFT_DECIMALS = {"scores": 2, "weights": 4, "context": 4}
 
 
 def _frozen(array: Any) -> np.ndarray:
@@ -269,6 +281,16 @@ class WorkedExampleTrace:
     #: X q^T at the 2 decimals it prints.
     draft_weight_sums: np.ndarray | None = None
     draft_score_mismatches: int | None = None
+    #: The draft's printed values themselves (data, not results: shown as the
+    #: wrong values they are), and how many entries of its alpha and C differ
+    #: from the computed ones at the decimals it prints; and how many entries
+    #: of its C differ from its *own* alpha^T X (is its C even consistent?).
+    draft_scores: np.ndarray | None = None
+    draft_weights: np.ndarray | None = None
+    draft_context: np.ndarray | None = None
+    draft_weight_mismatches: int | None = None
+    draft_context_mismatches: int | None = None
+    draft_context_own_mismatches: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {name: _tolist(getattr(self, name)) for name in (
@@ -276,6 +298,12 @@ class WorkedExampleTrace:
         out["draft_check"] = None if self.draft_weight_sums is None else {
             "printed_weight_sums": _tolist(self.draft_weight_sums),
             "printed_score_mismatches": self.draft_score_mismatches,
+            "printed_scores": _tolist(self.draft_scores),
+            "printed_weights": _tolist(self.draft_weights),
+            "printed_context": _tolist(self.draft_context),
+            "printed_weight_mismatches": self.draft_weight_mismatches,
+            "printed_context_mismatches": self.draft_context_mismatches,
+            "printed_context_own_mismatches": self.draft_context_own_mismatches,
         }
         return out
 
@@ -314,14 +342,27 @@ def worked_example(inputs: np.ndarray, queries: np.ndarray) -> WorkedExampleTrac
     q = np.asarray(queries, dtype=float)
     scores = maths.dot_scores(q, X).T  # (M x N)^T: one column per query
     weights = maths.softmax(scores, axis=0)
-    draft_sums = mismatches = None
+    context = maths.context_vector(weights.T, X)
+    draft: dict[str, Any] = {}
     if (X.shape == np.shape(WORKED_EXAMPLE_INPUTS) and q.shape == np.shape(WORKED_EXAMPLE_QUERIES)
             and np.allclose(X, WORKED_EXAMPLE_INPUTS) and np.allclose(q, WORKED_EXAMPLE_QUERIES)):
-        draft_sums = _frozen(np.sum(DRAFT_PRINTED_WEIGHTS, axis=0))
-        mismatches = int(np.sum(np.abs(np.round(scores, 2) - np.array(DRAFT_PRINTED_SCORES)) > 1e-9))
+        printed_w, printed_c = np.array(DRAFT_PRINTED_WEIGHTS), np.array(DRAFT_PRINTED_CONTEXT)
+
+        def differ(computed: np.ndarray, printed: np.ndarray, decimals: int) -> int:
+            """Entries where the computed value, rounded as the draft prints, is not the printed one."""
+            return int(np.sum(np.abs(np.round(computed, decimals) - printed) > 10.0 ** -(decimals + 3)))
+
+        draft = dict(
+            draft_weight_sums=_frozen(np.sum(printed_w, axis=0)),
+            draft_score_mismatches=differ(scores, np.array(DRAFT_PRINTED_SCORES), 2),
+            draft_scores=_frozen(DRAFT_PRINTED_SCORES), draft_weights=_frozen(printed_w),
+            draft_context=_frozen(printed_c),
+            draft_weight_mismatches=differ(weights, printed_w, 4),
+            draft_context_mismatches=differ(context, printed_c, 4),
+            draft_context_own_mismatches=differ(printed_w.T @ X, printed_c, 4),
+        )
     return WorkedExampleTrace(
         inputs=_frozen(X), queries=_frozen(q), scores=_frozen(scores), weights=_frozen(weights),
         weight_sums=_frozen(weights.sum(axis=0)),
-        context=_frozen(maths.context_vector(weights.T, X)),
-        draft_weight_sums=draft_sums, draft_score_mismatches=mismatches,
+        context=_frozen(context), **draft,
     )

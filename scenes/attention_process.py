@@ -28,6 +28,7 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     AnimationGroup,
     Create,
     DashedVMobject,
@@ -48,11 +49,14 @@ from manim import (
 )
 
 from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
+from .motion import fly, hand_off, moved, slide, window
 from .process_view import ProcessView, process_view
 from .seq2seq_view import network_note
 from .components import (
     CELL_W,
     ELLIPSIS,
+    MIN_FONT_SIZE,
+    NUMBER_SIZE,
     CellBox,
     NumberLabel,
     ValueCell,
@@ -140,6 +144,24 @@ def _legible_dots(col: VectorColumn) -> VectorColumn:
     return col
 
 
+def _one_precision(row: VGroup, theme) -> VGroup:
+    """Every number of a row at the decimals of its widest one (-2.2, -2.3, -12.5, not
+    -2.22, -2.3, -12.5): a row is read as one set of numbers."""
+    cells = [c for c in row if isinstance(c, ValueCell) and c.number is not None]
+    fewest = min((c.number.decimals for c in cells), default=theme.decimals)
+    for c in cells:
+        if c.number.decimals == fewest:
+            continue
+        old = c.number
+        new = NumberLabel(c.value, theme, old.key, font_size=NUMBER_SIZE, decimals=fewest)
+        floor = min(1.0, MIN_FONT_SIZE / NUMBER_SIZE)
+        new.scale(max(floor, min(1.0, c.box.width * 0.9 / new.width, c.box.height * 0.8 / new.height)))
+        c.remove(old)
+        c.add(new.move_to(c.box))
+        c.number = new
+    return row
+
+
 class AttentionProcessScene(WalkthroughScene):
     scene_id = "attention_process"
     trace_sections = ("source", "sizes", "attention.parameters", "model")
@@ -212,7 +234,7 @@ class AttentionProcessScene(WalkthroughScene):
         for i in range(self.T):
             cell = ValueCell(e[i], self.theme, (step.scores_key, i), self.cell_w, self.cell_h, scale)
             row.add(cell.move_to([self.xs[i], self.scores_y, 0]))
-        return row
+        return _one_precision(row, self.theme)
 
     def _weight_row(self, t: int) -> VGroup:
         theme, step = self.theme, self.view.steps[t]
@@ -347,22 +369,22 @@ class AttentionProcessScene(WalkthroughScene):
             intro = "Untrained, seeded weights: expect no real alignment."
         else:
             intro = "One encoder state h\u2c7c per source word."
-        e_name = self._row_name("score", r"e_{tj}", theme.text, self.scores_y)
-        a_name = self._row_name("weight", r"a_{tj}", theme.heat_high, self.weights_y)
+        e_name = self._row_name("score", r"e_{tj}", theme.score, self.scores_y)
+        a_name = self._row_name("weight", r"a_{tj}", theme.weight, self.weights_y)
         bar_base = self._bar_base()
 
         first = view.steps[0]
         s_prev = self._panel_column(first.previous_state, first.previous_state_key, f"s{subscript(0)}",
                                     theme.decoder, self.x_s)
         op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{subscript(0)}",
-                                    theme.embedding, self.x_op)
+                                    theme.target_embedding, self.x_op)
         box = CellBox("decoder", theme, theme.decoder, width=1.6, height=1.1)
         box.move_to([self.x_box, s_prev.frame.get_center()[1], 0])
         # The strip starts with <START>, op_0: the word the decoder reads next is always its last.
         self.strip_label = caption("French so far:", theme, 20, theme.muted)
         self.strip_label.move_to([0, STRIP_Y, 0]).align_to([-6.9, 0, 0], LEFT)
         self.strip_dots = caption(ELLIPSIS, theme, STRIP_WORD, theme.muted)
-        strip_words = [self._strip_word(first.input_word, theme.embedding)]
+        strip_words = [self._strip_word(first.input_word, theme.target_embedding)]
         places, _ = self._strip_layout(strip_words)
         strip_words[0].move_to(places[0])
         self.strip_dots.move_to([self.strip_label.get_right()[0] + 0.3 + self.strip_dots.width / 2, STRIP_Y, 0])
@@ -438,7 +460,7 @@ class AttentionProcessScene(WalkthroughScene):
             links = even
 
             # 3. c_t forms from the h_j, each scaled and faded by its weight.
-            c_col = self._panel_column(step_t.context, step_t.context_key, c_name, theme.encoder, self.x_c)
+            c_col = self._panel_column(step_t.context, step_t.context_key, c_name, theme.value, self.x_c)
             sources, ghosts = self._weighted_ghosts(states, t, c_col)
             if mode == "full":
                 pacer.swap(self._explain([r"c_t = \textstyle\sum_j a_{tj}\,h_j"],
@@ -477,7 +499,7 @@ class AttentionProcessScene(WalkthroughScene):
             self.pause_on_result("word")
 
             # The word joins the strip; s_t becomes s_{t-1}; this step's pieces leave.
-            new_strip = self._strip_word(step_t.chosen, theme.embedding)
+            new_strip = self._strip_word(step_t.chosen, theme.target_embedding)
             strip_words.append(new_strip)
             places, hidden = self._strip_layout(strip_words)
             moves = []
@@ -486,7 +508,7 @@ class AttentionProcessScene(WalkthroughScene):
                     if w in self.mobjects:
                         moves.append(caption_out(w))
                 else:
-                    moves.append(w.animate.move_to(places[k]).set_color(theme.decoder))
+                    moves.append(w.animate.move_to(places[k]))
             if hidden and not dots_shown:
                 moves.append(caption_in(self.strip_dots))
                 dots_shown = True
@@ -494,35 +516,134 @@ class AttentionProcessScene(WalkthroughScene):
             leaving = [scores, weights, bars, links, bracket, into, out, c_col]
             if t + 1 < n:
                 nxt = view.steps[t + 1]
-                next_s = self._panel_column(nxt.previous_state, nxt.previous_state_key, f"s{subscript(t + 1)}",
-                                            theme.decoder, self.x_s)
                 next_op = self._panel_column(nxt.input_embedding, nxt.input_embedding_key,
-                                             f"op{subscript(t + 1)}", theme.embedding, self.x_op)
-                # Fades that never cross: the old pieces leave in the first half, the new arrive in the second.
-                self.play(*[caption_out(m) for m in leaving], caption_out(p_label),
-                          caption_out(s_prev), caption_out(op_col), caption_out(s_new),
-                          Transform(word, new_strip), *moves,
-                          caption_in(next_s), caption_in(next_op),
-                          run_time=1.0 if mode != "quick" else 0.5)
-                s_prev, op_col = next_s, next_op
+                                             f"op{subscript(t + 1)}", theme.target_embedding, self.x_op)
+                # This step's pieces leave as s_t moves into the s_{t-1} slot; then the word joins the strip.
+                s_prev = self._hand_off_state(s_new, [s_prev, *leaving, p_label], t, nxt, mode)
+                self.play(Transform(word, new_strip), *moves, run_time=0.7 if mode != "quick" else 0.4)
+                self.remove(word)
+                self.add(new_strip)
+                op_col = self._feed_word_back(new_strip, op_col, next_op, t, mode)
             else:
                 self.play(*[caption_out(m) for m in leaving], caption_out(p_label),
                           Transform(word, new_strip), *moves, run_time=0.6)
                 final = [s_prev, op_col, s_new, box]
-            self.remove(word)
-            self.add(new_strip)
+            if word in self.mobjects:
+                self.remove(word)
+                self.add(new_strip)
             self.step_times.append((start_time, self.time))
             self.strip_log.append(tuple(getattr(w, "full_text", "") for w in strip_words[hidden:]))
 
-        # The alignment matrix: every step's weights, words on both axes.
+        # The alignment matrix: every step's weights, words on both axes, assembled from what is
+        # on screen (the source words, the French so far), never from a blank frame.
         pacer._wait_for_reader()
-        shown_strip = [w for w in strip_words if w in self.mobjects]
-        self.play(*[fade_out(m) for m in final], fade_out(states), fade_out(words), fade_out(e_name),
-                  fade_out(a_name), fade_out(bar_base), fade_out(title), fade_out(kind), fade_out(step_label),
-                  fade_out(pacer.current), fade_out(self.strip_label), *[fade_out(w) for w in shown_strip],
-                  *([fade_out(self.strip_dots)] if dots_shown else []), run_time=0.8)
-        self._alignment()
+        self.strip_words, self.dots_shown = strip_words, dots_shown
+        self.reveal_alignment(title, kind, step_label, pacer.current, words,
+                              [*final, states, e_name, a_name, bar_base])
         self.hold_final()
+
+    # -- the alignment, assembled --------------------------------------------
+
+    def reveal_alignment(self, title, kind, step_label, caption_now, words, panel) -> None:
+        """The steps' pieces leave while the title becomes the heading; the source words slide
+        up to be the columns' names; each step's weight row rises from where the weights stood
+        into its row of the matrix, named by its word from the strip."""
+        parts = self._alignment_parts()
+        matrix, heading, note = parts["matrix"], parts["heading"], parts["note"]
+        self.play(*[fade_out(m) for m in panel], fade_out(kind), fade_out(step_label), caption_out(caption_now),
+                  caption_out(title), caption_in(heading), run_time=0.8)
+        slides = [slide(w, c, what="source_word", src=("word", k), dst=("column", k))
+                  for k, (w, c) in enumerate(zip(words, parts["cols"]))]
+        self.play(LaggedStart(*slides, lag_ratio=0.05), fade_in(matrix.frame), run_time=1.2)
+        self.remove(*words)
+        self.add(parts["cols"])
+        # The strip's words become the rows' names: the note takes the strip's place.
+        gone = [w for w in self.strip_words if w in self.mobjects]
+        self.play(*[caption_out(w) for w in gone], caption_out(self.strip_label),
+                  *([caption_out(self.strip_dots)] if self.dots_shown else []), caption_in(note), run_time=0.8)
+        start = self.time
+        self.play(LaggedStart(*[self._drop_step_row(matrix, i, label) for i, label in parts["rows"]],
+                              lag_ratio=0.3), fade_in(parts["src"]), fade_in(parts["out"]),
+                  run_time=max(1.5, 0.35 * len(parts["rows"])))
+        # Heading and note arrive together (one caption): with the final hold, long enough to read both.
+        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
+        if due > 0:
+            self.wait(due + 1.0 / config.frame_rate)
+
+    def _drop_step_row(self, matrix: ValueMatrix, i: int, label) -> Animation:
+        """Step i's weights, as heat boxes where its weight row stood, drop into row i; its word
+        (from the strip when still shown there) becomes the row's name."""
+        theme, a = self.theme, self.view.alignment[i]
+        js = [j for j in range(self.T) if matrix.cell(i, j) is not None]
+        row = VGroup(*[ValueCell(a[j], theme, None, self.cell_w, self.cell_h, show_number=False,
+                                 fill=theme.heat(a[j])).move_to([self.xs[j], self.weights_y, 0]) for j in js])
+        # (The strip's words cannot travel to the row names: the rows fill the frame down to the strip.)
+        return moved(fly(row, VGroup(*[matrix.cell(i, j) for j in js])),
+                     fade_in(label, rate_func=window(0.5, 1.0)), what="drop_row", src=("row", i), dst=("matrix", i))
+
+    def _alignment_parts(self) -> dict:
+        """The alignment matrix and its names, laid out, nothing shown."""
+        theme, view = self.theme, self.view
+        n, T = view.alignment.shape
+        note_text = (network_note(self.trace, "model") + ": the weights show no real alignment yet"
+                     if view.untrained else
+                     "Each row: where the decoder looked while it wrote that word")
+        note = step_caption(note_text, theme, -3.62, 22)
+        note.align_to([0, -3.9, 0], DOWN)
+        # Cells as large as the frame allows: 12 columns x 13 rows still fit.
+        cell_w = min(1.0, 11.0 / T)
+        top_room = 2.45  # under the heading, the axis names and the source words
+        cell_h = min(0.5, (top_room - note.get_top()[1] - 0.15) / n)
+        matrix = ValueMatrix(view.alignment, theme, key=view.alignment_key, row_labels=list(view.chosen),
+                             colour=theme.panel, max_rows=13, max_cols=12, cell_width=cell_w,
+                             cell_height=cell_h, heat=True, label_size=20)
+        # Long French words are cut (never shrunk under the floor) to keep the grid centred.
+        for k, lab in enumerate(matrix.row_labels):
+            if lab.width > 1.8:
+                short = readable_text(lab.full_text, theme, 20, max_width=1.8).move_to(lab)
+                matrix.row_labels.submobjects[k] = short
+        heading = caption("Alignment: the attention weights of every step", theme, 26)
+        heading.move_to([0, TITLE_Y, 0])
+        top = matrix.frame.get_top()
+        matrix.shift([0.6 - top[0], top_room - top[1], 0])
+        for lab in matrix.row_labels:
+            lab.set_color(theme.target_embedding).align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
+        xs = [matrix.cell(0, j).get_x() for j in range(T) if matrix.cell(0, j) is not None]
+        cols = word_labels(view.source_tokens[:len(xs)], xs, top_room + 0.4, cell_w, theme)
+        src = caption("source words", theme, 20, theme.encoder)
+        src.move_to([matrix.frame.get_x(), top_room + 0.8, 0])
+        out = caption("output words", theme, 20, theme.target_embedding)
+        out.move_to([0, top_room + 0.8, 0]).align_to(matrix.row_labels, RIGHT)
+        if out.get_right()[0] > src.get_left()[0] - 0.2:
+            out.align_to([src.get_left()[0] - 0.3, 0, 0], RIGHT)
+        shown_rows = sorted({i for (i, _) in matrix.cell_by_index})
+        return dict(matrix=matrix, heading=heading, note=note, cols=cols, src=src, out=out,
+                    rows=list(zip(shown_rows, matrix.row_labels)))
+
+    # -- moves between steps ----------------------------------------------------
+
+    def _hand_off_state(self, s_new: VectorColumn, leaving: list, t: int, nxt, mode: str) -> VectorColumn:
+        """s_t moves, as a chip over the decoder box and c_t's slot, into the s_{t-1} slot
+        (``leaving``: its old occupant and this step's pieces, gone in the first third)."""
+        top = leaving[0].label.get_top()[1] + 0.3
+        slot = s_new.get_center() + RIGHT * (self.x_s - s_new.frame.get_x())
+        self.play(hand_off(s_new, slot, leaving=leaving, shrink=0.8,
+                           via=[(s_new.get_x(), top, 0), (slot[0], top, 0)],
+                           what="s", src=("s", t + 1), dst=("s_prev", t + 2)),
+                  run_time=1.4 if mode != "quick" else 0.7)
+        # The same numbers, now read as the next step's s_{t-1}.
+        for k, lab in enumerate(m for m in s_new.get_family() if isinstance(m, NumberLabel)):
+            lab.key = (nxt.previous_state_key, lab.key[1])
+        return s_new
+
+    def _feed_word_back(self, strip_word: Mobject, op_col: VectorColumn, next_op: VectorColumn, t: int,
+                        mode: str) -> VectorColumn:
+        """The word just written goes from the strip up into the op slot; its embedding's numbers appear."""
+        frame = SurroundingRectangle(strip_word, color=self.theme.target_embedding, buff=0.06, stroke_width=2)
+        self.play(moved(Transform(frame, next_op.frame.copy(), remover=True), caption_out(op_col),
+                        caption_in(next_op), what="op", src=("strip", t + 1), dst=("op", t + 1)),
+                  run_time=1.0 if mode != "quick" else 0.5)
+        return next_op
 
     # -- pieces of a step ----------------------------------------------------
 
@@ -533,7 +654,7 @@ class AttentionProcessScene(WalkthroughScene):
         larger, so it shrinks into the strip without morphing glyphs.
         """
         theme, step = self.theme, self.view.steps[t]
-        word = self._strip_word(step.chosen, theme.decoder)
+        word = self._strip_word(step.chosen, theme.target_embedding)
         word.scale(max(1.0, min(26 / STRIP_WORD, 2.3 / word.width)))
         p = VGroup(caption("p =", theme, 20, theme.muted),
                    NumberLabel(step.probability, theme, step.probability_key))
@@ -566,50 +687,3 @@ class AttentionProcessScene(WalkthroughScene):
             sources.add(boxes)
             ghosts.add(g)
         return sources, ghosts
-
-    def _alignment(self) -> None:
-        theme, view = self.theme, self.view
-        n, T = view.alignment.shape
-        note_text = (network_note(self.trace, "model") + ": the weights show no real alignment yet"
-                     if view.untrained else
-                     "Each row: where the decoder looked while it wrote that word")
-        note = step_caption(note_text, theme, -3.62, 22)
-        note.align_to([0, -3.9, 0], DOWN)
-        # Cells as large as the frame allows: 12 columns x 13 rows still fit.
-        cell_w = min(1.0, 11.0 / T)
-        top_room = 2.45  # under the heading, the axis names and the source words
-        cell_h = min(0.5, (top_room - note.get_top()[1] - 0.15) / n)
-        matrix = ValueMatrix(view.alignment, theme, key=view.alignment_key, row_labels=list(view.chosen),
-                             colour=theme.panel, max_rows=13, max_cols=12, cell_width=cell_w,
-                             cell_height=cell_h, heat=True, label_size=20)
-        # Long French words are cut (never shrunk under the floor) to keep the grid centred.
-        for k, lab in enumerate(matrix.row_labels):
-            if lab.width > 1.8:
-                short = readable_text(lab.full_text, theme, 20, max_width=1.8).move_to(lab)
-                matrix.row_labels.submobjects[k] = short
-        for lab in matrix.row_labels:
-            lab.align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
-        heading = caption("Alignment: the attention weights of every step", theme, 26)
-        heading.move_to([0, TITLE_Y, 0])
-        grid_top = top_room
-        top = matrix.frame.get_top()
-        matrix.shift([0.6 - top[0], grid_top - top[1], 0])
-        for lab in matrix.row_labels:
-            lab.align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
-        xs = [matrix.cell(0, j).get_x() for j in range(T)]
-        cols = word_labels(view.source_tokens, xs, grid_top + 0.4, cell_w, theme)
-        src = caption("source words", theme, 20, theme.encoder)
-        src.move_to([matrix.frame.get_x(), grid_top + 0.8, 0])
-        out = caption("output words", theme, 20, theme.decoder)
-        out.move_to([0, grid_top + 0.8, 0]).align_to(matrix.row_labels, RIGHT)
-        if out.get_right()[0] > src.get_left()[0] - 0.2:
-            out.align_to([src.get_left()[0] - 0.3, 0, 0], RIGHT)
-        start = self.time
-        self.play(fade_in(heading), fade_in(cols), fade_in(src), fade_in(note))
-        self.play(LaggedStart(*[fade_in(VGroup(*[matrix.cell(t, j) for j in range(T)]), shift=DOWN * 0.1)
-                                for t in range(n)], lag_ratio=0.2),
-                  fade_in(matrix.frame), fade_in(matrix.row_labels), fade_in(out), run_time=1.5)
-        # Heading and note arrive together (one caption): with the final hold, long enough to read both.
-        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
-        if due > 0:
-            self.wait(due + 1.0 / config.frame_rate)

@@ -15,7 +15,16 @@ checks them on the recorded timeline, ``tests/test_pacing.py`` for every scene):
   (:meth:`WalkthroughScene.pause_on_result`);
 - the first frame already shows the title (added, not faded in from black);
 - the last frame, a complete figure that serves as the poster, is held at
-  least :data:`FINAL_HOLD` s, so a looping clip or gif rests on it.
+  least :data:`FINAL_HOLD` s, so a looping clip or gif rests on it;
+- the picture never goes blank (:data:`BLANK_SHAPES`), and no group fades
+  out and back unchanged within :data:`BLINK_SECONDS` (``Audit.motion_faults``);
+- a value reused elsewhere *travels* there (``scenes/motion.py``): a whole
+  cell, row or column may move rigidly with its digits legible (``slide``,
+  looked at by the audit at 1/4, 1/2 and 3/4 of the move), or its boxes fly
+  while its digits fade out at the source and in at the target (``fly``,
+  ``hand_off``). This replaces the old "no digits in flight": what stays
+  forbidden is a number morphing into another, digits scaled under the floor
+  in flight, and a moving text crossing another.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from .components import NumberLabel, caption_in, declared_reading, caption_out, 
 from .theme import DARK, Theme
 
 __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px",
+           "BLINK_SECONDS", "BLANK_SHAPES",
            "CaptionPacer", "reading_time", "WORDS_PER_SECOND", "RESULT_PAUSE", "FINAL_HOLD"]
 
 #: A caption stays on screen at least one second per this many words.
@@ -48,6 +58,13 @@ _FRAME_SLACK = 0.07
 def reading_time(text: str) -> float:
     """Seconds a caption of ``text`` must stay on screen: 1 s per 3 words."""
     return len(text.split()) / WORDS_PER_SECOND
+
+#: A group that goes and comes back unchanged within this many seconds blinks.
+BLINK_SECONDS = 1.5
+#: Fewer visible shapes and numbers than this (title and captions aside): a blank picture.
+BLANK_SHAPES = 3
+#: Texts above this line are the title band (a blank picture may keep its title).
+TITLE_BAND_Y = 2.9
 
 FRAME_TOLERANCE = 0.02
 OVERLAP_TOLERANCE = 0.02
@@ -79,6 +96,21 @@ class Audit:
     #: Also look at every animation halfway through, not only at its end
     #: (texts that cross while moving; captions that swap).
     sample_transitions: bool = False
+    #: Times (s) of snapshots where the picture showed nothing but its title
+    #: and captions: a blank moment (:data:`BLANK_SHAPES`).
+    blank_at: list[float] = field(default_factory=list)
+    #: ``(what, gone_at, back_at)``: a text or number that left and came back
+    #: unchanged, in the same place, within :data:`BLINK_SECONDS`.
+    blinks: list[tuple[str, float, float]] = field(default_factory=list)
+    #: Signature of what is visible -> time last seen / time first seen gone.
+    _seen: dict[tuple, float] = field(default_factory=dict, repr=False)
+    _gone: dict[tuple, float] = field(default_factory=dict, repr=False)
+
+    def motion_faults(self) -> list[str]:
+        """The blank moments and the blinks, as faults (one line each)."""
+        out = [f"the picture is blank at {t:.2f} s (nothing but the title and captions)" for t in self.blank_at]
+        out += [f"{what} fades out at {a:.2f} s and back, unchanged, at {b:.2f} s" for what, a, b in self.blinks]
+        return out
 
     def by_key(self) -> dict[tuple, ShownNumber]:
         return {n.key: n for n in self.numbers if n.key is not None}
@@ -254,6 +286,20 @@ def _numbers_read_apart(top: Mobject) -> list[str]:
     return faults
 
 
+def _sample_points(animations: list[Any]) -> list[float]:
+    """Fractions of a ``play`` at which the audit looks: the middle, and for a
+    move that carries text (``audit_samples``, ``scenes/motion.py``) its
+    quarters, scaled to where it runs within the play."""
+    total = max((a.get_run_time() for a in animations), default=0.0) or 1.0
+    points = {0.5}
+    todo = [(a, 0.0) for a in animations]
+    while todo:
+        anim, start = todo.pop()
+        for f in getattr(anim, "audit_samples", ()):
+            points.add(round((start + f * anim.get_run_time()) / total, 4))
+    return sorted(p for p in points if 0.0 < p < 1.0)
+
+
 class WalkthroughScene(Scene):
     """Base of all scenes: holds the trace, the theme and the audit.
 
@@ -292,6 +338,8 @@ class WalkthroughScene(Scene):
         self.result_marks: list[tuple[str, float]] = []
         #: The texts visible in the clip's first frame (``None`` before it).
         self.opening_texts: list[str] | None = None
+        #: ``(what, from_key, to_key)`` of every shared move played (``scenes/motion.py``).
+        self.moves: list[tuple[Any, Any, Any]] = []
         super().__init__(**kwargs)
 
     # -- steps and captions ---------------------------------------------------
@@ -379,14 +427,39 @@ class WalkthroughScene(Scene):
             # Halfway through, then on as usual: update_to_time is absolute in
             # the animations' progress, and the updaters' dt still sum to the run time.
             duration = self.get_run_time(self.animations)
-            self.update_to_time(duration / 2)
-            self._snapshot()
+            # Skipped animations have already added their run time to the clock; drawn ones not yet.
+            start = float(self.renderer.time) - (duration if self.renderer.skip_animations else 0.0)
+            for at in _sample_points(self.animations):
+                self.update_to_time(duration * at)
+                # The clip's time of this look (tests wrap _snapshot(self) without arguments).
+                self._audit_now = start + duration * at
+                self._snapshot()
+            self._audit_now = None
         super().play_internal(skip_rendering)
+
+    def _watch_continuity(self, now: float) -> None:
+        """Record blank moments and blinks (``Audit.blank_at``, ``Audit.blinks``)."""
+        audit = self.audit
+        seen, shapes = _signatures(self.mobjects)
+        if audit.snapshots > 1 and shapes < BLANK_SHAPES and now > 0:
+            audit.blank_at.append(round(now, 2))
+        for sig in seen:
+            gone = audit._gone.pop(sig, None)
+            if gone is not None and now - gone <= BLINK_SECONDS + 1e-6:
+                what = " ".join(w for w, _, _ in sig[:4]) + (" ..." if len(sig) > 4 else "")
+                audit.blinks.append((what, gone, round(now, 2)))
+            audit._seen[sig] = now
+        for sig in list(audit._seen):
+            if sig not in seen:
+                audit._gone.setdefault(sig, round(now, 2))
+                del audit._seen[sig]
 
     def _snapshot(self) -> None:
         if self.audit is None:
             return
         self.audit.snapshots += 1
+        at = getattr(self, "_audit_now", None)
+        self._watch_continuity(float(self.renderer.time) if at is None else at)
         half_w, half_h = config.frame_width / 2, config.frame_height / 2
         texts: list[Mobject] = []
         for top in self.mobjects:
@@ -425,6 +498,34 @@ class WalkthroughScene(Scene):
                     fault = f"texts overlap: {_describe(texts[i])} and {_describe(texts[j])}"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
+
+
+def _signatures(mobjects: list[Mobject]) -> tuple[set[tuple], int]:
+    """What a reader can see, as comparable values: each visible text or number
+    (its words or digits and where it stands), and how many visible shapes
+    and numbers there are outside the title band and the captions."""
+    seen: set[tuple] = set()
+    shapes = 0
+    for top in mobjects:
+        texts = _text_leaves(top)
+        glyphs = {id(g) for t in texts for g in t.get_family()}
+        group = []
+        for mob in texts:
+            if not _shown(mob):
+                continue
+            words = str(getattr(mob, "shown", None) or getattr(mob, "original_text", None)
+                        or getattr(mob, "tex_string", ""))
+            y = float(mob.get_center()[1])
+            # Content only: a group pulsing or shifting a little (Indicate) has not gone.
+            group.append((words, 0, 0))
+            if isinstance(mob, NumberLabel) or not (len(words.split()) >= CAPTION_MIN_WORDS or y > TITLE_BAND_Y):
+                shapes += 1
+        if group:
+            # One group on screen (a column, a table, a caption): it blinks only if all of it comes back.
+            seen.add(tuple(sorted(group)))
+        shapes += sum(1 for m in top.family_members_with_points()
+                      if id(m) not in glyphs and _visible(m))
+    return seen, shapes
 
 
 class CaptionPacer:

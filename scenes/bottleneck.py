@@ -32,6 +32,7 @@ from manim import (
     VGroup,
 )
 
+from .motion import window
 from .base import CaptionPacer, FINAL_HOLD, WalkthroughScene
 from .components import (
     CellBox,
@@ -164,9 +165,10 @@ class BottleneckScene(WalkthroughScene):
         block.add(verdict)
         verdict.next_to(rows, DOWN, buff=0.4)
         block.move_to([0, 0.15, 0])
-        # Cleared first, then the new figure: nothing fades in over what fades out.
-        pacer.swap(f"A longer sentence ({T} words), held out from training", fade_out(shown))
-        self.play(FadeIn(source, lag_ratio=0.05))
+        # The new sentence comes in as the old figure goes (the old one is gone before the new one
+        # shows enough to cross it): the picture is never empty while its caption is read.
+        pacer.swap(f"A longer sentence ({T} words), held out from training",
+                   fade_out(shown, rate_func=window(0.0, 0.5)), fade_in(source, rate_func=window(0.35, 0.9)))
         self.play(fade_in(rows[0]), fade_in(rows[2]))
         self.wait(1.0)
         self.play(fade_in(rows[1]), fade_in(verdict))

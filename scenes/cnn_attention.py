@@ -16,8 +16,14 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
+    AnimationGroup,
     Create,
     DashedLine,
+    LaggedStart,
+    MathTex,
+    Mobject,
+    Transform,
     GrowArrow,
     ManimColor,
     Line,
@@ -31,8 +37,11 @@ from manim import (
 from attention_core.cnn import spotlight
 
 from .base import FINAL_HOLD, RESULT_PAUSE, WalkthroughScene, reading_time
+from .motion import MovesGroup, ring_to
 from .components import (
     CellBox,
+    caption_in,
+    caption_out,
     NumberLabel,
     TokenStrip,
     ValueCell,
@@ -77,6 +86,9 @@ ZOOM_X = 3.6  # the column of that cell's numbers (filter names to its right)
 ZOOM_CELL_W, ZOOM_CELL_H = 0.95, 0.42
 ZOOM_HEIGHT = 3.6  # the column's cells fit this height
 SLOW_WORDS = 2  # the first words pause on the weights before the word; the later ones go faster
+THUMB_MAX = 2.4  # the poster's thumbnails, one per caption word
+THUMB_GAP = 0.3
+THUMBS_Y = 0.35
 
 
 def _cell_centre(i: int, j: int, g: int, side: float) -> list[float]:
@@ -142,11 +154,20 @@ class CnnAttentionScene(WalkthroughScene):
         self._decode(image)
 
     def _decode(self, image: VGroup) -> None:
-        """The decoder writes the caption; per word the spotlight, the weights, c_t and the object's share."""
-        theme, cnn = self.theme, self.trace.cnn
-        T = len(cnn.tokens)
+        """The decoder writes the caption: per word the spotlight, the weights, c_t and the
+        object's share; then the poster, one thumbnail per word."""
+        self.prepare_decoding(image)
+        for t in range(len(self.trace.cnn.tokens)):
+            self.attend_and_write(t)
+        self.show_every_words_attention()
+
+    def prepare_decoding(self, image: VGroup) -> None:
+        """The caption strip, the formulas, the weights' title, and the grid over the image."""
+        theme = self.theme
+        self.image = image
         cap_label = caption("caption:", theme, 26, theme.muted)
-        words = TokenStrip(cnn.tokens, theme, colour=theme.decoder, font_size=28, max_width=9.5)
+        self.words = words = TokenStrip(self.trace.cnn.tokens, theme, colour=theme.decoder,
+                                        font_size=28, max_width=9.5)
         VGroup(cap_label, words).arrange(RIGHT, buff=0.3).move_to([0, CAPTION_Y, 0])
         # c_t's formula labels the context column itself (see _context).
         formulas = math_label(r"e_{ij} = v \cdot \tanh(W_f f_{ij} + W_s s_{t-1}),\;\; "
@@ -155,46 +176,118 @@ class CnnAttentionScene(WalkthroughScene):
         weights_title = caption("attention weights a\u1d62\u2c7c", theme, 24, theme.highlight)
         weights_title.move_to([WEIGHTS_X, WEIGHTS_Y + WEIGHTS_SIDE / 2 + 0.3, 0])
         status = self._status_note().move_to([0, NOTE_Y - 0.62, 0])
+        # The cells the weights are over, drawn on the image for as long as attention is shown
+        # (above every spotlight: z-index).
+        self.image_grid = self._grid_lines().move_to(image).set_z_index(2)
+        self.decoding = VGroup(cap_label, formulas, weights_title, status)
         self.play(fade_in(cap_label), Write(formulas), fade_in(weights_title), fade_in(status),
-                  run_time=1.2)
+                  fade_in(self.image_grid), run_time=1.2)
+        self.spot = self.weights = self.context = self.focus = self.note = self.outline = None
 
-        spot = weights = context = focus = note = outline = None
+    def attend_and_write(self, t: int) -> None:
+        """Word t: the spotlight moves, the weights and c_t change in place (their boxes and
+        frames stay), the ring moves to the word's slot, the word is written."""
+        theme = self.theme
+        new_spot = self._spotlight(t).move_to(self.image)
+        new_outline = self._object_outline(t)
+        if new_outline is not None:
+            new_outline.shift(self.image.get_center())
+        new_weights = self._weight_grid(t).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
+        new_context = self._context(t)
+        new_context.shift([CONTEXT_X, CONTEXT_TOP, 0] - new_context.get_top())
+        new_note = self._word_note(t)
+        fit_within(new_note, max_width=SIDE + 0.6).move_to([IMAGE_X, NOTE_Y + 0.1, 0])
+        slot = self.words.boxes[t]
+        if self.weights is None:
+            self.focus = SurroundingRectangle(slot, color=theme.highlight, buff=0.06)
+            self.play(fade_in(new_spot), fade_in(new_weights), fade_in(new_context),
+                      Create(self.focus), run_time=1.0)
+        else:
+            gone = [m for m in (self.note, self.outline) if m is not None]
+            self.play(*[fade_out(m) for m in gone], run_time=0.35)
+            self.play(fade_in(new_spot), fade_out(self.spot),
+                      *self._in_place(self.weights, new_weights),
+                      *self._in_place(self.context, new_context),
+                      ring_to(self.focus, slot, buff=0.06), run_time=1.0)
+        shown = [fade_in(slot, shift=UP * 0.15), fade_in(new_note)]
+        if new_outline is not None:
+            shown.append(Create(new_outline))
+        if t < SLOW_WORDS:  # the first words: a still second on the weights, then on the word
+            self.pause_on_result("weights")
+            self.play(*shown, run_time=0.8)
+        else:  # the later ones: the word at once
+            self.play(*shown, run_time=0.6)
+        self.pause_on_result("word", max(RESULT_PAUSE, reading_time(_texts_of(new_note))))
+        self.spot, self.weights, self.context, self.note, self.outline = (
+            new_spot, new_weights, new_context, new_note, new_outline)
+
+    def _in_place(self, old: VGroup, new: VGroup) -> list:
+        """``old`` becomes ``new`` where it stands: boxes and frames change colour (the same
+        shapes, so nothing blinks), texts cross-fade (old out, then new in). ``new`` takes
+        ``old``'s place in the scene once played (see :class:`_Swap`)."""
+        def parts(group: VGroup) -> tuple[list, list]:
+            shapes = [m for m in group.family_members_with_points()
+                      if not any(isinstance(a, (Text, MathTex)) for a in _ancestors(m, group))]
+            texts = [m for m in group.get_family() if isinstance(m, (Text, MathTex))]
+            return shapes, texts
+        old_shapes, old_texts = parts(old)
+        new_shapes, new_texts = parts(new)
+        anims = [Transform(a, b) for a, b in zip(old_shapes, new_shapes)]
+        # Only the numbers that change cross-fade; an unchanged one stays put (no blink).
+        changed = [(a, b) for a, b in zip(old_texts, new_texts)
+                   if _said(a) != _said(b) or np.linalg.norm(a.get_center() - b.get_center()) > 1e-3]
+        changed += [(a, None) for a in old_texts[len(new_texts):]]
+        changed += [(None, b) for b in new_texts[len(old_texts):]]
+        going = VGroup(*(a for a, _ in changed if a is not None))
+        coming = VGroup(*(b for _, b in changed if b is not None))
+        anims += [caption_out(going), caption_in(coming)]
+        return [_Swap(old, new, *anims)]
+
+    def show_every_words_attention(self) -> None:
+        """The poster (Xu et al. 2015's figure): one thumbnail per caption word, its weights
+        over the image, the word and its weight on the object under it, and why a word
+        with no object already looks at the next one."""
+        theme, cnn = self.theme, self.trace.cnn
+        T = len(cnn.tokens)
+        leaving = [m for m in (self.spot, self.weights, self.context, self.focus, self.note,
+                               self.outline) if m is not None]
+        leaving += [self.image, self.image_grid, *self.decoding[1:]]
+        side = min(THUMB_MAX, (13.4 - (T - 1) * THUMB_GAP) / T)
+        thumbs = VGroup()
         for t in range(T):
-            new_spot = self._spotlight(t).move_to(image)
-            new_outline = self._object_outline(t)
-            if new_outline is not None:
-                new_outline.shift(image.get_center())
-            new_weights = self._weight_grid(t).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
-            new_context = self._context(t)
-            new_context.shift([CONTEXT_X, CONTEXT_TOP, 0] - new_context.get_top())
-            new_focus = SurroundingRectangle(words.boxes[t], color=theme.highlight, buff=0.06)
-            new_note = self._word_note(t)
-            fit_within(new_note, max_width=SIDE + 0.6).move_to([IMAGE_X, NOTE_Y + 0.1, 0])
-
-            # The old numbers go before the new ones come: never two texts in one place.
-            old = [m for m in (weights, context, focus, note, outline) if m is not None]
-            if old:
-                self.play(*[fade_out(m) for m in old], run_time=0.35)
-            new = [fade_in(new_spot), fade_in(new_weights), fade_in(new_context), Create(new_focus)]
-            self.play(*new, *([fade_out(spot)] if spot is not None else []), run_time=1.0)
-            shown = [fade_in(words.boxes[t], shift=UP * 0.15), fade_in(new_note)]
-            if new_outline is not None:
-                shown.append(Create(new_outline))
-            if t < SLOW_WORDS:  # the first words: a still second on the weights, then on the word
-                self.pause_on_result("weights")
-                self.play(*shown, run_time=0.8)
-            else:  # the later ones: the word at once
-                self.play(*shown, run_time=0.6)
-            self.pause_on_result("word", max(RESULT_PAUSE, reading_time(new_note[0].original_text)))
-            spot, weights, context, focus, note, outline = (
-                new_spot, new_weights, new_context, new_focus, new_note, new_outline)
-        self.play(fade_out(focus), run_time=0.4)
+            thumb = self._spotlight(t).scale(side / SIDE)
+            label = self._thumb_label(t, side)
+            thumbs.add(VGroup(thumb, label.next_to(thumb, DOWN, buff=0.15)))
+        thumbs.arrange(RIGHT, buff=THUMB_GAP, aligned_edge=UP).move_to([0, THUMBS_Y, 0])
+        why = caption("\u2192: weight on the next word\u2019s object. Weights come from s\u209c\u208b\u2081, "
+                      "before the word is written.", theme, 20, theme.muted)
         summary = self._summary()
-        if summary is not None:
-            fit_within(summary, max_width=8.4).move_to([2.75, NOTE_Y + 0.02, 0])
-            self.play(fade_in(summary), run_time=0.6)
-        # The poster: the caption, the last word's spotlight and weights, read and held.
-        self.hold_final(max(FINAL_HOLD, reading_time(_texts_of(summary)) if summary is not None else 0.0))
+        bottom = VGroup(*([summary] if summary is not None else []), why).arrange(DOWN, buff=0.12)
+        bottom.move_to([0, NOTE_Y - 0.35, 0])
+        self.play(*[fade_out(m) for m in leaving], run_time=0.6)
+        self.play(LaggedStart(*[fade_in(th) for th in thumbs], lag_ratio=0.3), run_time=1.6)
+        self.play(fade_in(bottom), run_time=0.6)
+        # The poster: the caption, every word's attention over the image, read and held.
+        self.hold_final(max(FINAL_HOLD, reading_time(_texts_of(VGroup(thumbs, bottom)))))
+
+    def _thumb_label(self, t: int, width: float) -> VGroup:
+        """Under word t's thumbnail: the word, and its weight on its object (or on the next
+        word's object, or "no object")."""
+        theme, cnn = self.theme, self.trace.cnn
+        word = caption(cnn.tokens[t], theme, 26, theme.decoder)
+        if cnn.object_mass[t] is not None:
+            lead, value, key = f"on the {cnn.tokens[t]}", cnn.object_mass[t], ("cnn.object_mass", t)
+        elif cnn.next_object[t] is not None:
+            u = cnn.next_object[t]
+            lead, value, key = f"\u2192 {cnn.tokens[u]}", cnn.next_object_mass[t], ("cnn.next_object_mass", t)
+        else:
+            if cnn.scene is None:  # a user image: no objects are known
+                return VGroup(word)
+            return VGroup(word, caption("no object", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
+        line = read_as_line(VGroup(caption(lead, theme, 20, theme.muted),
+                                   NumberLabel(value, theme, key, font_size=20, colour=theme.highlight)
+                                   ).arrange(RIGHT, buff=0.1))
+        return VGroup(word, line).arrange(DOWN, buff=0.08)
 
     # -- builders ------------------------------------------------------------
 
@@ -408,6 +501,17 @@ class CnnAttentionScene(WalkthroughScene):
         theme, cnn = self.theme, self.trace.cnn
         word = cnn.tokens[t]
         mass = cnn.object_mass[t]
+        if mass is None and cnn.next_object[t] is not None:
+            # Honest about the weights of a word with no object: measured on the next object.
+            nxt = cnn.tokens[cnn.next_object[t]]
+            first = caption(f"\u201c{word}\u201d names no object;", theme, 24, theme.highlight)
+            lead = caption(f"on the {nxt} (next):", theme, 24, theme.highlight)
+            num = NumberLabel(cnn.next_object_mass[t], theme, ("cnn.next_object_mass", t), font_size=26,
+                              colour=theme.highlight)
+            second = read_as_line(VGroup(lead, num).arrange(RIGHT, buff=0.15))
+            note = VGroup(first, second).arrange(DOWN, buff=0.1)
+            note.text = first.original_text + "\n" + second.text
+            return note
         if mass is None:
             text = (f"\u201c{word}\u201d names no object" if cnn.scene is not None
                     else f"\u201c{word}\u201d: where it looks")
@@ -481,3 +585,36 @@ class CnnAttentionScene(WalkthroughScene):
 def _texts_of(mob: VGroup) -> str:
     """The words of every text in ``mob``, for its reading time."""
     return " ".join(m.original_text for m in mob.get_family() if isinstance(m, Text))
+
+
+def _said(mob: Mobject) -> str:
+    """What a text or formula says (a number as shown)."""
+    return str(getattr(mob, "shown", None) or getattr(mob, "original_text", None)
+               or getattr(mob, "tex_string", ""))
+
+
+def _ancestors(mob: Mobject, root: Mobject) -> list[Mobject]:
+    """``mob`` and the groups above it inside ``root`` (to tell a text's glyphs from a box)."""
+    chain = [mob]
+    parents = {id(c): p for p in root.get_family() for c in p.submobjects}
+    while id(chain[-1]) in parents and chain[-1] is not root:
+        chain.append(parents[id(chain[-1])])
+    return chain
+
+
+class _Swap(MovesGroup):
+    """Plays ``anims`` (``old`` turning into ``new`` in place), then puts ``new`` in the scene
+    in place of ``old``: the next word's update starts from what is on screen. A
+    :class:`~scenes.motion.MovesGroup`: it never puts its own Group on the scene (which
+    would split ``old`` into pieces mid-play and read as a blink)."""
+
+    def __init__(self, old: Mobject, new: Mobject, *anims: Animation, **kw) -> None:
+        self.old, self.new = old, new
+        super().__init__(*anims, **kw)
+
+    def clean_up_from_scene(self, scene) -> None:
+        super().clean_up_from_scene(scene)
+        scene.remove(self.old, *self.old.get_family())
+        for anim in self.animations:  # the cross-fades' wrappers
+            scene.remove(anim.mobject)
+        scene.add(self.new)

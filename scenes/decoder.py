@@ -31,6 +31,7 @@ from manim import (
     Rectangle,
     RoundedRectangle,
     SurroundingRectangle,
+    Transform,
     VGroup,
 )
 
@@ -52,6 +53,7 @@ from .components import (
     subscript,
     word_box,
 )
+from .motion import feed_back, hand_off, moved, window
 from .seq2seq_view import decoder_view, network_note
 
 __all__ = ["DecoderScene", "ComparedRows", "legible_dots"]
@@ -60,7 +62,10 @@ TITLE_Y = 3.6
 NOTE_Y = 3.1
 START_Y = 1.72
 WORK_Y = 0.74
-INPUT_X = (-6.0, -4.65, -3.3)  # previous word, s_{t-1}, context
+# The inputs, left to right: the previous word, the context h_T, s_{t-1}; s_{t-1} sits next to
+# the cell, so s_t's way back into its slot crosses only the cell. 1.55 apart: "generated" and
+# "sentence" under them keep a gap.
+OP_X, H_X, S_PREV_X = -6.2, -4.65, -3.1
 CELL_X = -1.2
 STATE_X = 0.85
 MAP_X = 2.75
@@ -71,7 +76,7 @@ STRIP_FONT = 20
 TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
 MEANING_TOP = -1.2
 # The words written (and, at the end, the reference) under the diagram.
-ROWS_TOP = -1.95
+ROWS_TOP = -2.25  # room above for the word fed back (the op word's lane)
 ROWS_TOP_TALL = -1.35  # two pairs of rows: the meanings make room
 NOTES_X = 4.3  # the end note and the verdict: right of s_t, above the rows
 NOTES_W = 5.4
@@ -87,126 +92,169 @@ class DecoderScene(WalkthroughScene):
     shown_results = ("state", "word", "translation")
 
     def construct(self) -> None:
+        self.set_stage()
+        self.show_inputs()
+        n = self.view.steps
+        for t in range(1, n + 1):
+            # The first two steps are told slowly; later ones repeat the pattern quickly,
+            # but every step still carries its state and its word to where they are used next.
+            slow = t <= 2
+            self.compute_state(t, slow)
+            self.choose_word(t, slow)
+            self.write_word(t, slow)
+            if t < n:
+                self.hand_off_state(t, slow)
+                self.feed_word_back(t, slow)
+        self.mark_the_end()
+        self._compare(self.end)
+
+    # -- beats ------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """Title and network note (the first frame), the cell and the mapping's boxes (not shown yet)."""
         theme = self.theme
         view = self.view = decoder_view(self.trace)
-        n = view.steps
-        # The draft's names: op_{t-1} in, h_T the context (its h_8).
-        self.word_name = "op"
+        self.word_name = "op"  # the draft's names: op_{t-1} in, h_T the context (its h_8)
         T = len(self.trace.source_tokens)
-        context_name = f"h{subscript(T)}"
+        self.context_name = f"h{subscript(T)}"
         formula = view.formula.replace("h_{T}", "h_{" + str(T) + "}")
-
         title = VGroup(caption("Decoder", theme, 30), math_label(formula, theme, 30)).arrange(RIGHT, buff=0.5)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         note = self._network_note().move_to([0, NOTE_Y, 0])
         fit_within(note, max_width=13.6)
-        # The first frame is the title, never black.
-        self.add(title, note)
-
-        # The three inputs of step 1, each with what it tells the decoder.
-        op_col = self._op_column(0)
-        s_col = self._state_column(view.initial_state, view.initial_state_key, 0, INPUT_X[1])
-        h_col = self._column(view.context, view.context_key, context_name, theme.encoder, INPUT_X[2])
-        self.low = low = min(c.frame.get_bottom()[1] for c in (op_col, s_col, h_col))
-        top = max(c.get_top()[1] for c in (op_col, s_col, h_col))
-        inputs_box = RoundedRectangle(corner_radius=0.15, stroke_color=theme.muted, stroke_width=2,
-                                      width=INPUT_X[2] - INPUT_X[0] + 1.4, height=top - low + 0.55)
-        inputs_box.move_to([sum(INPUT_X[::2]) / 2, (top + low - 0.35) / 2, 0])
-        self.inputs_left = inputs_box.get_left()[0]
-        op_word = self._op_word(0)
-        meanings = VGroup(*[
-            caption(text, theme, TEXT_FONT, theme.muted).move_to([x, 0, 0])
-            for text, x in zip(("previous\nword", "generated\nso far", "whole\nsentence"), INPUT_X)
-        ])
-        meanings.next_to(inputs_box, DOWN, buff=0.15, coor_mask=[0, 1, 0])
-        # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
-        start = caption("s\u2080 = 0,  op\u2080 = <START>", theme, TEXT_FONT, theme.muted)
-        # Above the decoder cell, where step 1 begins (above the inputs sit their names).
-        start.move_to([CELL_X, START_Y, 0])
-
-        cell = CellBox("decoder\nGRU" if view.network == "gru" else "decoder\nRNN", theme, theme.decoder,
-                       width=1.9, height=1.2, font_size=22)
-        cell.move_to([CELL_X, WORK_Y, 0])
-        mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.7, height=1.1, font_size=TEXT_FONT)
-        mapper.move_to([MAP_X, WORK_Y, 0])
-        into_cell = arrow_between(inputs_box, cell.box, theme.decoder)
-        self.play(fade_in(op_col), fade_in(op_word), fade_in(s_col), fade_in(h_col), Create(inputs_box),
-                  fade_in(meanings), fade_in(start))
-        # Boxes drawn, their names faded in: a text half drawn reads as a smaller one.
-        self.play(Create(cell.box), fade_in(cell.text), Create(mapper.box), fade_in(mapper.text),
-                  GrowArrow(into_cell))
-
-        # The words written, position under position with the reference (shown at the end).
+        self.add(title, note)  # the first frame is the title, never black
+        self.cell = CellBox("decoder\nGRU" if view.network == "gru" else "decoder\nRNN", theme, theme.decoder,
+                            width=1.9, height=1.2, font_size=22).move_to([CELL_X, WORK_Y, 0])
+        self.mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.7, height=1.1,
+                              font_size=TEXT_FONT).move_to([MAP_X, WORK_Y, 0])
         rows = self.rows = self._rows()
-        tall = self.tall = rows.height > ROWS_TOP - (-3.95)
-        rows.shift(UP * ((ROWS_TOP_TALL if tall else ROWS_TOP) - rows.get_top()[1]))
-        if not tall:
-            self.play(fade_in(rows.names[0]))
+        self.tall = rows.height > ROWS_TOP - (-3.95)
+        rows.shift(UP * ((ROWS_TOP_TALL if self.tall else ROWS_TOP) - rows.get_top()[1]))
+        #: The words written wrap onto a second line: a word travelling to it would cross the first.
+        self.wrapped = len({round(float(w.get_y()), 2) for w in rows.written}) > 1
 
-        step_parts = VGroup()
-        for t in range(1, n + 1):
-            # The first two steps are told slowly; later ones repeat the
-            # pattern quickly, their columns appearing without a fade (each
-            # fade copies a column of texts, the costliest part to build).
-            slow = t <= 2
-            s_new = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, STATE_X)
-            out = arrow_between(cell.box, s_new.frame, theme.decoder)
-            pulse = Indicate(cell.box, color=theme.decoder, scale_factor=1.05)
-            if slow:
-                extra = [fade_out(meanings)] if tall and t == 1 else []
-                self.play(pulse, GrowArrow(out), fade_in(s_new), *extra)
-                if t == 1:
-                    self.pause_on_result("state")
-            else:
-                self.add(s_new)
-                self.play(pulse, GrowArrow(out), run_time=0.6)
-            word, prob = self._chosen(t)
-            to_map = arrow_between(s_new.frame, mapper.box, theme.decoder)
-            to_word = arrow_between(mapper.box, word, theme.decoder)
-            self.play(GrowArrow(to_map), GrowArrow(to_word), fade_in(word), fade_in(prob),
-                      run_time=1.0 if slow else 0.6)
-            if slow:
-                self.pause_on_result("word")
-            else:
-                self.wait(QUICK_PAUSE)
-            # Two pairs of rows: their name comes once the meanings have made room.
-            named = [fade_in(rows.names[0])] if tall and t == 1 else []
-            self.play(fade_in(rows.written_box(t - 1)), Indicate(word, color=theme.decoder, scale_factor=1.0),
-                      *named, run_time=0.8 if slow else 0.5)
-            if t == n:
-                step_parts = VGroup(s_new, out, word, prob, to_map, to_word)
-                break
-            # s_t becomes the next step's s_{t-1}; the chosen word its input.
-            s_moved = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, INPUT_X[1])
-            op_next = self._op_column(t)
-            op_word_next = self._op_word(t)
-            gone = [s_col, op_col, op_word, out, to_map, to_word, word, prob]
-            if slow:
-                # A cross-fade in place: anything sliding would cross the columns between.
-                # The old column is gone before the new one shows: they never overlap.
-                anims = [caption_out(s_new), caption_in(s_moved), *[caption_out(m) for m in gone],
-                         caption_in(op_next), caption_in(op_word_next)]
-                if t == 1:
-                    anims.append(fade_out(start))
-                self.play(*anims)
-            else:
-                self.remove(s_new, *gone)
-                self.add(s_moved, op_next, op_word_next)
-            s_col, op_col, op_word = s_moved, op_next, op_word_next
+    def show_inputs(self) -> None:
+        """Step 1's three inputs, each with what it tells the decoder; s_0 = 0 and op_0 = <START>."""
+        theme, view = self.theme, self.view
+        self.op_col = self._op_column(0)
+        self.s_col = self._state_column(view.initial_state, view.initial_state_key, 0, S_PREV_X)
+        h_col = self._column(view.context, view.context_key, self.context_name, theme.encoder, H_X)
+        cols = (self.op_col, h_col, self.s_col)
+        self.low = low = min(c.frame.get_bottom()[1] for c in cols)
+        top = max(c.get_top()[1] for c in cols)
+        box = RoundedRectangle(corner_radius=0.15, stroke_color=theme.muted, stroke_width=2,
+                               width=S_PREV_X - OP_X + 1.4, height=top - low + 0.35)
+        box.move_to([(OP_X + S_PREV_X) / 2, (top + low) / 2, 0])
+        self.inputs_left = box.get_left()[0]
+        self.meanings = VGroup(*[
+            caption(text, theme, TEXT_FONT, theme.muted).move_to([x, 0, 0])
+            for text, x in zip(("previous\nword", "whole\nsentence", "generated\nso far"), (OP_X, H_X, S_PREV_X))
+        ]).next_to(box, DOWN, buff=0.12, coor_mask=[0, 1, 0])
+        self.op_word = self._op_word(0)
+        # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
+        # Under the decoder cell, clear of every column.
+        self.start = VGroup(caption("s\u2080 = 0", theme, TEXT_FONT, theme.muted),
+                            caption("op\u2080 = <START>", theme, TEXT_FONT, theme.muted)).arrange(DOWN, buff=0.1)
+        self.start.next_to(self.cell.box, DOWN, buff=0.25)
+        into_cell = arrow_between(box, self.cell.box, theme.decoder)
+        word_now = [] if self.tall else [fade_in(self.op_word)]
+        self.play(fade_in(self.op_col), *word_now, fade_in(self.s_col), fade_in(h_col), Create(box),
+                  fade_in(self.meanings), fade_in(self.start))
+        # Boxes drawn, their names faded in: a text half drawn reads as a smaller one.
+        self.play(Create(self.cell.box), fade_in(self.cell.text), Create(self.mapper.box),
+                  fade_in(self.mapper.text), GrowArrow(into_cell))
+        if not self.tall:
+            self.play(fade_in(self.rows.names[0]))
 
+    def compute_state(self, t: int, slow: bool) -> None:
+        """The cell reads op_{t-1}, h_T and s_{t-1}: out comes s_t."""
+        theme, view = self.theme, self.view
+        self.s_new = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, STATE_X)
+        self.out = arrow_between(self.cell.box, self.s_new.frame, theme.decoder)
+        pulse = Indicate(self.cell.box, color=theme.decoder, scale_factor=1.05)
+        # Two pairs of rows: the meanings make room for the word fed back.
+        extra = [caption_out(self.meanings), caption_in(self.op_word)] if self.tall and t == 1 else []
+        self.play(pulse, GrowArrow(self.out), fade_in(self.s_new), *extra, run_time=1.0 if slow else 0.6)
+        if t == 1:
+            self.pause_on_result("state")
+
+    def choose_word(self, t: int, slow: bool) -> None:
+        """s_t goes through the output mapping: the most probable word, with its p."""
+        theme = self.theme
+        previous = getattr(self, "word", None)
+        self.word, self.prob = self._chosen(t)
+        shown = [fade_in(self.prob)]
+        if previous is not None and previous.original_text == self.word.original_text:
+            self.word = previous  # the same word again: it stays, unchanged (no blink)
+        else:
+            shown.append(fade_in(self.word))
+            if previous is not None:
+                shown.append(fade_out(previous, rate_func=window(0.0, 0.4)))
+        self.to_map = arrow_between(self.s_new.frame, self.mapper.box, theme.decoder)
+        self.to_word = arrow_between(self.mapper.box, self.word, theme.decoder)
+        self.play(GrowArrow(self.to_map), GrowArrow(self.to_word), *shown, run_time=1.0 if slow else 0.6)
+        if slow:
+            self.pause_on_result("word")
+        else:
+            self.wait(QUICK_PAUSE)
+
+    def write_word(self, t: int, slow: bool) -> None:
+        """A copy of the chosen word goes down into its place among the words written."""
+        slot = self.rows.written_box(t - 1)
+        named = [fade_in(self.rows.names[0])] if self.tall and t == 1 else []
+        # Down, then along the band above the row (clear of s_t's column), then into its place.
+        self.play(self._carry_word(self.word, slot[1], slot, "written", ("word", t), ("written", t - 1)),
+                  fade_in(slot[0] if not self.wrapped else VGroup(), rate_func=window(0.7, 1.0)), *named,
+                  run_time=0.9 if slow else 0.6)
+
+    def hand_off_state(self, t: int, slow: bool) -> None:
+        """s_t becomes the next step's s_{t-1}: it moves, as a chip over the cell, into the slot."""
+        gone = [self.s_col, self.out, self.to_map, self.to_word, self.prob]
+        if t == 1:
+            gone.append(self.start)
+        # Up from s_t, over the cell (clear of its arrow and its name), down into the slot.
+        over = WORK_Y + 1.2
+        self.play(hand_off(self.s_new, self.s_col.get_center(), leaving=gone,
+                           via=[(STATE_X, over, 0), (S_PREV_X, over, 0)], shrink=0.8,
+                           what="s", src=("s", t), dst=("s_prev", t + 1)),
+                  run_time=1.6 if slow else 0.8)
+        self.s_col = self.s_new
+
+    def feed_word_back(self, t: int, slow: bool) -> None:
+        """The word written goes back to the inputs as op_t; its embedding is looked up."""
+        op_next, op_word_next = self._op_column(t), self._op_word(t)
+        slot = self.rows.written_box(t - 1)
+        same = op_word_next.original_text == self.op_word.original_text
+        if same:  # the same word again: the copy lands on it, nothing fades out and back
+            op_word_next = self.op_word
+        # Up out of the row of words, left along the free band above it, into the op word's place.
+        leaving = [] if same else [fade_out(self.op_word, rate_func=window(0.0, 0.3))]
+        self.play(*leaving, self._carry_word(slot[1], op_word_next, None, "op", ("written", t - 1), ("op", t),
+                                             reveal=not same),
+                  run_time=1.2 if slow else 0.7)
+        if same:  # the same embedding, from this step's row: swapped without a fade
+            self.remove(self.op_col)
+            self.add(op_next)
+        else:
+            # The lookup: op_t's numbers, the embedding of the word just fed back.
+            self.play(caption_out(self.op_col), caption_in(op_next), run_time=0.8 if slow else 0.5)
+        self.op_col, self.op_word = op_next, op_word_next
+
+    def mark_the_end(self) -> None:
+        """Why decoding stopped, with the last word framed."""
+        theme, view, n = self.theme, self.view, self.view.steps
         if view.ended:
             end_lines = ["<END> chosen: decoding stops"]
         else:
             # One line (two would push the verdict onto the words written).
             end_lines = [f"{n} steps, without choosing <END>"]
-        end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
-        end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
-        last = SurroundingRectangle(rows.written_box(n - 1), color=theme.highlight, buff=0.05)
-        self.play(Create(last), fade_in(end))
+        self.end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
+        self.end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
+        last = SurroundingRectangle(self.rows.written_box(n - 1), color=theme.highlight, buff=0.05)
+        self.play(Create(last), fade_in(self.end))
         self.wait(1.0)
         if n == 1:
-            self.play(fade_out(start), run_time=0.5)
-        self._compare(end)
+            self.play(fade_out(self.start), run_time=0.5)
 
     # -- the comparison ---------------------------------------------------------
 
@@ -271,7 +319,7 @@ class DecoderScene(WalkthroughScene):
         """The embedding of the word fed in at step t + 1."""
         view = self.view
         return self._column(view.input_embeddings[t], view.input_embedding_keys[t],
-                            f"{self.word_name}{subscript(t)}", self.theme.embedding, INPUT_X[0])
+                            f"{self.word_name}{subscript(t)}", self.theme.target_embedding, OP_X)
 
     def _column(self, values, key: str, name: str, colour, x: float) -> VectorColumn:
         """A vector on the working row, named in plain text above it (no
@@ -283,26 +331,45 @@ class DecoderScene(WalkthroughScene):
         col.add(col.label)
         return col
 
+    def _lane_y(self) -> float:
+        """The free band between the inputs (their meanings) and the words written: words travel along it."""
+        if self.tall:  # the meanings make room at step 1; the word fed back takes their row
+            return self.meanings.get_y()
+        return (self.meanings.get_bottom()[1] + self.rows.get_top()[1]) / 2
+
+    def _carry_word(self, word, slot_word, slot_box, what: str, src, dst, reveal: bool = True):
+        """A word travels to where it is used next: itself, along the lane, when the way is
+        clear (one line of words written); over two lines its box flies (a text would cross
+        the words written) and the word fades in at its place."""
+        if not self.wrapped:
+            return feed_back(word, slot_word, lane_y=self._lane_y(), reveal=reveal, what=what, src=src, dst=dst)
+        frame = SurroundingRectangle(word, color=self.theme.target_embedding, buff=0.08, stroke_width=2)
+        goal = SurroundingRectangle(slot_word, color=self.theme.target_embedding, buff=0.08, stroke_width=2)
+        arrive = [fade_in(slot_box if slot_box is not None else slot_word, rate_func=window(0.6, 1.0))] \
+            if reveal else []
+        return moved(Transform(frame, goal, remover=True), *arrive, what=what, src=src, dst=dst)
+
     def _op_word(self, t: int):
-        # Under the columns (nothing else is there): as wide as the inputs' box.
-        word = readable_text(self.view.input_words[t], self.theme, TEXT_FONT, max_width=INPUT_X[2] - INPUT_X[0] + 1.1,
-                             colour=self.theme.embedding)
-        return word.move_to([self.inputs_left + 0.15, self.low - 0.25, 0], aligned_edge=LEFT)
+        """The word fed in, under "previous word" (above the words written: the lane it comes back along)."""
+        word = readable_text(self.view.input_words[t], self.theme, TEXT_FONT, max_width=S_PREV_X - OP_X + 1.1,
+                             colour=self.theme.target_embedding)
+        return word.move_to([self.inputs_left + 0.15, self._lane_y(), 0], aligned_edge=LEFT)
 
     def _chosen(self, t: int):
         """The word chosen at step t, its probability, and a bar as long as it."""
         view, theme = self.view, self.theme
         word = readable_text(view.chosen[t - 1], theme, 26, max_width=2.6)
-        word.move_to([WORD_X, WORK_Y + 0.3, 0])
+        word.move_to([WORD_X, WORK_Y - 0.1, 0])
         p = view.chosen_probabilities[t - 1]
         number = VGroup(caption("p =", theme, TEXT_FONT, theme.muted),
                         NumberLabel(p, theme, view.chosen_probability_keys[t - 1], font_size=TEXT_FONT))
-        number.arrange(RIGHT, buff=0.1).next_to(word, DOWN, buff=0.2)
+        # Above the word: under it is the way the word goes down to the words written.
+        number.arrange(RIGHT, buff=0.1).next_to(word, UP, buff=0.2)
         # The bar's length is p times the track's: layout, not arithmetic shown as a number.
         track = Rectangle(width=PROB_BAR_W, height=0.16, stroke_color=theme.muted, stroke_width=1)
         bar = Rectangle(width=max(PROB_BAR_W * float(p), 0.01), height=0.16, stroke_width=0,
                         fill_color=theme.weight, fill_opacity=1)
-        track.next_to(number, DOWN, buff=0.12)
+        track.next_to(number, UP, buff=0.12)
         bar.move_to(track.get_left(), aligned_edge=LEFT)
         return word, VGroup(number, track, bar)
 
@@ -368,7 +435,7 @@ class ComparedRows(VGroup):
             for i in range(n):
                 slots.append([word_box(words[i], theme, colour, font_size, max_width=word_w)
                               if i < len(words) else None
-                              for words, colour in ((written, theme.decoder), (reference, theme.muted))])
+                              for words, colour in ((written, theme.target_embedding), (reference, theme.muted))])
             widths = [max(b.width for b in pair if b is not None) for pair in slots]
             return slots, widths
 

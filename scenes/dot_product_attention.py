@@ -44,6 +44,8 @@ from manim import (
     smooth,
 )
 
+# fly and veil are re-exported: worked_example and multi_query_attention import them from here.
+from .motion import TRANSPOSE_TIME, fly, gather, slide, transpose, veil
 from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
@@ -58,8 +60,12 @@ from .components import (
     caption_out,
     fade_in,
     fade_out,
+    STEP_CAPTION_SIZE,
+    STEP_CAPTION_Y,
     fit_within,
     math_label,
+    on_baseline,
+    read_as_line,
     step_caption,
     subscript,
     title_bar,
@@ -78,6 +84,7 @@ __all__ = [
     "legend_row",
     "table_cell_width",
     "zoom_for",
+    "formula_caption",
 ]
 
 TITLE_Y = 3.55
@@ -94,6 +101,8 @@ W_MAX = 0.95
 #: Formulas at 30 pt: capitals 12.8 px at 480p (MathTex needs 28.2 pt for 12 px).
 NAME_TEX = 30
 BAR_LEN = 0.5
+#: Between s_2 and E in step 4's left column (E and A keep step 3's arrow between them).
+STACK_GAP = 0.3
 
 
 
@@ -134,20 +143,6 @@ def rekey_transposed(matrix: ValueMatrix, key: str) -> ValueMatrix:
         if cell.number is not None:
             cell.number.key = (key, j, i)
     return matrix
-
-
-def veil(theme: Any, *mobs: Any, opacity: float = 0.72, buff: float = 0.04) -> VGroup:
-    """Background-coloured veils over ``mobs``: dims what is out of focus.
-
-    Fading a veil in and out is much cheaper than animating the opacity of
-    every cell (each such animation deep-copies the whole group).
-    """
-    out = VGroup()
-    for mob in mobs:
-        out.add(Rectangle(width=mob.width + 2 * buff, height=mob.height + 2 * buff,
-                          stroke_width=0, fill_color=theme.background,
-                          fill_opacity=opacity).move_to(mob))
-    return out
 
 
 def place_product(left: ValueMatrix, top: ValueMatrix, result: ValueMatrix, top_y: float,
@@ -237,28 +232,9 @@ def table_cell_width(values: np.ndarray, theme: Any) -> float:
     return max(CELL_W, cell_width_for(values, theme, maximum=W_MAX))
 
 
-def _cell_boxes(mob: Any) -> list[Any]:
-    return [m.box for m in mob.get_family() if isinstance(m, ValueCell)] or [mob]
-
-
-def fly(sources: Any, targets: Any, remove: bool = False, **kw: Any) -> AnimationGroup:
-    """Values travel from ``sources`` to ``targets`` with no digits in flight.
-
-    Copies of the cells' boxes move (digits morphing into other digits, or
-    crossing other numbers mid-way, cannot be read); the target cells fade in
-    over the second half. With ``remove`` the sources fade out over the first
-    half: a move (a matrix going to its new place) rather than a copy.
-    """
-    src = VGroup(*(b.copy() for b in _cell_boxes(sources)))
-    tgt = VGroup(*(b.copy() for b in _cell_boxes(targets)))
-    anims = [Transform(src, tgt, remover=True), caption_in(targets)]
-    if remove:
-        anims.append(caption_out(sources))
-    return AnimationGroup(*anims, **kw)
-
-
 def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = LEGEND_Y,
-               max_width: float = 13.6, heat: bool = False) -> VGroup:
+               max_width: float = 13.6, heat: bool = False, heat_top: Any = None,
+               heat_bottom: Any = None) -> VGroup:
     """Matrix names with their shapes in one row under the title: ``[(tex, shape, colour)]``.
 
     With ``heat``, the heat scale's key ends the row (weights are filled by it).
@@ -272,7 +248,9 @@ def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = L
                              caption(shape if full else shape.split(":")[0], theme, 20, theme.muted)
                              ).arrange(RIGHT, buff=0.2))
         if with_key:
-            items.add(heat_key(theme, width=1.6))
+            items.add(heat_key(theme, width=1.6,
+                               top=None if heat_top is None else heat_top.copy(),
+                               bottom=None if heat_bottom is None else heat_bottom.copy()))
         return items.arrange(RIGHT, buff=0.7)
 
     for full, with_key in ((True, heat), (False, heat), (False, False)):
@@ -282,20 +260,62 @@ def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = L
     return row.move_to([0, y, 0])
 
 
+def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
+                    font_size: float = STEP_CAPTION_SIZE) -> VGroup:
+    """A step caption whose ``$...$`` pieces are typeset as the draft writes them
+    (``$N_X$``, ``$a_{2\\bullet}\\cdot h_{\\bullet 2}$``), the rest plain text.
+
+    Lines break at ``\\n``. The caption reads (``text``) its words and its
+    formulas' TeX without braces, so the captions file keeps them.
+    """
+    lines = VGroup()
+    for line in source.split("\n"):
+        parts = VGroup()
+        for n, piece in enumerate(line.split("$")):
+            if not piece.strip():
+                continue
+            if n % 2:
+                tex = math_label(piece, theme, font_size * 1.3)
+                tex.spoken = piece.replace("{", "").replace("}", "").replace("\\bullet", "\u2022") \
+                    .replace("\\cdot", "\u00b7").replace("\\,", "").replace(" ", "")
+                parts.add(tex)
+            else:
+                parts.add(caption(piece.strip(), theme, font_size))
+        lines.add(read_as_line(on_baseline(parts.arrange(RIGHT, buff=0.12))))
+    lines.arrange(DOWN, buff=0.12)
+    fit_within(lines, max_width=13.6)
+    lines.text = "\n".join(line.text for line in lines)
+    return lines.move_to([0, y, 0])
+
+
 class DotProductAttentionScene(StepLog, WalkthroughScene):
     scene_id = "dot_product_attention"
     trace_sections = ("dot_product_attention",)
     description = ("Dot-product attention for one query s_2 (draft Steps 1-4 and the close-up): "
                    "E = s_2 X^T (1xN), A = softmax(E) with bars, o = A X (1xD), and one "
-                   "number of o as a weighted average.")
+                   "number of o as a weighted average; the last frame holds s_2, X, E, A and o.")
     #: The sections, in order: the draft's steps and its close-up.
     steps = ("step-1-variables", "step-2-scores", "step-3-softmax", "step-4-output", "close-up")
     shown_results = ("scores", "weights", "output")
+    key = "dot_product_attention"
 
     def construct(self) -> None:
+        self.set_stage()                 # sizes and the title (the first frame); nothing played
+        self.show_query_and_inputs()     # s_2 beside the columns of X^T
+        self.score_every_input()         # E = s_2 X^T, products into running sums into E
+        self.normalise_scores()          # E -> A, bars
+        self.stack_query_scores_weights()  # s_2, E, A move into one column on the left
+        self.transpose_inputs()          # the columns of X^T become the rows of X
+        self.mix_inputs_into_output()    # o = A X
+        self.close_up_one_output()       # a_2. h_.2: products gather into o's 2nd number
+        self.pacer.finish()              # the poster: s_2, X, E, A, o and the close-up
+
+    # -- beats -------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """Sizes (zoom, cell sizes, which inputs show) and the title; nothing played."""
         theme, tr = self.theme, self.trace.dot_product_attention
-        N, D = tr.inputs.shape
-        key = "dot_product_attention"
+        self.N, self.D = N, D = tr.inputs.shape
         w0 = table_cell_width(np.concatenate([a.ravel() for a in (
             tr.inputs, tr.query, tr.terms, tr.partial_sums, tr.scores, tr.weights,
             tr.weighted_inputs, tr.output)]), theme)
@@ -304,93 +324,98 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         def layout(z: float) -> tuple[int, bool]:
             """Inputs that fit at zoom ``z``: beside the query (steps 1-3) and, as rows,
             above o with its bars and the close-up row (step 4); and whether the
-            steps 2-3 columns fit the band's height."""
+            steps 2-3 columns and the step-4 stack s_2 / E / A fit the band."""
             w, h = w0 * z, CELL_H * z
             by_width = int((13.4 - LEFT_ROOM - 0.5 - D * w) // w)
             by_height = int((band - 0.1 - 0.35 - (h + 0.1) - 0.08 - BAR_LEN * z - 0.15 - h) // h)
             step2 = 0.3 * z + D * h + 0.1 + 0.35 + h + 0.1 + 0.35 + 2 * h + 0.08
             step3 = 0.3 * z + D * h + 0.1 + 0.35 + h + 0.1 + 0.45 + h + 0.1 + 0.08 + BAR_LEN * z
-            return min(MAX_ROWS, by_width, by_height), max(step2, step3) <= band
+            stack = 3 * (h + 0.1) + STACK_GAP + 0.45 + 0.08 + BAR_LEN * z + 0.15 + h
+            return min(MAX_ROWS, by_width, by_height), max(step2, step3, stack) <= band
 
         # Small tables are drawn larger (digits up to 30 pt) when everything fits
         # unelided; otherwise at the floor's size, eliding inputs but never the
         # one that gets the most attention.
         z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
-        w, h, nf = w0 * z, CELL_H * z, NUMBER_FONT * z
-        max_shown = max(3, layout(z)[0])
-        winner = int(np.argmax(tr.weights))
-        h_names = [f"h{subscript(i + 1)}" for i in range(N)]
-        pacer = self.pacer = CaptionPacer(self)
-        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
-
+        self.w, self.h, self.nf = w0 * z, CELL_H * z, NUMBER_FONT * z
+        self.z = z
+        self.max_shown = max(3, layout(z)[0])
+        self.winner = int(np.argmax(tr.weights))
+        self.h_names = [f"h{subscript(i + 1)}" for i in range(N)]
+        self.pacer = CaptionPacer(self)
+        self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf, label_size=20 * z)
         title = title_bar(
             caption("Dot-product attention, one query", theme, 28),
             math_label(r"E = s_2\,X^{T} \qquad A = \mathrm{softmax}(E) \qquad o = A\,X", theme, 30),
             y=TITLE_Y,
         )
-        # The first frame is the title, never black.
-        self.add(title)
+        self.add(title)  # the first frame is the title, never black
 
-        # -- step 1: the query and the input features ---------------------------
+    def show_query_and_inputs(self) -> None:
+        """Step 1: the query s_2 (1 x D_Q) and the input features as the columns of X^T."""
         self.next_section(self.steps[0])
-        S = rekey_vector(ValueMatrix(tr.query[None, :], theme, key=f"{key}.query",
-                                     colour=theme.query, row_labels=["s\u2082"], **mat),
-                         f"{key}.query")
+        theme, tr, key, N, D = self.theme, self.trace.dot_product_attention, self.key, self.N, self.D
+        keep = dict(max_cols=self.max_shown, keep_cols=[self.winner])
+        self.S = S = rekey_vector(ValueMatrix(tr.query[None, :], theme, key=f"{key}.query",
+                                              colour=theme.query, row_labels=["s\u2082"], **self.mat),
+                                  f"{key}.query")
         S.row_labels.set_color(theme.query)
-        XT = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key, col_labels=h_names,
-                                          max_cols=max_shown, keep_cols=[winner], **mat),
-                              f"{key}.inputs")
+        self.XT = XT = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key,
+                                                    col_labels=self.h_names, **keep, **self.mat),
+                                        f"{key}.inputs")
         XT.col_labels.set_color(theme.key)
-        E = rekey_vector(ValueMatrix(tr.scores[None, :], theme, key=f"{key}.scores",
-                                     colour=theme.text, max_cols=max_shown, keep_cols=[winner],
-                                     **mat), f"{key}.scores")
-        shown = [j for (_, j) in sorted(E.cell_by_index)]
+        self.E = E = rekey_vector(ValueMatrix(tr.scores[None, :], theme, key=f"{key}.scores",
+                                              colour=theme.score, **keep, **self.mat), f"{key}.scores")
+        self.shown = [j for (_, j) in sorted(E.cell_by_index)]
         place_product(S, XT, E, CONTENT_TOP, left_room=LEFT_ROOM)
-        names = legend_row(theme, [
+        self.names = names = legend_row(theme, [
             ("s_2", f"1\u00d7{D}: the query", theme.query),
             ("X^{T}", f"{D}\u00d7{N}: inputs as columns", theme.key),
-            (r"E = s_2\,X^{T}", f"1\u00d7{N}: raw scores", theme.text),
+            (r"E = s_2\,X^{T}", f"1\u00d7{N}: raw scores", theme.score),
         ])
         self.play(fade_in(S), fade_in(XT), fade_in(names[0]), fade_in(names[1]))
-        pacer.swap(f"Step 1: the query s\u2082 has D = {D} numbers. The N = {N} input "
-                   f"features h\u1d62 (the keys) are the columns of X\u1d40.")
+        self.pacer.swap(formula_caption(
+            f"Step 1: the query s\u2082 has $D_Q$ = {D} numbers. The $N_X$ = {N} input features h\u1d62"
+            "\n(the keys) are the columns of X\u1d40.", theme))
         self.wait(RESULT_PAUSE)
 
-        # -- step 2: E = s_2 X^T, one entry at a time --------------------------
+    def score_every_input(self) -> None:
+        """Step 2: each e_i = s_2 . h_i, its products flown into a running sum, the sum into E."""
         self.next_section(self.steps[1])
+        theme, tr, key, D = self.theme, self.trace.dot_product_attention, self.key, self.D
+        S, XT, E, w, h, nf = self.S, self.XT, self.E, self.w, self.h, self.nf
         terms_y = E.frame.get_bottom()[1] - 0.35 - h / 2
         sums_y = terms_y - h - 0.08
         s_x = [S.cell(0, k).get_x() for k in range(D)]
-        terms_name = math_label(r"s_{2k}\,h_{ik}", theme, NAME_TEX)
+        terms_name = math_label(r"s_{2\bullet}\cdot h_{i\bullet}", theme, NAME_TEX)
         sums_name = caption("running sum", theme, 20, theme.muted)
         terms_name.next_to([S.frame.get_left()[0], terms_y, 0], LEFT, buff=0.15)
         sums_name.next_to([S.frame.get_left()[0], sums_y, 0], LEFT, buff=0.15)
-        pacer.swap("Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
-                   "multiply entry by entry, then add the products.",
-                   fade_in(E.frame), fade_in(names[2]), fade_in(terms_name), fade_in(sums_name))
+        self.pacer.swap("Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
+                        "multiply entry by entry, then add the products.",
+                        fade_in(E.frame), fade_in(self.names[2]), fade_in(terms_name), fade_in(sums_name))
         tscale = max(float(np.max(np.abs(tr.terms))), 1e-9)
         pscale = max(float(np.max(np.abs(tr.partial_sums))), 1e-9)
-        for n, i in enumerate(shown):
+        for n, i in enumerate(self.shown):
             column = VGroup(*(XT.cell(k, i) for k in range(D)))
-            focus = VGroup(SurroundingRectangle(column, color=theme.highlight, buff=0.03),
-                           SurroundingRectangle(S.grid, color=theme.highlight, buff=0.03))
+            ring = VGroup(SurroundingRectangle(column, color=theme.highlight, buff=0.03),
+                          SurroundingRectangle(S.grid, color=theme.highlight, buff=0.03))
             terms, sums = VGroup(), VGroup()
             for k in range(D):
                 terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, h,
                                     tscale, font_size=nf).move_to([s_x[k], terms_y, 0]))
                 sums.add(ValueCell(tr.partial_sums[i, k], theme, (f"{key}.partial_sums", i, k), w,
                                    h, pscale, font_size=nf).move_to([s_x[k], sums_y, 0]))
-            self.play(Create(focus), run_time=0.6 if n else 0.8)
+            self.play(Create(ring), run_time=0.6 if n else 0.8)
             if n == 0:
                 # The first score slowly: each product appears and the sum grows.
                 for k in range(D):
                     pair = VGroup(S.cell(0, k), XT.cell(k, i))
-                    # One ring per factor: they sit far apart (row of s_2, column of X^T).
-                    ring = VGroup(*(SurroundingRectangle(c, color=theme.query, buff=0.04)
-                                    for c in pair))
-                    self.play(Create(ring), fly(pair, terms[k]), run_time=0.7)
+                    factors = VGroup(*(SurroundingRectangle(c, color=theme.query, buff=0.04)
+                                       for c in pair))
+                    self.play(Create(factors), fly(pair, terms[k]), run_time=0.7)
                     parts = VGroup(sums[k - 1], terms[k]) if k > 0 else terms[k]
-                    self.play(fly(parts, sums[k]), fade_out(ring), run_time=0.6)
+                    self.play(fly(parts, sums[k]), fade_out(factors), run_time=0.6)
             else:
                 # Later scores faster: the products at once, then the sums.
                 self.play(fly(VGroup(S.grid, column), terms), run_time=0.5)
@@ -398,104 +423,161 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
             self.play(fly(sums[D - 1], E.cell(0, i)), run_time=0.6)
             if n == 0:
                 self.pause_on_result("scores")
-            self.play(fade_out(terms), fade_out(sums), fade_out(focus), run_time=0.4)
+            self.play(fade_out(terms), fade_out(sums), fade_out(ring), run_time=0.4)
         # The dots of an elided E come with the last shown entry.
         self.add(E)
         self.play(fade_out(terms_name), fade_out(sums_name), run_time=0.4)
         self.pause_on_result("scores")
 
-        # -- step 3: A = softmax(E) ------------------------------------------
+    def normalise_scores(self) -> None:
+        """Step 3: A = softmax(E) under E, with bars."""
         self.next_section(self.steps[2])
-        A = rekey_vector(ValueMatrix(tr.weights[None, :], theme, key=f"{key}.weights",
-                                     colour=theme.weight, max_cols=max_shown, keep_cols=[winner],
-                                     **mat), f"{key}.weights")
+        theme, tr, key, N = self.theme, self.trace.dot_product_attention, self.key, self.N
+        E = self.E
+        self.A = A = rekey_vector(ValueMatrix(tr.weights[None, :], theme, key=f"{key}.weights",
+                                              colour=theme.weight, max_cols=self.max_shown,
+                                              keep_cols=[self.winner], **self.mat), f"{key}.weights")
         weight_cells(A.cell_by_index.items(), tr.weights[None, :], theme, with_bars=False)
         A.shift([E.frame.get_x() - A.frame.get_x(),
                  E.frame.get_bottom()[1] - 0.45 - A.frame.get_top()[1], 0])
-        A_name = VGroup(math_label(r"A = \mathrm{softmax}(E)", theme, NAME_TEX, theme.weight),
-                        caption(f"1\u00d7{N}: weights, sum 1", theme, 20, theme.muted)
-                        ).arrange(DOWN, buff=0.08, aligned_edge=RIGHT)
+        self.A_name = A_name = VGroup(
+            math_label(r"A = \mathrm{softmax}(E)", theme, NAME_TEX, theme.weight),
+            caption(f"1\u00d7{N}: weights, sum 1", theme, 20, theme.muted)
+        ).arrange(DOWN, buff=0.08, aligned_edge=RIGHT)
         A_name.next_to(A.frame, LEFT, buff=0.3).align_to(A.frame, UP)
-        bars = bars_under([A.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
-                          keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN * z)
-        arrow = Arrow(E.frame.get_bottom(), A.frame.get_top(), buff=0.04, color=theme.muted,
-                      stroke_width=3, max_tip_length_to_length_ratio=0.35)
-        pacer.swap("Step 3: softmax turns the raw scores into weights A: all positive, summing "
-                   "to 1, the share of attention each input feature gets from this query.",
-                   Create(arrow))
+        self.bars = bars = bars_under(
+            [A.cell(0, j) for j in self.shown], [tr.weights[j] for j in self.shown], theme,
+            keys=[(f"{key}.weights", j) for j in self.shown], full_length=BAR_LEN * self.z)
+        self.arrow = arrow = Arrow(E.frame.get_bottom(), A.frame.get_top(), buff=0.04,
+                                   color=theme.muted, stroke_width=3,
+                                   max_tip_length_to_length_ratio=0.35)
+        self.pacer.swap("Step 3: softmax turns the raw scores into weights A: all positive, summing "
+                        "to 1, the share of attention each input feature gets from this query.",
+                        Create(arrow))
         self.play(fly(E.grid, A.grid), fade_in(A.frame), fade_in(A_name), run_time=1.2)
         self.play(FadeIn(bars, lag_ratio=0.1), run_time=0.8)
         self.pause_on_result("weights")
 
-        # -- step 4: o = A X ---------------------------------------------------
+    def stack_query_scores_weights(self) -> None:
+        """Step 4 begins: s_2, E and A (with its bars) move into one column on the left,
+        A level with where o will be, so the whole argument stays on screen."""
         self.next_section(self.steps[3])
-        A4 = rekey_vector(ValueMatrix(tr.weights[None, :], theme, key=f"{key}.weights",
-                                      colour=theme.weight, row_labels=["A"], max_cols=max_shown,
-                                      keep_cols=[winner], **mat), f"{key}.weights")
-        A4.row_labels.set_color(theme.weight)
-        weight_cells(A4.cell_by_index.items(), tr.weights[None, :], theme, with_bars=False)
-        X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key, row_labels=h_names,
-                        max_rows=max_shown, keep_rows=[winner], **mat)
+        theme, tr, key, N, D = self.theme, self.trace.dot_product_attention, self.key, self.N, self.D
+        S, XT, E, A = self.S, self.XT, self.E, self.A
+        keep = dict(max_rows=self.max_shown, keep_rows=[self.winner])
+        self.X = X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
+                                 row_labels=self.h_names, **keep, **self.mat)
         X.row_labels.set_color(theme.key)
-        o = rekey_vector(ValueMatrix(tr.output[None, :], theme, key=f"{key}.output",
-                                     colour=theme.value, **mat), f"{key}.output")
-        place_product(A4, X, o, CONTENT_TOP, left_room=LEFT_ROOM)
-        names4 = legend_row(theme, [
+        self.o = o = rekey_vector(ValueMatrix(tr.output[None, :], theme, key=f"{key}.output",
+                                              colour=theme.value, **self.mat), f"{key}.output")
+        # Where A goes: placed as the left factor of o = A X (a stand-in of A's size).
+        slot = Rectangle(width=max(A.frame.width, S.frame.width), height=A.frame.height).move_to(A.frame)
+        slot.frame = slot
+        # Room for X's row names between the column and X, when the width allows.
+        hgap = 0.75 if LEFT_ROOM + slot.width + 0.75 + o.frame.width <= 13.4 else 0.5
+        place_product(slot, X, o, CONTENT_TOP, left_room=LEFT_ROOM, hgap=hgap)
+        # The column s_2 / E / A must not rise past the content band: lower all if it would.
+        stack_top = slot.get_top()[1] + 0.45 + E.frame.height + STACK_GAP + S.frame.height
+        drop = max(0.0, stack_top - CONTENT_TOP)
+        for m in (slot, X, o):
+            m.shift(DOWN * drop)
+        block = VGroup(E, self.arrow, A, self.bars)
+        block_to = block.get_center() + np.array([slot.get_left()[0] - A.frame.get_left()[0],
+                                                  slot.get_y() - A.frame.get_y(), 0])
+        s_to = S.get_center() + np.array([
+            slot.get_left()[0] - S.frame.get_left()[0],
+            slot.get_top()[1] + 0.45 + E.frame.height + STACK_GAP - S.frame.get_bottom()[1], 0])
+        self.names4 = names4 = legend_row(theme, [
+            ("s_2", f"1\u00d7{D}", theme.query),
+            ("E", f"1\u00d7{N}", theme.score),
             ("A", f"1\u00d7{N}: weights", theme.weight),
             ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
             (r"o = A\,X", f"1\u00d7{D}: the output", theme.value),
-        ], heat=True)
-        bars4 = bars_under([A4.cell(0, j) for j in shown], [tr.weights[j] for j in shown], theme,
-                           keys=[(f"{key}.weights", j) for j in shown], full_length=BAR_LEN * z)
-        old = VGroup(S, XT, E, A_name, arrow, A.frame, bars)
-        pacer.swap(f"Step 4: o = A\u00b7X, (1\u00d7{N})\u00b7({N}\u00d7{D}) = 1\u00d7{D}, the "
-                   "query's shape: each number of o mixes one feature of all the inputs.",
-                   fade_out(old), caption_out(names), fly(A.grid, A4.grid, remove=True),
-                   fade_in(A4.frame), caption_in(A4.row_labels), caption_in(X),
-                   caption_in(names4[0]), caption_in(names4[1]), run_time=1.4)
-        self.play(FadeIn(bars4, lag_ratio=0.1), run_time=0.6)
-        self.play(fade_in(o.frame), fade_in(names4[2]), FadeIn(o.grid, lag_ratio=0.2), run_time=1.2)
+        ])
+        # s_2 rises straight up its column (nothing there); E, A and the bars then go left
+        # along their row and up or down the column: no text crosses another.
+        self.pacer.swap(formula_caption(
+            f"Step 4: o = A\u00b7X, (1\u00d7$N_X$)\u00b7($N_X$\u00d7$D_Q$) = 1\u00d7$D_Q$, the query's "
+            "shape:\neach number of o mixes one feature of all the inputs.", theme),
+            fade_out(self.A_name), caption_out(self.names), caption_in(names4[:4]), run_time=1.0)
+        self.play(slide(S, s_to, what="slide", src="s_2", dst="stack"), run_time=1.0)
+        via = [(block.get_center()[0] + block_to[0] - block.get_center()[0], block.get_center()[1], 0)]
+        if abs(block_to[1] - block.get_center()[1]) < 0.05:
+            via = []
+        self.block, self.block_to, self.via = block, block_to, via
+        self.x_first = not _overlaps(X.frame, block)
+        if self.x_first:
+            self.transpose_inputs()
+        self.play(slide(block, block_to, via=via, what="slide", src="E,A", dst="stack"),
+                  run_time=1.4)
+        row_names = VGroup(math_label("E", theme, NAME_TEX, theme.score),
+                           math_label("A", theme, NAME_TEX, theme.weight))
+        row_names[0].next_to(E.frame, LEFT, buff=0.2)
+        row_names[1].next_to(A.frame, LEFT, buff=0.2)
+        self.row_names = row_names
+        self.play(fade_in(row_names), run_time=0.5)
+
+    def transpose_inputs(self) -> None:
+        """Step 4: the columns of X^T fly, one after another, into the rows of X."""
+        if getattr(self, "transposed", False):
+            return
+        self.transposed = True
+        XT, X, D = self.XT, self.X, self.D
+        cols = [VGroup(*(XT.cell(k, i) for k in range(D))) for i in self.shown]
+        rows = [VGroup(*(X.cell(i, k) for k in range(D))) for i in self.shown]
+        xt_dots = VGroup(*(m for m in XT.grid if m not in XT.cell_by_index.values()))
+        x_dots = VGroup(*(m for m in X.grid if m not in X.cell_by_index.values()))
+        self.play(transpose(cols, rows), caption_out(VGroup(XT.frame, XT.col_labels, xt_dots)),
+                  caption_in(VGroup(X.frame, X.row_labels, x_dots)),
+                  run_time=max(TRANSPOSE_TIME, 0.55 * len(cols)))
+        self.remove(XT)
+        self.add(X)
+
+    def mix_inputs_into_output(self) -> None:
+        """o = A X: o's numbers appear under X, level with A."""
+        o = self.o
+        self.play(fade_in(o.frame), fade_in(self.names4[4]), FadeIn(o.grid, lag_ratio=0.2),
+                  run_time=1.2)
         self.pause_on_result("output")
 
-        # -- close-up: the second number of o, a weighted average ---------------
+    def close_up_one_output(self) -> None:
+        """The close-up: a_2. h_.2, the products a_i h_i2 gather into o's second number."""
         self.next_section(self.steps[4])
+        theme, tr, key, D = self.theme, self.trace.dot_product_attention, self.key, self.D
+        A, X, o, w, h, nf = self.A, self.X, self.o, self.w, self.h, self.nf
         f = 1  # the second feature, as in the draft
         wscale = max(float(np.max(np.abs(tr.weighted_inputs))), 1e-9)
-        row_y = bars4.get_bottom()[1] - 0.15 - h / 2
+        row_y = self.bars.get_bottom()[1] - 0.15 - h / 2
         weighted = VGroup(*(
             ValueCell(tr.weighted_inputs[i, f], theme, (f"{key}.weighted_inputs", i, f), w, h,
-                      wscale, font_size=nf).move_to([A4.cell(0, i).get_x(), row_y, 0])
-            for i in shown))
-        w_name = math_label(r"a_{2i}\,h_{i2}", theme, NAME_TEX, theme.value)
+                      wscale, font_size=nf).move_to([A.cell(0, i).get_x(), row_y, 0])
+            for i in self.shown))
+        w_name = math_label(r"a_{2\bullet}\cdot h_{\bullet 2}", theme, NAME_TEX, theme.value)
         w_name.next_to(weighted, LEFT, buff=0.25)
         total = ValueCell(tr.output[f], theme, (f"{key}.output", f), w, h,
                           max(float(np.max(np.abs(tr.output))), 1e-9), font_size=nf)
         total.move_to([o.cell(0, f).get_x(), row_y, 0])
         sigma = math_label(r"\Sigma =", theme, NAME_TEX).next_to(total, LEFT, buff=0.12)
-        column = VGroup(*(X.cell(i, f) for i in shown))
+        column = VGroup(*(X.cell(i, f) for i in self.shown))
         rings = VGroup(SurroundingRectangle(column, color=theme.value, buff=0.03),
-                       SurroundingRectangle(A4.grid, color=theme.value, buff=0.03),
+                       SurroundingRectangle(A.grid, color=theme.value, buff=0.03),
                        SurroundingRectangle(o.cell(0, f), color=theme.highlight, buff=0.04),
                        SurroundingRectangle(total, color=theme.highlight, buff=0.04))
-        others = [X.cell(i, k) for i in shown for k in range(D) if k != f]
+        others = [X.cell(i, k) for i in self.shown for k in range(D) if k != f]
         others += [o.cell(0, k) for k in range(D) if k != f]
         veils = veil(theme, *others)
-        pacer.swap("Close-up: the 2nd number of o is \u03a3\u1d62 a\u1d62 h\u1d62\u2082, a weighted "
-                   "average of the 2nd feature of every input, weighted by the attention each "
-                   "input gets.",
-                   fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
+        self.pacer.swap(formula_caption(
+            "Close-up: the 2nd number of o is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
+            "of the 2nd feature\nof every input, weighted by the attention each input gets.", theme),
+            fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
         self.play(fly(column, weighted), run_time=1.0)
-        self.play(fly(weighted, total), fade_in(sigma), Create(rings[2]), Create(rings[3]),
-                  run_time=1.0)
+        self.play(gather(list(weighted), total, [tr.weights[i] for i in self.shown],
+                         dst=(f"{key}.output", f)),
+                  fade_in(sigma), Create(rings[2]), Create(rings[3]), run_time=1.4)
         self.pause_on_result("output")
-        pacer.finish()
 
-    @staticmethod
-    def _corner(names: VGroup, left: ValueMatrix, top: ValueMatrix, top_y: float,
-                right: float | None = None) -> None:
-        """Put the name block in the free corner: left of ``top``, above ``left``."""
-        right = top.frame.get_left()[0] if right is None else right
-        room_w = right - (-7.0) - 0.35
-        room_h = top_y - left.frame.get_top()[1] - 0.1
-        fit_within(names, max_width=room_w, max_height=room_h)
-        names.move_to([(-7.0 + right) / 2, (top_y + left.frame.get_top()[1]) / 2, 0])
+
+def _overlaps(a: Any, b: Any, pad: float = 0.02) -> bool:
+    """Whether the bounding boxes of ``a`` and ``b`` overlap."""
+    return (min(a.get_right()[0], b.get_right()[0]) - max(a.get_left()[0], b.get_left()[0]) > pad
+            and min(a.get_top()[1], b.get_top()[1]) - max(a.get_bottom()[1], b.get_bottom()[1]) > pad)

@@ -13,7 +13,6 @@ gives: by default the translator trained without attention (a GRU,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -42,6 +41,8 @@ from .components import (
     TokenStrip,
     VectorColumn,
     caption,
+    caption_in,
+    caption_out,
     fade_in,
     fade_out,
     math_label,
@@ -49,6 +50,7 @@ from .components import (
     title_bar,
 )
 from .glyphs import cell_width_for
+from .motion import hand_off, window
 from .part1_layout import column_values, readable_dots, signed_bars, wrapped_note
 from .seq2seq_view import EncoderView, encoder_view, network_note
 
@@ -64,16 +66,6 @@ BAR_W = 0.5  # the magnitude bars beside a column (half each side of zero)
 MIN_CELL_H = 0.3  # a number at 20 pt (12 px at 480p) needs this much height
 
 
-@dataclass(frozen=True)
-class _Direction:
-    """The RNN's pass over the sentence, as the scene shows it."""
-
-    letter: str  # the state's name
-    order: tuple[int, ...]  # 0-based positions in reading order
-    states: object  # T x H, position j's state in row j
-    keys: tuple[str, ...]
-
-
 class EncoderScene(WalkthroughScene):
     scene_id = "encoder"
     trace_sections = ("source", "sizes", "plain_model.network", "plain_model.weights", "plain_model.trained",
@@ -83,121 +75,135 @@ class EncoderScene(WalkthroughScene):
     shown_results = ("state", "context")
 
     def construct(self) -> None:
-        view = encoder_view(self.trace)
+        self.set_stage()
+        self.show_cell()
+        T = len(self.view.tokens)
+        for j in range(T):
+            quick = j >= min(3, T)  # the first three words slowly, the rest briskly but whole
+            if j > 0:
+                self.hand_off_state(j, quick)
+            self.read_word(j, quick)
+            self.step_cell(j, quick)
+            self.file_state(j, quick)
+        self.name_the_context()
+
+    # -- beats ------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """Title, network note and the sentence (the first frame); the layout of the working row."""
+        view = self.view = encoder_view(self.trace)
         theme = self.theme
         T = len(view.tokens)
         title = title_bar(caption("Encoder", theme, 30), math_label(view.formula, theme, 34), y=TITLE_Y)
         note = wrapped_note(network_note(self.trace), theme, 20,
                             theme.highlight if view.untrained else theme.muted)
         note.next_to(title, DOWN, buff=0.14)
-        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22, max_width=13.4)
-        tokens.next_to(note, DOWN, buff=0.16)
-        # The first frame already shows the title, whose network it is and the sentence.
-        self.add(title, note, tokens)
-        pacer = self.pacer = CaptionPacer(self, FOOT_Y, 20)
-
+        self.tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22, max_width=13.4)
+        self.tokens.next_to(note, DOWN, buff=0.16)
+        self.add(title, note, self.tokens)  # the title, whose network it is and the sentence
+        self.pacer = CaptionPacer(self, FOOT_Y, 20)
         # The history row sits above the foot; the working row gets what is left between.
         H, E = view.states.shape[1], view.inputs.shape[1]
-        history = self._chips(view.hidden, "h", FOOT_Y + 0.3)
+        self.history = self._chips(view.hidden, "h", FOOT_Y + 0.3)
         # The context's name goes to the right of the history row, at the end.
-        name = caption(f"h{subscript(T)}: the context vector", theme, 22, theme.highlight)
-        history.shift(LEFT * (name.width + 0.3) / 2)
-        name.next_to(history, RIGHT, buff=0.3).set_y(history[0][0].get_y())
-        space_top = tokens.get_bottom()[1] - 0.2
-        space_bottom = history.get_top()[1] + 0.2
+        self.context_name = caption(f"h{subscript(T)}: the context vector", theme, 22, theme.highlight)
+        self.history.shift(LEFT * (self.context_name.width + 0.3) / 2)
+        self.context_name.next_to(self.history, RIGHT, buff=0.3).set_y(self.history[0][0].get_y())
+        space_top = self.tokens.get_bottom()[1] - 0.2
+        space_bottom = self.history.get_top()[1] + 0.2
         rows = min(max(H, E), 8)
         # Label above the cells (0.45), the cells; as tall as fits, 0.4 at most.
-        cell_h = max(MIN_CELL_H, min(0.4, (space_top - space_bottom - 0.55) / rows))
-        work_y = (space_top - 0.45 + space_bottom) / 2
-        self.cell_h = cell_h
+        self.cell_h = max(MIN_CELL_H, min(0.4, (space_top - space_bottom - 0.55) / rows))
+        self.work_y = (space_top - 0.45 + space_bottom) / 2
         # Cells as wide as the longest number needs at 20 pt (no decimal dropped).
         self.cell_w = cell_width_for(np.concatenate([view.inputs.ravel(), view.states.ravel()]), theme)
-        cell = CellBox("encoder RNN" if view.network == "tanh" else "encoder GRU", theme, theme.encoder,
-                       width=2.4, height=1.3).move_to([CELL_X, work_y, 0])
+        self.x_scale = max(float(abs(view.inputs).max()), 1e-9)
+        self.cell = CellBox("encoder RNN" if view.network == "tanh" else "encoder GRU", theme, theme.encoder,
+                            width=2.4, height=1.3).move_to([CELL_X, self.work_y, 0])
+        self.x_col = self.focus = self.new = None
+        self.arrows: list = []
+
+    def show_cell(self) -> None:
+        """The cell, and h_0 = 0 in the previous-state slot."""
+        view, theme = self.view, self.theme
         # h_0 = 0, shown as its numbers: the draft's "initial hidden state is all 0s".
-        h0 = self._state_column(view.states[0], view.state_keys[0], "h\u2080 = 0", work_y, PREV_X)
-        pacer.swap("A GRU cell: its gates choose how much of h\u209c\u208b\u2081 to keep and what x\u209c "
-                   "replaces" if view.network == "gru" else "An RNN cell: the same weights at every step",
-                   Create(cell.box), fade_in(cell.text), fade_in(h0))
+        self.prev = self._state_column(view.states[0], view.state_keys[0], "h\u2080 = 0", self.work_y, PREV_X)
+        self.pacer.swap("A GRU cell: its gates choose how much of h\u209c\u208b\u2081 to keep and what x\u209c "
+                        "replaces" if view.network == "gru" else "An RNN cell: the same weights at every step",
+                        Create(self.cell.box), fade_in(self.cell.text), fade_in(self.prev))
 
-        direction = _Direction("h", tuple(range(T)), view.hidden, view.hidden_keys)
-        new = self._read(view, direction, tokens, cell, h0, history, work_y, slow=min(3, T))
+    def hand_off_state(self, j: int, quick: bool) -> None:
+        """h_t becomes the next step's h_{t-1}: a chip over the cell into the previous-state slot."""
+        top = self.cell.box.get_top()[1] + 0.45  # over the cell, under the sentence
+        slot = self.new.get_center() + RIGHT * (PREV_X - self.new.frame.get_x())
+        leaving = [self.prev] + ([] if quick else self.arrows)
+        self.play(hand_off(self.new, slot, leaving=leaving, shrink=0.8,
+                           via=[(self.new.get_x(), top, 0), (slot[0], top, 0)],
+                           what="h", src=("h", j), dst=("h_prev", j + 1)),
+                  run_time=0.7 if quick else 1.4)
+        self.prev = self.new
+        if not quick:
+            self.arrows = []
 
-        # The last state is all the decoder will get: the context vector.
-        ring = SurroundingRectangle(history[T - 1], color=theme.highlight, buff=0.08)
+    def read_word(self, j: int, quick: bool) -> None:
+        """The word's box travels to x_t's frame, x_t's numbers appear (the last x_t leaves)."""
+        view, theme = self.view, self.theme
+        box = self.tokens.boxes[j]
+        new_x = self._column(view.inputs[j], view.input_keys[j], f"x{subscript(j + 1)}", theme.embedding,
+                             self.x_scale, self.work_y, X_X)
+        focus = SurroundingRectangle(box, color=theme.highlight, buff=0.05)
+        ghost = box[0].copy()
+        old = [caption_out(self.x_col)] if self.x_col is not None else []
+        ring = [Transform(self.focus, focus)] if self.focus is not None else [Create(focus)]
+        self.play(*old, *ring, Transform(ghost, new_x.frame.copy()), caption_in(new_x),
+                  run_time=0.6 if quick else 0.9)
+        self.remove(ghost)
+        self.x_col, self.focus = new_x, self.focus if self.focus is not None else focus
+
+    def step_cell(self, j: int, quick: bool) -> None:
+        """x_t and h_{t-1} go into the cell; h_t comes out."""
+        theme, view, work_y, cell = self.theme, self.view, self.work_y, self.cell
+        new_state = self._state_column(view.hidden[j], view.hidden_keys[j], f"h{subscript(j + 1)}", work_y, NEW_X)
+        if not self.arrows:
+            # x_t comes in under the previous state, so the two arrows never cross a column.
+            in_x = CurvedArrow(self.x_col.frame.get_bottom() + DOWN * 0.1,
+                               cell.box.get_bottom() + DOWN * 0.08 + LEFT * 0.4,
+                               angle=TAU / 7, color=theme.embedding, stroke_width=3, tip_length=0.2)
+            in_h = Arrow([self.prev.get_right()[0] + 0.08, work_y, 0], [cell.box.get_left()[0] - 0.08, work_y, 0],
+                         buff=0, color=theme.encoder, stroke_width=3, max_tip_length_to_length_ratio=0.2)
+            out = Arrow([cell.box.get_right()[0] + 0.08, work_y, 0],
+                        [new_state.frame.get_left()[0] - 0.1, work_y, 0], buff=0, color=theme.encoder,
+                        stroke_width=3, max_tip_length_to_length_ratio=0.2)
+            self.play(Create(in_x), GrowArrow(in_h), run_time=0.5)
+            self.arrows = [in_x, in_h, out]
+            grow = [GrowArrow(out)]
+        else:
+            grow = []
+        self.play(Indicate(cell.box, color=theme.encoder, scale_factor=1.05), *grow,
+                  fade_in(new_state, shift=RIGHT * 0.3), run_time=0.7 if quick else 0.9)
+        self.new = new_state
+        if j == 0:
+            self.pause_on_result("state")
+        elif quick:
+            self.wait(0.3)  # h_t read before it is filed
+
+    def file_state(self, j: int, quick: bool) -> None:
+        """h_t's frame goes down into its history chip, under the cell (never across its name)."""
+        self.play(*self._chip_in(self.history[j], self.new), run_time=0.5 if quick else 0.7)
+        self.add(self.history[j])
+
+    def name_the_context(self) -> None:
+        """The last state is all the decoder will get: the context vector."""
+        theme, T = self.theme, len(self.view.tokens)
+        ring = SurroundingRectangle(self.history[T - 1], color=theme.highlight, buff=0.08)
         said = (f"h{subscript(T)} is computed from h{subscript(T - 1)}, which needs h{subscript(T - 2)} \u2026: "
                 f"it summarises all {T} words" if T > 2
                 else f"h{subscript(T)} summarises all {T} word" + ("s" if T > 1 else ""))
-        pacer.swap(said, Create(ring), fade_in(name), Indicate(new.frame, color=theme.highlight))
-        self.pause_on_result("context")
-        pacer.finish()
-
-    # -- one direction, word by word ------------------------------------------
-
-    def _read(self, view: EncoderView, d: _Direction, tokens: TokenStrip, cell: CellBox, prev,
-              history: VGroup, work_y: float, slow: int):
-        """Read the words in ``d.order``; return the last state's column.
-
-        The first ``slow`` steps are told with their arrows, one move at a
-        time; after that the arrows stay put and each step is one move
-        (the reader has seen how a step goes).
-        """
-        theme = self.theme
-        x_scale = max(float(abs(view.inputs).max()), 1e-9)
-        x_col = focus = new = None
-        arrows: list = []
-        for n, j in enumerate(d.order):
-            t = j + 1  # names are 1-based
-            box = tokens.boxes[j]
-            new_focus = SurroundingRectangle(box, color=theme.highlight, buff=0.05)
-            new_x = self._column(view.inputs[j], view.input_keys[j], f"x{subscript(t)}", theme.embedding,
-                                 x_scale, work_y, X_X)
-            name = f"{d.letter}{subscript(t)}"
-            new_state = self._state_column(d.states[j], d.keys[j], name, work_y, NEW_X)
-            chip_in = self._chip_in(history[j], new_state)
-            if n < slow:
-                if new is not None:
-                    # The last new state becomes the previous one of this step: the old
-                    # columns go first, then the new ones come (never crossing).
-                    self.play(*[fade_out(m) for m in (x_col, focus, prev, new, *arrows)], run_time=0.4)
-                    prev = new.copy().set_x(PREV_X + new.get_x() - new.frame.get_x())
-                    self.play(fade_in(prev), run_time=0.4)
-                # The word's box travels to x_t's frame (no text in flight), x_t's numbers appear.
-                ghost = box[0].copy()
-                self.play(Create(new_focus), Transform(ghost, new_x.frame.copy()), fade_in(new_x),
-                          run_time=0.8)
-                self.remove(ghost)
-                # x_t comes in under the previous state, so the two arrows never cross a column.
-                in_x = CurvedArrow(new_x.frame.get_bottom() + DOWN * 0.1,
-                                   cell.box.get_bottom() + DOWN * 0.08 + LEFT * 0.4,
-                                   angle=TAU / 7, color=theme.embedding, stroke_width=3, tip_length=0.2)
-                in_h = Arrow([prev.get_right()[0] + 0.08, work_y, 0], [cell.box.get_left()[0] - 0.08, work_y, 0],
-                             buff=0, color=theme.encoder, stroke_width=3, max_tip_length_to_length_ratio=0.2)
-                self.play(Create(in_x), GrowArrow(in_h), run_time=0.5)
-                out = Arrow([cell.box.get_right()[0] + 0.08, work_y, 0],
-                            [new_state.frame.get_left()[0] - 0.1, work_y, 0], buff=0, color=theme.encoder,
-                            stroke_width=3, max_tip_length_to_length_ratio=0.2)
-                self.play(Indicate(cell.box, color=theme.encoder, scale_factor=1.05),
-                          GrowArrow(out), fade_in(new_state, shift=RIGHT * 0.3), run_time=0.9)
-                arrows = [in_x, in_h, out]
-                self.play(*chip_in, run_time=0.6)
-                if n == 0:
-                    self.pause_on_result("state")
-            else:
-                # Arrows stay; the next word's x_t and the previous state take
-                # their places at once (cheaper than fades, and it reads the
-                # same) while the new state comes out of the cell.
-                moved = new.copy().set_x(PREV_X + new.get_x() - new.frame.get_x())
-                self.remove(x_col, prev, new)
-                self.add(new_x, moved)
-                self.play(Transform(focus, new_focus), fade_in(new_state, shift=RIGHT * 0.3), *chip_in,
-                          run_time=0.9)
-                prev, new_focus = moved, focus
-            self.add(history[j])
-            x_col, focus, new = new_x, new_focus, new_state
         # The last step stays: x_T and h_{T-1} into the cell, h_T out (the poster).
-        self.play(fade_out(focus), run_time=0.4)
-        return new
+        self.pacer.swap(said, Create(ring), fade_in(self.context_name), fade_out(self.focus),
+                        Indicate(self.new.frame, color=theme.highlight))
+        self.pause_on_result("context")
+        self.pacer.finish()
 
     # -- builders ---------------------------------------------------------------
 
@@ -218,9 +224,15 @@ class EncoderScene(WalkthroughScene):
         return self._column(values, key, label, self.theme.encoder, 1.0, work_y, x)
 
     def _chip_in(self, chip: VGroup, state: VectorColumn) -> list:
-        """The state's frame shrinks into its history chip (no numbers in flight); its name appears."""
+        """The state's frame shrinks into its history chip (no numbers in flight); its name appears.
+
+        The frame goes straight down first, to the band above the history row, then along
+        it: it never crosses the cell and its name."""
         ghost = state.frame.copy()
-        return [ReplacementTransform(ghost, chip[0]), fade_in(chip[1])]
+        corner = np.array([ghost.get_x(), self.history.get_top()[1] + 0.45, 0.0])
+        return [ReplacementTransform(ghost, chip[0], path_func=_via_corner(ghost.get_center(), corner,
+                                                                            chip[0].get_center())),
+                fade_in(chip[1], rate_func=window(0.6, 1.0))]
 
     def _chips(self, states, letter: str, bottom: float) -> VGroup:
         """Compact colour-only columns for the states, with their names; bottom edge at ``bottom``."""
@@ -235,6 +247,21 @@ class EncoderScene(WalkthroughScene):
         chips.arrange(RIGHT, buff=0.3 if len(states) > 9 else 0.42, aligned_edge=UP)
         chips.move_to([0, bottom + chips.height / 2, 0])
         return chips
+
+
+def _via_corner(start, corner, end):
+    """A Transform path on which the shape's centre goes from ``start`` to ``corner``, then to
+    ``end`` (an L instead of a diagonal), while its shape morphs as usual."""
+    start, corner, end = (np.asarray(p, dtype=float) for p in (start, corner, end))
+    first = np.linalg.norm(corner - start)
+    split = first / (first + np.linalg.norm(end - corner) or 1.0)
+
+    def path(a_pts, b_pts, alpha):
+        straight = start + (end - start) * alpha
+        centre = (start + (corner - start) * (alpha / split) if alpha < split
+                  else corner + (end - corner) * ((alpha - split) / (1 - split)))
+        return a_pts + (b_pts - a_pts) * alpha + (centre - straight)
+    return path
 
 
 def _named(column: VectorColumn, name: str, theme, colour) -> VectorColumn:

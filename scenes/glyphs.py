@@ -111,7 +111,8 @@ def ink_for(fill: Any, theme: Theme) -> ManimColor:
 
 def weight_cells(cells: Iterable[tuple[Any, Mobject]], values: np.ndarray, theme: Theme,
                  key: str | None = None, transposed: bool = False,
-                 thickness: float = 0.08, with_bars: bool = True) -> VGroup:
+                 thickness: float = 0.08, with_bars: bool = True, top: float = 1.0,
+                 bottom: float = 0.0) -> VGroup:
     """Fill weight cells by the heat scale and (``with_bars``) give each a level bar.
 
     ``cells`` yields ``(index, ValueCell)`` pairs (``ValueMatrix.cell_by_index
@@ -121,6 +122,10 @@ def weight_cells(cells: Iterable[tuple[Any, Mobject]], values: np.ndarray, theme
     reads on it (:func:`ink_for`). The bar stands at the cell's right edge,
     as tall as the cell for a weight of 1, in the digits' ink: 5 px wide at
     480p, a gauge rather than an underline. The number moves left to make room.
+    With ``bottom`` and ``top`` (the smallest and largest weight compared),
+    the fill runs over that range instead of 0 to 1, so weights close together
+    (0.16 and 0.26 in a softmax over five inputs) get visibly different fills;
+    the bars still measure the weight itself (a weight of 1 fills the cell's height).
     Returns the bars (already added to their cells).
     """
     bars = VGroup()
@@ -128,7 +133,7 @@ def weight_cells(cells: Iterable[tuple[Any, Mobject]], values: np.ndarray, theme
         idx = tuple(reversed(index)) if transposed else (
             index if isinstance(index, tuple) else (index,))
         v = float(values[idx])
-        fill = theme.heat(v)
+        fill = theme.heat((v - bottom) / (top - bottom) if top > bottom else v)
         ink = ink_for(fill, theme)
         cell.box.set_fill(fill, opacity=1.0)
         if cell.number is not None:
@@ -152,15 +157,20 @@ def weight_cells(cells: Iterable[tuple[Any, Mobject]], values: np.ndarray, theme
 
 
 def heat_key(theme: Theme, width: float = 2.0, height: float = 0.22, font_size: float = 20,
-             steps: int = 20) -> VGroup:
-    """The heat scale as a strip from weight 0 to 1, with its two ends named."""
+             steps: int = 20, top: Any = None, bottom: Any = None) -> VGroup:
+    """The heat scale as a strip from weight 0 to 1, with its two ends named.
+
+    ``bottom`` and ``top`` (:class:`~scenes.components.NumberLabel` s of the
+    smallest and largest weight) name the ends instead of 0 and 1, for fills
+    scaled to the weights compared (:func:`weight_cells` with ``bottom``, ``top``).
+    """
     strip = VGroup(*(Rectangle(width=width / steps, height=height, stroke_width=0,
                                fill_color=theme.heat((k + 0.5) / steps), fill_opacity=1.0)
                      for k in range(steps))).arrange(RIGHT, buff=0)
     frame = Rectangle(width=width, height=height, stroke_color=theme.muted,
                       stroke_width=1).move_to(strip)
-    lo = Text("0", font=theme.number_font, font_size=font_size, color=theme.muted)
-    hi = Text("1", font=theme.number_font, font_size=font_size, color=theme.muted)
+    lo = Text("0", font=theme.number_font, font_size=font_size, color=theme.muted) if bottom is None else bottom
+    hi = Text("1", font=theme.number_font, font_size=font_size, color=theme.muted) if top is None else top
     name = Text("weight", font=theme.font, font_size=font_size, color=theme.muted)
     lo.next_to(frame, LEFT, buff=0.1)
     hi.next_to(frame, RIGHT, buff=0.1)

@@ -67,12 +67,17 @@ from .dot_product_attention import (
     veil,
 )
 from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
+from .motion import TRANSPOSE_TIME, slide, transpose
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
 MAX_SHOWN = 8
 MIN_ROW_H = 0.34  # a row 0.21-tall digits still sit in with room
 SOFTMAX_GAP = 1.6  # between E and A in step 3: the arrow and "softmax per row"
+#: Level bars in the weight cells: 0.14 units, 8 px at 480p (0.08 was 5 px, read as a hairline).
+BAR_THICKNESS = 0.14
+#: Between Q and E's column names in step 4's left column.
+STACK_GAP = 0.3
 
 
 def winners_kept(weights: np.ndarray, max_shown: int) -> list[int]:
@@ -101,6 +106,24 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
     shown_results = ("scores", "weights", "output")
 
     def construct(self) -> None:
+        self.stage: dict = {}
+        self.set_stage()                 # sizes and the title; nothing played
+        self.show_queries_and_inputs()   # Q (rows) and X^T (columns)
+        self.score_every_pair()          # E = Q X^T
+        self.normalise_each_row()        # E beside A, softmax per row
+        self.stack_and_transpose()       # Q, E, A in one column; X^T -> X; O = A X
+        self.close_up_one_output()       # a_1. h_.2 gathers into O's entry; the poster
+
+    def _take(self, names: str) -> tuple:
+        """Values an earlier beat laid out (``self.stage``), by name."""
+        return tuple(self.stage[n] for n in names.split())
+
+    def _keep(self, **values: object) -> None:
+        """What a later beat reads: the on-screen slots and sizes this beat made."""
+        self.stage.update(values)
+
+    def set_stage(self) -> None:
+        """Sizes (zoom, which inputs show), the title (the first frame); nothing played."""
         theme, tr = self.theme, self.trace.multi_query_attention
         key = "multi_query_attention"
         N, D = tr.inputs.shape
@@ -123,7 +146,14 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                            int((13.4 - LEFT_ROOM - 0.5 - D * w) // w))
             by_height = int((band - 0.05 - 0.1 - 0.35 - (NQ * h + 0.1) - 0.2 - h) // h)
             tall = 0.3 * z + (D + NQ) * h + 0.1 + 0.35 + 0.1 + 0.05 <= band
-            return min(MAX_SHOWN, by_width, by_height), tall
+            # Step 4's left column: Q, E (with its column names) and A, the close-up row under A.
+            stack = 3 * (NQ * h + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h <= band
+            return min(MAX_SHOWN, by_width, by_height), tall and stack
+
+        def stacks(z: float) -> bool:
+            """Whether Q, E and A fit in one column at zoom ``z`` (many queries: not)."""
+            h = h1 * z
+            return 3 * (NQ * h + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h <= band
 
         # Small tables larger (digits up to 30 pt) when all fits unelided.
         z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
@@ -132,6 +162,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         keep = winners_kept(tr.weights, max_shown)
         shown = [i for i in _kept_indices(N, max_shown, keep) if i is not None]
         mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
+        stack = stacks(z)
         pacer = self.pacer = CaptionPacer(self)
 
         title = title_bar(
@@ -142,6 +173,14 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         )
         self.add(title)  # the first frame is the title, never black
 
+        self._keep(
+            D=D, N=N, NQ=NQ, h=h, h_names=h_names, keep=keep, key=key, mat=mat, max_shown=max_shown, nf=nf,
+            pacer=pacer, q_names=q_names, shown=shown, stack=stack, theme=theme, tr=tr, w=w)
+
+    def show_queries_and_inputs(self) -> None:
+        """Step 1: the queries as the rows of Q, the inputs as the columns of X^T."""
+        (D, N, NQ, h_names, keep, key, mat, max_shown, pacer, q_names, theme, tr) = self._take(
+            'D N NQ h_names keep key mat max_shown pacer q_names theme tr')
         # -- step 1: Q and X^T ----------------------------------------------------
         self.next_section(self.steps[0])
         Q = ValueMatrix(tr.queries, theme, key=f"{key}.queries", colour=theme.query,
@@ -164,6 +203,11 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                    "The input features X are the same as before.")
         self.wait(RESULT_PAUSE)
 
+        self._keep(E=E, Q=Q, XT=XT, names=names)
+
+    def score_every_pair(self) -> None:
+        """Step 2: E = Q X^T, the first entry flown in from its row and column."""
+        D, E, Q, XT, names, pacer, shown, theme = self._take('D E Q XT names pacer shown theme')
         # -- step 2: E = Q X^T -----------------------------------------------------
         self.next_section(self.steps[1])
         first = VGroup(*(Q.cell(0, k) for k in range(D)))
@@ -179,6 +223,12 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.add(E)
         self.pause_on_result("scores")
 
+        self._keep(rings=rings)
+
+    def normalise_each_row(self) -> None:
+        """Step 3: E slides beside A; softmax row by row."""
+        (E, N, NQ, Q, XT, h_names, keep, key, mat, max_shown, names, pacer, q_names, theme, tr) = self._take(
+            'E N NQ Q XT h_names keep key mat max_shown names pacer q_names theme tr')
         # -- step 3: softmax along each row, E kept beside A -------------------------
         self.next_section(self.steps[2])
         E3 = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
@@ -186,7 +236,8 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                          keep_cols=keep, **mat)
         A = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
                         col_labels=h_names, max_cols=max_shown, keep_cols=keep, **mat)
-        weight_cells(A.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
+        weight_cells(A.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
+                     thickness=BAR_THICKNESS)
         for m in (E3, A):
             m.row_labels.set_color(theme.query)
             m.col_labels.set_color(theme.key)
@@ -200,18 +251,22 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                       caption("per row", theme, 20, theme.muted)).arrange(DOWN, buff=0.06)
         soft.next_to(arrow, UP, buff=0.1)
         names3 = legend_row(theme, [
-            ("E", f"{NQ}\u00d7{N}: raw scores", theme.text),
+            ("E", f"{NQ}\u00d7{N}: raw scores", theme.score),
             (r"A = \mathrm{softmax}_{\text{rows}}(E)", f"{NQ}\u00d7{N}: each row sums to 1",
              theme.weight),
         ], heat=True)
         # E moves to its place beside A; what made it leaves.
         pacer.swap(f"Step 3: softmax along each row: every query gets its own weights over the "
                    f"{N} inputs, summing to 1. E stays beside A.",
-                   fade_out(Q), fade_out(XT), *(caption_out(m) for m in names), fade_out(E.frame),
-                   fly(E.grid, E3.grid, remove=True), caption_in(names3[0]),
-                   fade_in(E3.frame), caption_in(E3.row_labels), caption_in(E3.col_labels),
-                   run_time=1.4)
-        self.add(E3)
+                   fade_out(Q), fade_out(XT), *(caption_out(m) for m in names), caption_in(names3[0]),
+                   run_time=1.0)
+        # The same cells in their frame slide (digits legible, none outside the border); the
+        # labels come once E rests.
+        self.play(slide(VGroup(E.grid, E.frame), E3.frame, what="slide", src="E", dst="E beside A"),
+                  run_time=1.2)
+        self.remove(E, E.grid, *E.grid, E.frame)  # step 2 brought its cells and frame in one by one
+        self.add(E3)  # E3 is E where it now rests (its labels fade in from the next frame on)
+        self.play(fade_in(E3.row_labels), fade_in(E3.col_labels), run_time=0.5)
         self.play(Create(arrow), fade_in(soft), fade_in(A.frame), fade_in(A.col_labels),
                   fade_in(names3[1]), run_time=0.8)
         width = len(E3.grid) // NQ
@@ -227,33 +282,91 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.add(A)
         self.pause_on_result("weights")
 
+        self._keep(A=A, E3=E3, arrow=arrow, names3=names3, soft=soft)
+
+    def stack_and_transpose(self) -> None:
+        """Step 4: A down then left, E and Q above it, X^T turned into X by motion; O = A X."""
+        (A, D, E3, N, NQ, Q, arrow, h_names, keep, key,
+         mat, max_shown, names3, pacer, q_names, shown, soft, stack, theme, tr) = self._take(
+            'A D E3 N NQ Q arrow h_names keep key mat max_shown names3 pacer q_names shown soft stack theme tr')
         # -- step 4: O = A X ----------------------------------------------------------
         self.next_section(self.steps[3])
         A4 = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
                          row_labels=q_names, max_cols=max_shown, keep_cols=keep, **mat)
-        weight_cells(A4.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
+        weight_cells(A4.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
+                     thickness=BAR_THICKNESS)
         A4.row_labels.set_color(theme.query)
         X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key, row_labels=h_names,
                         max_rows=max_shown, keep_rows=keep, **mat)
         X.row_labels.set_color(theme.key)
         O = ValueMatrix(tr.outputs, theme, key=f"{key}.outputs", colour=theme.value, **mat)
-        place_product(A4, X, O, CONTENT_TOP, left_room=LEFT_ROOM)
-        names4 = legend_row(theme, [
-            ("A", f"{NQ}\u00d7{N}: weights", theme.weight),
+        hgap = 0.75 if LEFT_ROOM + A4.frame.width + 0.75 + O.frame.width <= 13.4 else 0.5
+        place_product(A4, X, O, CONTENT_TOP, left_room=LEFT_ROOM, hgap=hgap)  # room for X's row names
+        # Q and E stand in one column above A, so Q, E, A, X and O stay together to the last frame.
+        e_bottom = A4.frame.get_top()[1] + 0.35
+        q_bottom = e_bottom + E3.frame.height + (E3.col_labels.height + 0.1) + STACK_GAP
+        drop = max(0.0, q_bottom + Q.frame.height - CONTENT_TOP) if stack else 0.0
+        for m in (A4, X, O):
+            m.shift(DOWN * drop)
+        e_to = E3.get_center() + np.array([A4.frame.get_left()[0] - E3.frame.get_left()[0],
+                                           e_bottom - drop - E3.frame.get_bottom()[1], 0])
+        Q.shift([A4.frame.get_left()[0] - Q.frame.get_left()[0],
+                 q_bottom - drop - Q.frame.get_bottom()[1], 0])
+        entries = [
+            ("Q", f"{NQ}\u00d7{D}", theme.query),
+            ("E", f"{NQ}\u00d7{N}", theme.score),
+            ("A", f"{NQ}\u00d7{N}", theme.weight),
             ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
             (r"O = A\,X", f"{NQ}\u00d7{D}: one output per query", theme.value),
-        ], heat=True)
+        ]
+        names4 = legend_row(theme, entries if stack else entries[2:])
+        if not stack:  # the same slots, the first two empty: Q and E are not in this figure
+            names4 = VGroup(VGroup(), VGroup(), *names4)
+        # A goes down, then left along its new row (nothing there yet); E then moves down
+        # into the column above it; Q comes back on top.
         pacer.swap(f"Step 4: O = A\u00b7X, ({NQ}\u00d7{N})\u00b7({N}\u00d7{D}) = {NQ}\u00d7{D}: "
                    "row j of O is query j's weighted average of the inputs.",
-                   fade_out(VGroup(E3, arrow, soft, A.frame, A.col_labels)),
-                   *(caption_out(m) for m in names3),
-                   fly(A.grid, A4.grid, remove=True), fade_in(A4.frame),
-                   caption_in(A4.row_labels), caption_in(X), caption_in(names4[0]),
-                   caption_in(names4[1]), run_time=1.4)
+                   fade_out(VGroup(arrow, soft, A.col_labels)), *(caption_out(m) for m in names3),
+                   caption_in(names4[:3]), *([] if stack else [fade_out(E3)]), run_time=1.0)
+        block = VGroup(A.grid, A.frame)
+        self.play(slide(block, A4.frame, via=[(block.get_x(), A4.frame.get_y(), 0)], what="slide",
+                        src="A", dst="A in O = A X"), run_time=1.4)
+        self.remove(A, A.grid, *A.grid, A.frame)
         self.add(A4)
-        self.play(fade_in(O.frame), fade_in(names4[2]), FadeIn(O.grid, lag_ratio=0.05), run_time=1.2)
+        if stack:
+            self.play(slide(E3, e_to, what="slide", src="E", dst="stack"), fade_in(A4.row_labels),
+                      run_time=1.2)
+            self.play(fade_in(Q), run_time=0.6)
+        else:  # too many queries for Q, E and A in one column: E has left, A stays with X and O
+            self.play(fade_in(A4.row_labels), run_time=0.5)
+        # The inputs come back as step 1 showed them, X^T, in X's place; then each
+        # column of X^T turns into a row of X (the transpose as motion).
+        XT4 = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key, col_labels=h_names,
+                                           max_cols=max_shown, keep_cols=keep, **mat),
+                               f"{key}.inputs")
+        XT4.col_labels.set_color(theme.key)
+        XT4.shift(X.frame.get_corner(UP + LEFT) - XT4.frame.get_corner(UP + LEFT))
+        if XT4.get_right()[0] > 6.9:
+            XT4.shift(LEFT * (XT4.get_right()[0] - 6.9))
+        self.play(fade_in(XT4), run_time=0.6)
+        cols = [VGroup(*(XT4.cell(k, i) for k in range(D))) for i in shown]
+        rows = [VGroup(*(X.cell(i, k) for k in range(D))) for i in shown]
+        xt_rest = VGroup(XT4.frame, XT4.col_labels,
+                         *(m for m in XT4.grid if m not in XT4.cell_by_index.values()))
+        x_rest = VGroup(X.frame, X.row_labels, *(m for m in X.grid if m not in X.cell_by_index.values()))
+        self.play(transpose(cols, rows), caption_out(xt_rest), caption_in(x_rest), caption_in(names4[3]),
+                  run_time=max(TRANSPOSE_TIME, 0.55 * len(cols)))
+        self.remove(XT4)
+        self.add(X)
+        self.play(fade_in(O.frame), fade_in(names4[4]), FadeIn(O.grid, lag_ratio=0.05), run_time=1.2)
         self.pause_on_result("output")
 
+        self._keep(A4=A4, O=O, X=X)
+
+    def close_up_one_output(self) -> None:
+        """The close-up: one number of O as a weighted average; the poster."""
+        (A4, D, NQ, O, X, h, key, nf, pacer, rings, shown, theme, tr, w) = self._take(
+            'A4 D NQ O X h key nf pacer rings shown theme tr w')
         # -- close-up: O's entry (1, 2) as a weighted average ----------------------------
         self.next_section(self.steps[4])
         j, f = 0, 1  # the first query, the second feature (as the draft)
@@ -263,7 +376,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             ValueCell(tr.weighted_inputs[j, i, f], theme, (f"{key}.weighted_inputs", j, i, f), w,
                       h, wscale, font_size=nf).move_to([A4.cell(j, i).get_x(), row_y, 0])
             for i in shown))
-        w_name = math_label(r"a_{1i}\,h_{i2}", theme, NAME_TEX, theme.value)
+        w_name = math_label(r"a_{1\bullet}\cdot h_{\bullet 2}", theme, NAME_TEX, theme.value)
         w_name.next_to(weighted, LEFT, buff=0.25)
         total = ValueCell(tr.outputs[j, f], theme, (f"{key}.outputs", j, f), w, h,
                           max(float(np.max(np.abs(tr.outputs))), 1e-9), font_size=nf)

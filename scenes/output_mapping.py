@@ -42,10 +42,12 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    on_baseline,
     read_as_line,
     readable_text,
     subscript,
 )
+from .motion import fly, ring_to, window
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import network_note, output_view
 
@@ -67,6 +69,8 @@ WIDTH = 13.9  # of the frame's 14.2, what the table may use
 TOP_WORDS = 7
 TERMS_Y = -3.4  # one dot product term by term (gone before the result comes)
 RESULT_Y = -3.35
+#: Seconds per score after the first: the ring moves to the row, the score arrives.
+SCORE_STEP = 0.45
 
 
 class OutputMappingScene(WalkthroughScene):
@@ -78,6 +82,23 @@ class OutputMappingScene(WalkthroughScene):
     shown_results = ("scores", "probabilities", "word")
 
     def construct(self) -> None:
+        self.stage: dict = {}
+        self.set_stage()                  # the title and the network's note: the first frame
+        self.show_state_and_embeddings()  # s_t above the rows e_w
+        self.score_every_word()           # s_t . e_w, one row at a time
+        self.softmax_the_scores()         # probabilities and bars, all sum to 1
+        self.pick_the_word()              # op_t, the poster
+
+    def _take(self, names: str) -> tuple:
+        """Values an earlier beat laid out (``self.stage``), by name."""
+        return tuple(self.stage[n] for n in names.split())
+
+    def _keep(self, **values: object) -> None:
+        """What a later beat reads: the on-screen slots and sizes this beat made."""
+        self.stage.update(values)
+
+    def set_stage(self) -> None:
+        """The title and what network this is (the first frame); nothing played."""
         self.view = view = output_view(self.trace)
         theme, m = self.theme, view.mapping
         key = view.key
@@ -105,6 +126,11 @@ class OutputMappingScene(WalkthroughScene):
         # The first frame is the title, never black.
         self.add(title, note)
 
+        self._keep(V=V, cols=cols, key=key, m=m, slots=slots, t=t, theme=theme)
+
+    def show_state_and_embeddings(self) -> None:
+        """s_t above the embedding rows e_w (the most probable first), and what the rows are."""
+        (V, cols, key, m, slots, t, theme,) = self._take('V cols key m slots t theme')
         # The most probable words stay visible when the vocabulary is elided.
         if V <= MAX_ROWS:
             rows = pick_rows(V, list(m.ranked[:3]), MAX_ROWS)
@@ -124,8 +150,8 @@ class OutputMappingScene(WalkthroughScene):
         for i in kept:
             labels[i] = readable_text(labels[i], theme, TEXT_FONT, max_width=label_w).original_text
         matrix = PickedRowsMatrix(m.embeddings, theme, key("embeddings"), rows, labels,
-                                  theme.embedding, cell_w, cell_h, font, label_size=TEXT_FONT, label_width=label_w,
-                                  cols=cols)
+                                  theme.target_embedding, cell_w, cell_h, font, label_size=TEXT_FONT,
+                                  label_width=label_w, cols=cols)
         # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
         total = matrix.width + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
         left = -total / 2
@@ -142,14 +168,28 @@ class OutputMappingScene(WalkthroughScene):
         state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
         # What the rows are, said while the table comes in (and stays to the end).
         if V > len(kept):
-            count = caption(f"rows: e_w, most probable first (dots: the others of the {V} French words)",
-                            theme, TEXT_FONT, theme.muted)
+            before, after = "rows:", f", most probable first (dots: the others of the {V} French words)"
         else:
-            count = caption(f"rows: the embeddings e_w of all {V} French words", theme, TEXT_FONT, theme.muted)
+            before, after = "rows: the embeddings", f"of all {V} French words"
+        e_w = math_label("e_w", theme, TEXT_FONT * 1.5, theme.target_embedding)
+        e_w.spoken = "e_w"
+        count = read_as_line(on_baseline(VGroup(
+            caption(before, theme, TEXT_FONT, theme.muted), e_w,
+            caption(after, theme, TEXT_FONT, theme.muted)).arrange(RIGHT, buff=0.1)))
+        count[2].shift(LEFT * 0.08 if after.startswith(",") else 0)
         fit_within(count, max_width=WIDTH - 3.0)
         count.next_to(matrix.frame, DOWN, buff=0.15).align_to(matrix.labels, LEFT)
         self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name)), fade_in(count))
 
+        self._keep(
+            cell_h=cell_h, count=count, font=font, matrix=matrix, prob_w=prob_w, score_w=score_w,
+            softmax_gap=softmax_gap, state=state, total=total)
+
+    def score_every_word(self) -> None:
+        """s_t . e_w: the chosen word's term by term, its sum flying into its cell, then the
+        other rows one at a time."""
+        (cell_h, font, key, m, matrix, prob_w, score_w, softmax_gap, state, t, theme, total,) = self._take(
+            'cell_h font key m matrix prob_w score_w softmax_gap state t theme total')
         score_x = matrix.frame.get_right()[0] + 0.55 + score_w / 2
         prob_x = score_x + score_w / 2 + softmax_gap + prob_w / 2
         bar_x = prob_x + prob_w / 2 + 0.15
@@ -187,16 +227,33 @@ class OutputMappingScene(WalkthroughScene):
             # fades and the score's entrance it stays on screen for; a frame's slack over.
             on_screen = terms_in + score_in + terms_out
             self.wait(max(0.8, reading_time(terms.text) - on_screen + 0.1))
-        self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=score_in)
-        self.remove(focus)
+        if terms is not None:
+            # The sum travels from the end of the line into its row's score cell.
+            total = terms[-1]
+            self.play(fly(SurroundingRectangle(total, buff=0.04), scores[c], what="sum", src="terms",
+                          dst=(key("scores"), c)), fade_in(equals[c]), run_time=score_in)
+        else:
+            self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=score_in)
         if terms is not None:
             self.play(fade_out(terms), run_time=terms_out)
-        rest_rows = [i for i in order if i != c]
-        if rest_rows:
-            self.play(LaggedStart(*[fade_in(VGroup(scores[i], equals[i])) for i in rest_rows],
-                                  lag_ratio=0.15), run_time=1.2)
+        # The other scores one row at a time, the ring going down the rows, so each can be followed.
+        for i in (i for i in order if i != c):
+            goal = VGroup(matrix.label(i), matrix.row(i), scores[i])
+            self.play(ring_to(focus, goal, buff=0.04), fade_in(scores[i], rate_func=window(0.5, 1.0)),
+                      fade_in(equals[i], rate_func=window(0.5, 1.0)), run_time=SCORE_STEP)
+        self.play(fade_out(focus), run_time=0.3)
         self.pause_on_result("scores")
 
+        self._keep(
+            bar_x=bar_x, bars=bars, c=c, order=order, prob_head=prob_head, prob_x=prob_x, probs=probs,
+            score_x=score_x, scores=scores, total=total)
+
+    def softmax_the_scores(self) -> None:
+        """Softmax: the scores become probabilities (numbers and bars) that sum to 1."""
+        (V, bar_x, bars, count, key, m, matrix, order, prob_head, prob_w, prob_x, probs, score_w,
+         score_x, softmax_gap, theme, total,) = self._take(
+            'V bar_x bars count key m matrix order prob_head prob_w prob_x probs score_w score_x '
+            'softmax_gap theme total')
         # Softmax: any scores become probabilities that sum to 1.
         top, bottom = matrix.frame.get_top()[1], matrix.frame.get_bottom()[1]
         mid = (top + bottom) / 2
@@ -219,11 +276,16 @@ class OutputMappingScene(WalkthroughScene):
         self.play(fade_in(total), run_time=0.6)
         self.pause_on_result("probabilities")
 
+
+    def pick_the_word(self) -> None:
+        """The word with the highest probability is op_t: the poster."""
+        (bars, c, key, m, matrix, probs, scores, t, theme,) = self._take(
+            'bars c key m matrix probs scores t theme')
         # The chosen word: the highest probability.
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), scores[c], probs[c], bars[c]),
                                     color=theme.highlight, buff=0.05)
         result = VGroup(
-            math_label(f"op_{{{t}}} =", theme, 30, theme.decoder),
+            math_label(f"op_{{{t}}} =", theme, 30, theme.target_embedding),
             caption(m.chosen_word, theme, 26, theme.text),
             caption("with", theme, TEXT_FONT, theme.muted),
             NumberLabel(m.chosen_percent, theme, (key("chosen_percent"),), font_size=22),
@@ -235,6 +297,7 @@ class OutputMappingScene(WalkthroughScene):
         self.play(Create(pick), fade_in(result))
         # The poster: the table, its scores, the probabilities as bars, the chosen word.
         self.pause_on_result("word", FINAL_HOLD)
+
 
     def _widths(self, in_cells, in_column, H: int):
         """Cell width, number font and score-column width: wide enough for

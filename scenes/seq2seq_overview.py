@@ -198,14 +198,12 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         pacer.swap("5. Each decoder state s\u209c picks the French word op\u209c whose embedding is most similar",
                    fade_in(self._header(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2)),
                    *_draw(map_box))
-        # The first words one by one, the rest together (the reader has seen how it goes).
-        slow = min(3, len(outputs))
-        for k in range(slow):
+        # Step by step, as the caption says: every word after the one before (the later ones
+        # faster: the reader has seen how it goes).
+        self.out_words = out_words
+        for k in range(len(outputs)):
             self.play(GrowArrow(s_arrows[k]), GrowArrow(out_arrows[k]), fade_in(out_words[k]),
-                      run_time=0.4)
-        if len(outputs) > slow:
-            self.play(*(GrowArrow(a) for a in (*s_arrows[slow:], *out_arrows[slow:])),
-                      *(fade_in(w) for w in out_words[slow:]), run_time=0.8)
+                      run_time=0.5 if k < 3 else 0.3)
 
         # What it wrote, against the reference translation when there is one.
         marks = [w.animate.set_color(theme.highlight) for w, d in zip(out_words, differs) if d]

@@ -15,11 +15,14 @@ sum to 1), as the core checks. Steps are named sections.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from manim import (
     DOWN,
+    Line,
+    Rectangle,
     LEFT,
     RIGHT,
     UP,
@@ -31,10 +34,12 @@ from manim import (
     VGroup,
 )
 
-from attention_core.dot_attention import DRAFT_INPUT_WORDS, DRAFT_QUERY_WORDS
+from attention_core.dot_attention import DRAFT_DECIMALS, DRAFT_INPUT_WORDS, DRAFT_QUERY_WORDS
+from attention_core.formatting import format_number
 
-from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene
-from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
+from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
+from .glyphs import DIGIT_WIDTH, NUMBER_FONT, cell_width_for, weight_cells
+from .motion import TRANSPOSE_TIME, slide, transpose
 from .components import (
     caption_in,
     caption_out,
@@ -67,7 +72,7 @@ from .dot_product_attention import (
     veil,
 )
 
-__all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS"]
+__all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS", "printed_matrix", "printed_width"]
 
 
 TITLE_Y = 3.55
@@ -78,47 +83,124 @@ LEFT_ROOM = 1.4  # left of X: its row labels (the draft's French words)
 FOCUS = 0  # the query whose softmax and context row are highlighted
 
 
+#: Where the draft's printed matrices stand: right of the computed one they contradict.
+DRAFT_GAP = 0.55
+#: The leftmost x of a layout that leaves room right of it for the draft's values.
+LEFT_EDGE = -6.85
+
+
+def printed_matrix(values: np.ndarray, theme: Any, key: str, decimals: int, cell_w: float,
+                   cell_h: float, font: float) -> VGroup:
+    """The draft's printed values, struck through: plain cells, digits in the
+    negative colour as the draft prints them, one line through each row.
+
+    They are data (what draft 002 prints), shown as the wrong values they
+    are, never as results: ``key`` points into ``worked_example.draft_check``.
+    """
+    rows, cols = values.shape
+    cells = VGroup()
+    for i in range(rows):
+        for j in range(cols):
+            box = Rectangle(width=cell_w, height=cell_h, stroke_color=theme.panel, stroke_width=1)
+            box.move_to([j * cell_w, -i * cell_h, 0])
+            num = NumberLabel(values[i, j], theme, (key, i, j), font_size=font, colour=theme.negative,
+                              decimals=decimals).move_to(box)
+            cells.add(VGroup(box, num))
+    frame = Rectangle(width=cols * cell_w + 0.1, height=rows * cell_h + 0.1,
+                      stroke_color=theme.negative, stroke_width=2).move_to(cells)
+    # Low through the digits (a third of their height up), so a minus sign stays readable.
+    strikes = VGroup()
+    for i in range(rows):
+        first, last = cells[i * cols], cells[i * cols + cols - 1]
+        y = first[1].get_bottom()[1] + first[1].height / 3
+        strikes.add(Line([first.get_left()[0] + 0.04, y, 0], [last.get_right()[0] - 0.04, y, 0],
+                         stroke_color=theme.negative, stroke_width=2.5, stroke_opacity=0.85))
+    group = VGroup(cells, frame, strikes)
+    group.cells, group.frame, group.strikes, group.cols = cells, frame, strikes, cols
+    return group
+
+
+def printed_width(values: Any, decimals: int, font: float) -> float:
+    """A cell wide enough for the longest printed value at ``font``."""
+    longest = max(len(format_number(float(v), decimals)) for v in np.ravel(values))
+    return DIGIT_WIDTH * font / NUMBER_FONT * longest / 0.9 + 0.08
+
+
 class WorkedExampleScene(StepLog, WalkthroughScene):
     scene_id = "worked_example"
     trace_sections = ("worked_example",)
     description = ("Draft 002's worked example (le chat mange du poisson / the cat eats fish): "
                    "E = X q^T, a softmax down each column with bars, C = A^T X, every value "
-                   "computed; says where the draft's printed results differ.")
+                   "computed; the draft's printed s, alpha and C stand struck through beside them.")
     steps = ("step-1-inputs", "step-2-scores", "step-3-softmax", "step-4-context", "draft-check")
     shown_results = ("scores", "weights", "context")
+    key = "worked_example"
 
     def construct(self) -> None:
+        self.set_stage()                  # sizes and the title; nothing played
+        self.show_inputs_and_queries()    # X (rows) and q^T (columns)
+        self.score_inputs_against_queries()  # E = X q^T, the draft's s struck through beside it
+        self.normalise_each_column()      # A, column sums; the draft's alpha beside it
+        self.lift_inputs()                # X rises to the rows of the next product
+        self.transpose_weights()          # the columns of A become the rows of A^T
+        self.mix_contexts()               # X slides over C; C = A^T X; E comes back top left
+        self.check_the_draft()            # the draft's C struck through beside C, the counts
+        self.pacer.finish()
+
+    # -- beats ---------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """Sizes (zoom, elided rows) and the title; nothing played."""
         theme, tr = self.theme, self.trace.worked_example
-        key = "worked_example"
         N, D = tr.inputs.shape
         M = tr.queries.shape[0]
-        x_names = (list(DRAFT_INPUT_WORDS) if N == len(DRAFT_INPUT_WORDS)
-                   else [f"x{subscript(i + 1)}" for i in range(N)])
-        q_names = (list(DRAFT_QUERY_WORDS) if M == len(DRAFT_QUERY_WORDS)
-                   else [f"q{subscript(j + 1)}" for j in range(M)])
+        self.N, self.D, self.M = N, D, M
+        self.draft = tr.draft_weights is not None
+        self.x_names = (list(DRAFT_INPUT_WORDS) if N == len(DRAFT_INPUT_WORDS)
+                        else [f"x{subscript(i + 1)}" for i in range(N)])
+        self.q_names = (list(DRAFT_QUERY_WORDS) if M == len(DRAFT_QUERY_WORDS)
+                        else [f"q{subscript(j + 1)}" for j in range(M)])
         w0 = table_cell_width(np.concatenate([a.ravel() for a in (
             tr.inputs, tr.queries, tr.scores, tr.weights, tr.weight_sums, tr.context)]), theme)
-        keep = [int(np.argmax(tr.weights[:, FOCUS]))]
-        pacer = self.pacer = CaptionPacer(self, CAPTION_Y)
+        self.keep = [int(np.argmax(tr.weights[:, FOCUS]))]
+        self.pacer = CaptionPacer(self, CAPTION_Y)
         band = CONTENT_TOP - CONTENT_BOTTOM
 
         def rows_at(z: float) -> int:
             """Rows of X that fit at zoom ``z``, one elision for every step (X keeps
-            its rows): under q^T with the column sums (steps 2-3), above C (step 4),
-            and across beside C as the columns of A^T (step 4)."""
+            its rows): under q^T with the column sums (steps 2-3), above C with the
+            scores' column names (step 4), and across beside C as the columns of A^T."""
             w, h = w0 * z, CELL_H * z
             by_steps_2_3 = (band - 0.3 * z - (D * h + 0.1) - GAP - 0.1 - 0.15 - (h + 0.1)) / h
-            by_step_4 = (band - 0.1 - GAP - (M * h + 0.1)) / h
+            by_step_4 = (band - 0.1 - 0.3 * z - GAP - (M * h + 0.1)) / h
             by_width = (13.4 - LEFT_ROOM * z - 0.5 - D * w) / w
             return min(MAX_ROWS, math.floor(by_steps_2_3), math.floor(by_step_4),
                        math.floor(by_width))
 
-        # Small tables larger (digits up to 30 pt) when all rows fit.
-        z = zoom_for(lambda z: rows_at(z) >= N and LEFT_ROOM * z + (D + M) * w0 * z + 0.5 <= 13.4)
-        w, h, nf = w0 * z, CELL_H * z, NUMBER_FONT * z
-        rows = max(3, rows_at(z))
-        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
+        def fits(z: float) -> bool:
+            """All rows, and (for the draft's numbers) its printed alpha and C beside ours."""
+            w = w0 * z
+            ok = rows_at(z) >= N and LEFT_ROOM * z + (D + M) * w + 0.5 <= 13.4
+            if self.draft:
+                wd = printed_width(tr.draft_weights, 4, NUMBER_FONT * z)
+                wc = printed_width(tr.draft_context, 4, NUMBER_FONT * z)
+                ok = ok and LEFT_ROOM * z + (D + M) * w + 0.5 + DRAFT_GAP + M * wd <= 13.6
+                ok = ok and LEFT_ROOM * z + (N + D) * w + 0.5 + DRAFT_GAP + D * wc <= 13.6
+            return ok
 
+        # Small tables larger (digits up to 30 pt) when all rows fit.
+        self.z = z = zoom_for(fits)
+        self.w, self.h, self.nf = w0 * z, CELL_H * z, NUMBER_FONT * z
+        self.rows = max(3, rows_at(z))
+        self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf, label_size=20 * z)
+        # Scale the heat within the weights compared (softmax over N inputs: all near 1/N).
+        self.top, self.bottom = float(np.max(tr.weights)), float(np.min(tr.weights))
+        ends = []
+        for at in (int(np.argmin(tr.weights)), int(np.argmax(tr.weights))):
+            i, j = np.unravel_index(at, tr.weights.shape)
+            ends.append(NumberLabel(tr.weights[i, j], theme, (f"{self.key}.weights", int(i), int(j)),
+                                    font_size=20, colour=theme.muted))
+        self.heat_ends = dict(heat_bottom=ends[0], heat_top=ends[1])
         title = title_bar(
             caption("Worked example", theme, 28),
             math_label(r"E = X\,q^{T} \qquad A = \mathrm{softmax}_{\text{columns}}(E)"
@@ -126,162 +208,263 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             y=TITLE_Y,
         )
         self.add(title)  # the first frame is the title, never black
-        self.next_section(self.steps[0])
 
-        # -- step 1: the inputs (rows of X) and the queries (columns of q^T) ----------
-        X2 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                         row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
+    def _to_left(self, *mobs: Any) -> None:
+        """With the draft's values to show, the layout moves left to leave them room."""
+        if not self.draft:
+            return
+        group = VGroup(*mobs)
+        group.shift(RIGHT * (LEFT_EDGE - group.get_left()[0]))
+
+    def show_inputs_and_queries(self) -> None:
+        """Step 1: the inputs as the rows of X, the queries as the columns of q^T."""
+        self.next_section(self.steps[0])
+        theme, tr, key, N, D, M = self.theme, self.trace.worked_example, self.key, self.N, self.D, self.M
+        keep = dict(max_rows=self.rows, keep_rows=self.keep)
+        self.X2 = X2 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
+                                   row_labels=self.x_names, **keep, **self.mat)
         X2.row_labels.set_color(theme.key)
-        qT = rekey_transposed(ValueMatrix(tr.queries.T, theme, colour=theme.query,
-                                          col_labels=q_names, **mat), f"{key}.queries")
+        self.qT = qT = rekey_transposed(ValueMatrix(tr.queries.T, theme, colour=theme.query,
+                                                    col_labels=self.q_names, **self.mat),
+                                        f"{key}.queries")
         qT.col_labels.set_color(theme.query)
-        S = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
-                        max_rows=rows, keep_rows=keep, col_labels=None, **mat)
-        place_product(X2, qT, S, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM * z)
-        names = legend_row(theme, [
+        self.S = S = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.score,
+                                 col_labels=None, **keep, **self.mat)
+        place_product(X2, qT, S, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM * self.z)
+        self._to_left(X2.row_labels, X2, qT, S)
+        self.names = names = legend_row(theme, [
             ("X", f"{N}\u00d7{D}: {N} inputs as rows", theme.key),
             ("q^{T}", f"{D}\u00d7{M}: {M} queries as columns", theme.query),
-            (r"E = X\,q^{T}", f"{N}\u00d7{M}: scores", theme.text),
+            (r"E = X\,q^{T}", f"{N}\u00d7{M}: scores", theme.score),
         ])
         self.play(fade_in(X2), fade_in(qT), fade_in(names[0]), fade_in(names[1]))
-        pacer.swap(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) have the "
-                   f"same {D} features; the queries stand as the columns of q\u1d40.")
+        self.pacer.swap(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) have the "
+                        f"same {D} features; the queries stand as the columns of q\u1d40.")
         self.wait(RESULT_PAUSE)
 
-        # -- step 2: E = X q^T -----------------------------------------------
+    def _printed_beside(self, values: np.ndarray, kind: str, name: str, beside: Any,
+                        notes: list[str], notes_above: bool = False) -> VGroup:
+        """The draft's printed matrix ``kind`` right of ``beside``, its name above, notes below."""
+        theme, tr = self.theme, self.trace.worked_example
+        decimals = DRAFT_DECIMALS[kind]
+        cw = max(self.w, printed_width(values, decimals, self.nf))
+        mat = printed_matrix(values, theme, f"{self.key}.draft_check.printed_{kind}", decimals, cw,
+                             self.h, self.nf)
+        mat.next_to(beside, RIGHT, buff=DRAFT_GAP).align_to(beside, UP)
+        head = caption(f"draft 002 prints {name}", theme, 20, theme.negative)
+        head.next_to(mat.frame, UP, buff=0.08).align_to(mat.frame, LEFT)
+        lines = VGroup(*(caption(n, theme, 20, theme.negative) for n in notes)).arrange(
+            DOWN, buff=0.06, aligned_edge=LEFT)
+        if notes_above:  # at the bottom of the frame (the caption below): name, notes, matrix
+            lines.next_to(mat.frame, UP, buff=0.1).align_to(mat.frame, LEFT)
+            head.next_to(lines, UP, buff=0.1).align_to(mat.frame, LEFT)
+        else:
+            lines.next_to(mat.frame, DOWN, buff=0.1).align_to(mat.frame, LEFT)
+        group = VGroup(mat, head, lines)
+        group.matrix, group.head, group.notes = mat, head, lines
+        return group
+
+    def score_inputs_against_queries(self) -> None:
+        """Step 2: E = X q^T; the first entry flown in, the rest after; the draft's s beside."""
         self.next_section(self.steps[1])
+        theme, tr, S, X2, qT, D = self.theme, self.trace.worked_example, self.S, self.X2, self.qT, self.D
         # The first score shown (the winner may have displaced row 1 when rows are elided).
         i0, j0 = next((i, j) for (i, j) in sorted(S.cell_by_index))
         first = VGroup(*(c for c in (X2.cell(i0, k) for k in range(D)) if c is not None))
         column = VGroup(*(c for c in (qT.cell(k, j0) for k in range(D)) if c is not None))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
-        pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
-                   "dotted with query j. Rows: inputs, columns: queries.",
-                   fade_in(names[2]), fade_in(S.frame), Create(rings))
+        self.pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
+                        "dotted with query j. Rows: inputs, columns: queries.",
+                        fade_in(self.names[2]), fade_in(S.frame), Create(rings))
         self.play(fly(VGroup(first, column), S.cell(i0, j0)), run_time=0.8)
         rest = VGroup(*(m for m in S.grid if m is not S.cell(i0, j0)))
         self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
         self.add(S)
         self.pause_on_result("scores")
+        self.printed = None
+        if self.draft:
+            n = tr.draft_score_mismatches
+            self.printed = self._printed_beside(
+                tr.draft_scores, "scores", "s", S.frame,
+                [f"{n} of {tr.scores.size} differ", "from X\u00b7q\u1d40"])
+            self.pacer.swap(f"Draft 002 prints another s (struck through): {n} of its {tr.scores.size} "
+                            "entries are not X\u00b7q\u1d40 at the 2 decimals it prints.")
+            self.play(fade_in(self.printed), run_time=0.8)
+            self.wait(reading_time(_texts_of(self.printed)))
 
-        # -- step 3: A = softmax of each column ----------------------------------
+    def normalise_each_column(self) -> None:
+        """Step 3: softmax down each column; the heat scaled to the weights compared."""
         self.next_section(self.steps[2])
-        alpha = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
-                            max_rows=rows, keep_rows=keep, **mat).move_to(S)
-        weight_cells(alpha.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights")
-        sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted, cell_width=w,
-                         cell_height=h)
+        theme, tr, key, N, D, M = self.theme, self.trace.worked_example, self.key, self.N, self.D, self.M
+        S, w, h = self.S, self.w, self.h
+        keep = dict(max_rows=self.rows, keep_rows=self.keep)
+        self.alpha = alpha = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
+                                         **keep, **self.mat).move_to(S)
+        weight_cells(alpha.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
+                     thickness=0.14, top=self.top, bottom=self.bottom)
+        self.sums = sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted,
+                                     cell_width=w, cell_height=h)
         sums.next_to(alpha.frame, DOWN, buff=0.15)
-        sums_name = caption("column sums", theme, 20, theme.muted)
+        self.sums_name = sums_name = caption("column sums", theme, 20, theme.muted)
         sums_name.next_to(sums.frame, LEFT, buff=0.2)
         col_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M == FOCUS))
         col_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M == FOCUS))
         ring = SurroundingRectangle(col_S, color=theme.highlight, buff=0.03)
-        pacer.swap(f"Step 3: softmax down column {FOCUS + 1}: the scores of query "
-                   f"\u201c{q_names[FOCUS]}\u201d over the {N} inputs become weights that sum to 1.",
-                   Create(ring))
+        self.pacer.swap(f"Step 3: softmax down column {FOCUS + 1}: the scores of query "
+                        f"\u201c{self.q_names[FOCUS]}\u201d over the {N} inputs become weights that "
+                        "sum to 1.", Create(ring))
         # In place: the scores fade out, the weights (filled by the heat scale) fade in.
         self.play(caption_out(col_S), caption_in(col_A), run_time=1.0)
-        self.play(fly(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame),
-                  fade_in(sums_name), run_time=0.8)
+        self.play(fly(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame), fade_in(sums_name),
+                  run_time=0.8)
         self.pause_on_result("weights")
         rest_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M != FOCUS))
         rest_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M != FOCUS))
         rest_sums = VGroup(*(c for k, c in sums.cell_by_index.items() if k != FOCUS))
-        names3 = legend_row(theme, [
+        self.names3 = names3 = legend_row(theme, [
             ("X", f"{N}\u00d7{D}", theme.key),
             ("q^{T}", f"{D}\u00d7{M}", theme.query),
             (r"A = \mathrm{softmax}_{\text{columns}}(E)", f"{N}\u00d7{M}", theme.weight),
-        ], heat=True)
-        pacer.swap("... and the same for every column: one distribution over the inputs per "
-                   "query; the fill and the bar show each weight.",
-                   fade_out(ring), caption_out(rest_S), caption_in(rest_A), fade_out(S.frame),
-                   fade_in(alpha.frame), *(caption_out(m) for m in names),
-                   *(caption_in(m) for m in names3))
+        ], heat=True, **self.heat_ends)
+        self.pacer.swap("... and the same for every column: one distribution over the inputs per "
+                        "query; the fill (from the smallest weight to the largest) and the bar show each weight.",
+                        fade_out(ring), caption_out(rest_S), caption_in(rest_A), fade_out(S.frame),
+                        fade_in(alpha.frame), *(caption_out(m) for m in self.names),
+                        *(caption_in(m) for m in names3))
         self.play(fade_in(rest_sums), run_time=0.6)
+        self.remove(S)
         self.add(alpha)
         self.pause_on_result("weights")
+        if self.draft:
+            old = self.printed
+            self.printed = self._printed_beside(
+                tr.draft_weights, "weights", "\u03b1", alpha.frame,
+                [f"{tr.draft_weight_mismatches} of {tr.weights.size} differ from A"])
+            printed_sums = VGroup(*(
+                NumberLabel(v, theme, (f"{key}.draft_check.printed_weight_sums", j), font_size=self.nf,
+                            colour=theme.negative).move_to(
+                    [self.printed.matrix.cells[j].get_x(), sums.get_y(), 0])
+                for j, v in enumerate(tr.draft_weight_sums)))
+            self.printed.notes.next_to(printed_sums, DOWN, buff=0.12).align_to(self.printed.matrix.frame, LEFT)
+            self.printed.add(printed_sums)
+            self.pacer.swap("Draft 002's \u03b1 (struck through) is not the softmax of X\u00b7q\u1d40, "
+                            "and two of its columns do not even sum to 1.", caption_out(old))
+            self.play(fade_in(self.printed), run_time=0.8)
+            self.wait(reading_time(_texts_of(self.printed)))
 
-        # -- step 4: C = A^T X ---------------------------------------------------
+    def lift_inputs(self) -> None:
+        """Step 4 begins: q^T and the sums leave; X rises straight up to the rows of the next product."""
         self.next_section(self.steps[3])
-        aT = rekey_transposed(ValueMatrix(tr.weights.T, theme, colour=theme.weight,
-                                          row_labels=q_names, max_cols=rows, keep_cols=keep,
-                                          **mat), f"{key}.weights")
+        theme, tr, key, N, D, M = self.theme, self.trace.worked_example, self.key, self.N, self.D, self.M
+        alpha, X2 = self.alpha, self.X2
+        self.aT = aT = rekey_transposed(ValueMatrix(tr.weights.T, theme, colour=theme.weight,
+                                                    row_labels=self.q_names, max_cols=self.rows,
+                                                    keep_cols=self.keep, **self.mat), f"{key}.weights")
         weight_cells(aT.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
-                     transposed=True)
+                     transposed=True, thickness=0.14, top=self.top, bottom=self.bottom)
         aT.row_labels.set_color(theme.query)
-        X4 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
-                         row_labels=x_names, max_rows=rows, keep_rows=keep, **mat)
+        self.X4 = X4 = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
+                                   row_labels=self.x_names, max_rows=self.rows, keep_rows=self.keep,
+                                   **self.mat)
         X4.row_labels.set_color(theme.key)
-        C = ValueMatrix(tr.context, theme, key=f"{key}.context", colour=theme.value, **mat)
-        place_product(aT, X4, C, CONTENT_TOP, gap=GAP, left_room=LEFT_ROOM * z)
-        names4 = legend_row(theme, [
+        self.C = C = ValueMatrix(tr.context, theme, key=f"{key}.context", colour=theme.value, **self.mat)
+        # Room above X for the scores' column names (E comes back beside X).
+        place_product(aT, X4, C, CONTENT_TOP - 0.3 * self.z, gap=GAP, left_room=LEFT_ROOM * self.z)
+        self._to_left(aT.row_labels, aT, X4, C)
+        self.names4 = names4 = legend_row(theme, [
+            ("E", f"{N}\u00d7{M}", theme.score),
             (r"A^{T}", f"{M}\u00d7{N}", theme.weight),
             ("X", f"{N}\u00d7{D}", theme.key),
             (r"C = A^{T} X", f"{M}\u00d7{D}: one context per query", theme.value),
-        ], heat=True)
-        # A's entry (i, j) moves to (j, i) of A^T; X moves up, its rows unchanged.
-        kept = [(i, j) for (i, j) in alpha.cell_by_index if aT.cell(j, i) is not None]
-        src = VGroup(*(alpha.cell(i, j) for i, j in kept))
-        tgt = VGroup(*(aT.cell(j, i) for i, j in kept))
-        a_dots = VGroup(*(m for m in alpha.grid if m not in alpha.cell_by_index.values()))
-        aT_dots = VGroup(*(m for m in aT.grid if m not in aT.cell_by_index.values()))
-        pacer.swap(f"Step 4: C = A\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
-                   "each a weighted average of the input vectors.",
-                   *(caption_out(m) for m in names3), *(caption_in(m) for m in names4[:2]),
-                   fade_out(qT), fade_out(sums), fade_out(sums_name), fade_out(alpha.frame),
-                   caption_out(a_dots), fly(src, tgt, remove=True), fly(X2, X4, remove=True),
-                   fade_in(aT.frame), caption_in(aT.row_labels), caption_in(aT_dots), run_time=1.4)
-        self.add(aT, X4)
-        self.play(fade_in(names4[2]), fade_in(C.frame), FadeIn(C.grid, lag_ratio=0.05),
-                  run_time=1.2)
+        ], heat=True, **self.heat_ends)
+        leaving = [self.qT, self.sums, self.sums_name] + ([self.printed] if self.printed else [])
+        self.pacer.swap(f"Step 4: C = A\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
+                        "each a weighted average of the input vectors.",
+                        *(caption_out(m) for m in self.names3[1:]),
+                        slide(self.names3[0], names4[2], what="slide", src="X name", dst="X name"),
+                        *(fade_out(m) for m in leaving), run_time=1.0)
+        # The name of X moved to its new place in the names row (the same name, not a new one).
+        self.remove(self.names3[0])
+        self.add(names4[2])
+        # Straight up its own column (left of where q^T was: nothing there).
+        self.lift_to = X2.get_center() + np.array([0, X4.frame.get_top()[1] - X2.frame.get_top()[1], 0])
+        self.play(slide(X2, self.lift_to, what="slide", src="X", dst="X above C"), run_time=1.0)
+
+    def transpose_weights(self) -> None:
+        """Step 4: column j of A (query j's weights) flies into row j of A^T, one after another."""
+        alpha, aT, M = self.alpha, self.aT, self.M
+        kept_rows = sorted({i for (i, _) in alpha.cell_by_index})
+        cols = [VGroup(*(alpha.cell(i, j) for i in kept_rows if aT.cell(j, i) is not None))
+                for j in range(M)]
+        rows = [VGroup(*(aT.cell(j, i) for i in kept_rows if aT.cell(j, i) is not None))
+                for j in range(M)]
+        a_rest = VGroup(alpha.frame, *(m for m in alpha.grid if m not in alpha.cell_by_index.values()))
+        aT_rest = VGroup(aT.frame, aT.row_labels,
+                         *(m for m in aT.grid if m not in aT.cell_by_index.values()))
+        self.play(transpose(cols, rows), caption_out(a_rest), caption_in(aT_rest),
+                  caption_in(self.names4[1]), run_time=max(TRANSPOSE_TIME + 0.8, 0.8 * M))
+        self.remove(alpha)
+        self.add(aT)
+
+    def mix_contexts(self) -> None:
+        """X slides right over C; C = A^T X appears; E comes back beside X (its rows are X's)."""
+        theme, tr, key = self.theme, self.trace.worked_example, self.key
+        X2, X4, C, aT = self.X2, self.X4, self.C, self.aT
+        to = X2.get_center() + np.array([X4.frame.get_x() - X2.frame.get_x(), 0, 0])
+        self.play(slide(X2, to, what="slide", src="X", dst="X above C"), run_time=1.2)
+        self.remove(X2)
+        self.add(X4)
+        self.E4 = E4 = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.score,
+                                   col_labels=self.q_names, max_rows=self.rows, keep_rows=self.keep,
+                                   **self.mat)
+        E4.col_labels.set_color(theme.query)
+        E4.shift([X4.row_labels.get_left()[0] - 0.3 - E4.frame.get_right()[0],
+                  X4.frame.get_y() - E4.frame.get_y(), 0])
+        self.play(fade_in(E4), fade_in(self.names4[0]), fade_in(self.names4[3]), fade_in(C.frame),
+                  FadeIn(C.grid, lag_ratio=0.05), run_time=1.2)
         self.pause_on_result("context")
-        row_a = VGroup(*(aT.cell(FOCUS, i) for i in range(N) if aT.cell(FOCUS, i) is not None))
-        row_C = VGroup(*(C.cell(FOCUS, k) for k in range(D) if C.cell(FOCUS, k) is not None))
-        rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
-                       SurroundingRectangle(row_C, color=theme.value, buff=0.03))
-        formula = self._weighted_average(FOCUS, x_names, q_names)
+        row_a = VGroup(*(aT.cell(FOCUS, i) for i in range(self.N) if aT.cell(FOCUS, i) is not None))
+        row_C = VGroup(*(C.cell(FOCUS, k) for k in range(self.D) if C.cell(FOCUS, k) is not None))
+        self.rings = rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
+                                    SurroundingRectangle(row_C, color=theme.value, buff=0.03))
+        formula = self._weighted_average(FOCUS, self.x_names, self.q_names)
         self.play(Create(rings), run_time=0.6)
-        pacer.swap(formula, run_time=0.8)
+        self.pacer.swap(formula, run_time=0.8)
         self.pause_on_result("context")
 
-        # -- the draft's printed results, checked ------------------------------------
+    def check_the_draft(self) -> None:
+        """The draft's C struck through beside C, and what is wrong with its s, alpha and C."""
         self.next_section(self.steps[4])
         note = self._draft_note()
-        if note is not None:
-            pacer.swap(note, fade_out(rings))
-        pacer.finish()
+        if note is None:
+            return
+        tr = self.trace.worked_example
+        printed = self._printed_beside(
+            tr.draft_context, "context", "C", self.C.frame,
+            [f"{tr.draft_context_mismatches} of {tr.context.size} differ from A\u1d40\u00b7X;",
+             f"{tr.draft_context_own_mismatches} of {tr.context.size} differ even from",
+             "\u03b1\u1d40\u00b7X with its own \u03b1"], notes_above=True)
+        self.pacer.swap(note, fade_out(self.rings))
+        self.play(fade_in(printed), run_time=0.8)
+        self.wait(reading_time(_texts_of(printed)))
+
 
     def _draft_note(self) -> VGroup | None:
         """What the draft prints against what X and q give (only for the draft's X and q)."""
         theme, tr = self.theme, self.trace.worked_example
         if tr.draft_weight_sums is None:
             return None
-        first = caption("Draft 002 prints other results: its s is not X\u00b7q\u1d40 "
-                        f"({tr.draft_score_mismatches} of {tr.scores.size} entries differ),",
+        first = caption("Draft 002's printed s, \u03b1 and C (struck through) are not what its X and q give,",
                         theme, 22, theme.negative)
-        sums = [NumberLabel(v, theme, ("worked_example.draft_check.printed_weight_sums", j),
-                            font_size=NUMBER_FONT, colour=theme.negative)
-                for j, v in enumerate(tr.draft_weight_sums)]
-        parts: list = [caption("and the columns of its \u03b1 sum to", theme, 22, theme.negative)]
-        parts += sums
-        second = VGroup(*parts).arrange(RIGHT, buff=0.3)
-        for n, lab in enumerate(sums):
-            lab.align_to(parts[0], DOWN)
-            if n < len(sums) - 1:  # a comma on the digits' baseline, its tail below
-                comma = caption(",", theme, 22, theme.negative)
-                comma.next_to(lab, RIGHT, buff=0.04).align_to(lab, DOWN).shift(DOWN * 0.07)
-                second.add(comma)
-        third = caption("(a softmax column sums to 1). Every value here is computed from X and q.",
-                        theme, 22)
+        second = caption("and its C is not even \u03b1\u1d40\u00b7X for its own \u03b1.", theme, 22,
+                         theme.negative)
+        third = caption("Every value here is computed from X and q.", theme, 22)
         note = VGroup(first, second, third).arrange(DOWN, buff=0.1)
         fit_within(note, max_width=13.6)
         note.move_to([0, -3.88 + note.height / 2, 0])
         # What the reader has to read (the pacer times the caption by its words).
-        note.text = "\n".join([first.original_text,
-                               f"{second[0].original_text} {', '.join(lab.shown for lab in sums)}",
-                               third.original_text])
+        note.text = "\n".join(line.original_text for line in (first, second, third))
         return note
 
     def _weighted_average(self, j: int, x_names: list[str], q_names: list[str]) -> VGroup:
@@ -306,3 +489,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         fit_within(both, max_width=13.6)
         both.text = read_as_line(line).text + "\n" + tail.original_text
         return both.move_to([0, CAPTION_Y, 0])
+
+
+def _texts_of(mob: Any) -> str:
+    """The words of every text in ``mob``, for its reading time."""
+    from manim import Text
+    return " ".join(m.original_text for m in mob.get_family() if isinstance(m, Text))

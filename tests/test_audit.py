@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 
 import pytest
+import numpy as np
 from manim import LEFT, RIGHT, FadeIn, tempconfig
 
 from scenes import DARK
@@ -169,3 +170,63 @@ def test_twelve_long_words_wrap_to_three_rows_at_a_readable_size():
     assert len(rows) == 3
     assert strip.width <= 13.0 + 1e-6
     assert min(w.font_size for w in strip.words) >= 0.8 * 12 - 1e-6
+
+
+# -- blank moments and blinks (issue 22) -------------------------------------------------
+
+class _Continuity(WalkthroughScene):
+    def __init__(self, trace, theme, mode, **kw):
+        self.mode = mode
+        super().__init__(trace, theme, audit=True, **kw)
+
+    def construct(self):
+        from manim import Square, VGroup
+
+        from scenes.components import fade_in, fade_out
+        title = caption("A title on top", self.theme).to_edge(np.array([0, 1, 0]))
+        shapes = VGroup(*(Square(0.5).shift(RIGHT * k) for k in range(4)))
+        numbers = VGroup(NumberLabel(0.25, self.theme, ("x", 0)), NumberLabel(0.5, self.theme, ("x", 1)).shift(RIGHT))
+        self.add(title, shapes, numbers)
+        self.wait(0.5)
+        if self.mode == "blank":
+            self.play(fade_out(shapes), fade_out(numbers))
+            self.wait(1.0)
+        elif self.mode == "blink":
+            self.play(fade_out(numbers), run_time=0.5)
+            self.play(fade_in(numbers), run_time=0.5)
+        elif self.mode == "changed":
+            other = VGroup(NumberLabel(0.75, self.theme, ("x", 0)), NumberLabel(0.5, self.theme, ("x", 1)).shift(RIGHT))
+            self.play(fade_out(numbers), run_time=0.5)
+            self.play(fade_in(other), run_time=0.5)
+        elif self.mode == "slow":
+            self.play(fade_out(numbers), run_time=0.5)
+            self.wait(2.0)
+            self.play(fade_in(numbers), run_time=0.5)
+        self.wait(1.0)
+
+
+def _continuity(mode):
+    with tempfile.TemporaryDirectory() as media, tempconfig(
+        {"dry_run": True, "verbosity": "ERROR", "progress_bar": "none", "media_dir": media}
+    ):
+        scene = _Continuity(load_default_trace(), DARK, mode, skip_animations=True)
+        scene.audit.sample_transitions = True
+        scene.render()
+    return scene.audit
+
+
+def test_a_blank_picture_is_caught():
+    audit = _continuity("blank")
+    assert audit.blank_at and any("blank" in f for f in audit.motion_faults())
+
+
+def test_a_group_that_goes_and_comes_back_unchanged_blinks():
+    audit = _continuity("blink")
+    assert len(audit.blinks) == 1 and "0.25" in audit.blinks[0][0]
+    assert not audit.blank_at
+
+
+@pytest.mark.parametrize("mode", ["changed", "slow", "none"])
+def test_a_changed_or_slow_return_is_no_blink(mode):
+    audit = _continuity(mode)
+    assert audit.motion_faults() == []

@@ -126,18 +126,31 @@ def test_hand_filters_are_a_prefix_of_the_bank():
 
 
 def test_spotlight_worked_by_hand_before_the_blur():
-    # With the blur's sigma tiny, bilinear interpolation alone: a 2x2 grid
-    # at 4 pixels puts pixel centres at cell coordinates -0.25, 0.25, 0.75,
-    # 1.25, clamped to 0, 0.25, 0.75, 1: factors 1, 0.75, 0.25, 0 from cell 0.
+    # A 2x2 grid at 4 pixels: cell (0, 0) is pixels 0-1 of rows 0-1. Blurred (dark
+    # outside the image), the block stays brightest and brightness falls away from it.
     w = np.array([[1.0, 0.0], [0.0, 0.0]])
     up = spotlight(w, 4)
     assert up.shape == (4, 4) and up.max() == pytest.approx(1.0)
-    # Blurred, the brightest pixel is still the top-left one, and brightness
-    # falls away from it along the row and the column.
-    assert np.unravel_index(np.argmax(up), up.shape) == (0, 0)
-    assert np.all(np.diff(up[0]) <= 1e-12) and np.all(np.diff(up[:, 0]) <= 1e-12)
-    # A uniform grid lights everything equally.
-    np.testing.assert_allclose(spotlight(np.full((3, 3), 1 / 9), 12), 1.0)
+    assert np.unravel_index(np.argmax(up), up.shape) in {(0, 0), (0, 1), (1, 0), (1, 1)}
+    assert np.all(np.diff(up[1, 1:]) <= 1e-12) and np.all(np.diff(up[1:, 1]) <= 1e-12)
+    # A uniform grid lights the inside equally, the border no less than half.
+    flat = spotlight(np.full((3, 3), 1 / 9), 24)
+    np.testing.assert_allclose(flat[6:18, 6:18], 1.0, atol=1e-9)
+    assert flat.min() >= 0.25
+
+
+def test_the_glow_of_one_border_cell_is_centred_on_that_cell():
+    # Issue 22: the ball's cell (3, 0) of a 4x4 grid at 48 px (pixels 36-47 by 0-11,
+    # centre 41.5, 5.5) glowed on the image's corner: the bilinear upsampling,
+    # clamped at the border, spread the peak to the cell's outer corner.
+    w = np.zeros((4, 4))
+    w[3, 0] = 1.0
+    up = spotlight(w, 48)
+    bright = up >= 0.9
+    ii, jj = np.nonzero(bright)
+    assert abs(ii.mean() - 41.5) <= 0.5 and abs(jj.mean() - 5.5) <= 0.5
+    i, j = np.unravel_index(np.argmax(up), up.shape)
+    assert abs(i - 41.5) <= 1 and abs(j - 5.5) <= 1
 
 
 def test_spotlight_is_brightest_on_the_attended_cell():
@@ -351,3 +364,23 @@ def test_a_huge_image_from_the_command_line(tmp_path):
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1, run.stderr
     assert "cnn.image" in lines[0] and "huge.png" in lines[0] and "Traceback" not in run.stderr
+
+
+def test_a_word_without_an_object_is_measured_on_the_next_words_object():
+    # The default drawn scene captioned "a ball and a car": by hand, "a" (0) is
+    # followed by the object word "ball" (1), "and" (2) and the second "a" (3) by
+    # "car" (4); object words themselves have their own object, no next one.
+    data = varied()
+    data["cnn"].update(caption="a ball and a car")
+    c = trace_from(data).cnn
+    assert c.tokens == ("a", "ball", "and", "a", "car")
+    assert c.next_object == (1, None, 4, 4, None)
+    for t, u in enumerate(c.next_object):
+        if u is None:
+            assert c.next_object_mass[t] is None
+            continue
+        # The weight word t puts on the cells of the object that word u names.
+        by_hand = sum(float(c.weights[t][i, j]) for i, j in c.object_cells[u])
+        assert c.next_object_mass[t] == pytest.approx(by_hand)
+        assert 0.0 <= c.next_object_mass[t] <= 1.0 + 1e-9
+    assert c.to_dict()["next_object"] == [1, None, 4, 4, None]

@@ -218,3 +218,30 @@ def test_links_and_bars_follow_the_weights():
     # Before the softmax every link is alike.
     even = scene._links(s_prev)
     assert len({round(l.get_stroke_width(), 6) for l in even}) == 1
+
+
+# -- motion and precision (issue 22) ----------------------------------------------------
+
+def test_every_score_row_shows_one_precision(default_scene):
+    # Scores at mixed precision (-2.22, -2.3, -12.5) read as different kinds of number.
+    rows: dict[str, set[int]] = {}
+    for shown in default_scene.audit.numbers:
+        if shown.key[0].endswith(".attention_scores"):
+            rows.setdefault(shown.key[0], set()).add(shown.decimals)
+    assert rows and all(len(d) == 1 for d in rows.values()), rows
+
+
+def test_states_words_and_weight_rows_travel_to_where_they_are_used(default_scene):
+    scene = default_scene
+    n = len(scene.view.steps)
+    assert [m for m in scene.moves if m[0] == "s"] == [("s", ("s", t), ("s_prev", t + 1)) for t in range(1, n)]
+    assert [m for m in scene.moves if m[0] == "op"] == [("op", ("strip", t), ("op", t)) for t in range(1, n)]
+    # The alignment grows row by row from the steps' weight rows, and the source words become its columns.
+    assert [m for m in scene.moves if m[0] == "drop_row"] == [("drop_row", ("row", i), ("matrix", i))
+                                                              for i in range(min(n, 13))]
+    assert len([m for m in scene.moves if m[0] == "source_word"]) == min(scene.T, 12)
+
+
+def test_the_picture_never_goes_blank(default_scene):
+    # At 59.7-61.7 s the whole picture used to fade to black before the alignment was rebuilt.
+    assert default_scene.audit.blank_at == [] and default_scene.audit.blinks == []

@@ -59,6 +59,11 @@ def _zoom_keys(trace) -> set[tuple]:
     return {(f"cnn.features.{i}.{j}", d) for d in range(trace.cnn.features.shape[2])}
 
 
+def _next_object_keys(trace) -> set[tuple]:
+    """A word without an object of its own ("a", "and"): its weight on the next word's object."""
+    return {("cnn.next_object_mass", t) for t, u in enumerate(trace.cnn.next_object) if u is not None}
+
+
 def test_default_numbers_every_frame(smallest_text):
     trace = load_default_trace()
     scene = build_scene("cnn_attention", trace, skip=False)
@@ -67,7 +72,8 @@ def test_default_numbers_every_frame(smallest_text):
     # object, the held-out attention accuracy, and the D features of the
     # cell shown up close.
     assert shown_keys(scene) == (_weight_keys(trace) | _context_keys(trace) | _mass_keys(trace)
-                                 | {("cnn.held_out.attention_accuracy",)} | _zoom_keys(trace))
+                                 | {("cnn.held_out.attention_accuracy",)} | _zoom_keys(trace)
+                                 | _next_object_keys(trace))
     assert len(_mass_keys(trace)) >= 2
     small = min(smallest_text)
     assert small[0] >= MIN_FONT_SIZE - 1e-6, small

@@ -4,12 +4,13 @@ cases are in test_scenes_part1_encoder.py)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from scenes import LIGHT
 from scenes.seq2seq_view import encoder_view
 
-from .helpers import build_scene, check_numbers, shown_keys, trace_from, varied
+from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
 
 
 def _expected_keys(trace) -> set[tuple]:
@@ -52,3 +53,37 @@ def test_varied_numbers(case):
 def test_light_theme_builds_cleanly():
     scene = build_scene("encoder", trace_from(varied(**CASES["one-word"])), theme=LIGHT)
     assert scene.audit.faults == []
+
+
+# -- motion (issue 22) ---------------------------------------------------------------
+
+def _boxes_along(anim, steps=41):
+    """Bounding boxes of a Transform's shape along its path (its own path_func)."""
+    start = anim.mobject.get_all_points()
+    end = anim.target_mobject.get_all_points()
+    n = min(len(start), len(end))
+    for a in np.linspace(0, 1, steps):
+        pts = anim.path_func(start[:n], end[:n], a)
+        yield pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max()
+
+
+def test_the_filed_state_never_crosses_the_cell_name():
+    # At 13.5 s a state's frame flew diagonally into its history chip over "encoder GRU".
+    from scenes.encoder import EncoderScene  # noqa: F401 (the scene under test)
+    scene = build_scene("encoder", load_default_trace())
+    cell = scene.cell.text
+    cx0, cy0, cx1, cy1 = (*cell.get_corner([-1, -1, 0])[:2], *cell.get_corner([1, 1, 0])[:2])
+    for j in range(len(scene.view.tokens)):
+        anim = scene._chip_in(scene.history[j], scene.new)[0]
+        for x0, y0, x1, y1 in _boxes_along(anim):
+            assert x1 <= cx0 or x0 >= cx1 or y1 <= cy0 or y0 >= cy1, j
+
+
+def test_every_state_is_handed_to_the_next_step_and_later_steps_are_readable():
+    scene = build_scene("encoder", load_default_trace(), timeline=True)
+    T = len(scene.view.tokens)
+    assert [m for m in scene.moves if m[0] == "h"] == [("h", ("h", t), ("h_prev", t + 1)) for t in range(1, T)]
+    # The brisk steps (4 to T) last well over the 1 s they used to, each its own h_t hand-off.
+    hand_offs = [i for i, m in enumerate(scene.moves) if m[0] == "h"]
+    assert len(hand_offs) == T - 1
+    assert scene.renderer.time >= 2.0 * (T - 3) + 15

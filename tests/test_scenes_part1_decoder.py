@@ -263,3 +263,41 @@ def test_output_mapping_seeded_small(number_fonts):
     scene, trace = _mapping(varied(**SEEDED), number_fonts)
     assert len(trace.plain_output_mapping.state) == 2
     assert any("not a translation" in t for t in _texts(scene))
+
+
+# -- motion and layout (issue 22) -------------------------------------------------
+
+def _box_of(m):
+    lo, hi = m.get_corner([-1, -1, 0]), m.get_corner([1, 1, 0])
+    return lo[0], lo[1], hi[0], hi[1]
+
+
+def _apart(a, b, gap=0.0):
+    ax0, ay0, ax1, ay1 = _box_of(a)
+    bx0, by0, bx1, by1 = _box_of(b)
+    return ax1 + gap <= bx0 or bx1 + gap <= ax0 or ay1 + gap <= by0 or by1 + gap <= ay0
+
+
+def test_decoder_carries_each_state_and_word_to_where_it_is_used(number_fonts):
+    scene = build_scene("decoder", load_default_trace())
+    n = scene.view.steps
+    # Every s_t (t < n) moved into the s_{t-1} slot of step t + 1; every chosen word went
+    # down into the words written, and from there back into the op slot as op_t.
+    assert [m for m in scene.moves if m[0] == "s"] == [("s", ("s", t), ("s_prev", t + 1)) for t in range(1, n)]
+    assert [m for m in scene.moves if m[0] == "written"] == [("written", ("word", t), ("written", t - 1))
+                                                              for t in range(1, n + 1)]
+    assert [m for m in scene.moves if m[0] == "op"] == [("op", ("written", t - 1), ("op", t)) for t in range(1, n)]
+
+
+def test_decoder_labels_keep_apart_and_off_the_columns(number_fonts):
+    scene = build_scene("decoder", load_default_trace())
+    lines = [line for group in scene.meanings for line in group.submobjects] or list(scene.meanings)
+    # "previous word / whole sentence / generated so far": a visible gap between neighbours,
+    # each line against each line of the next column (they used to run together: "generatedwhole").
+    meanings = sorted(scene.meanings, key=lambda m: m.get_x())
+    for a, b in zip(meanings, meanings[1:]):
+        assert b.get_left()[0] - a.get_right()[0] >= 0.15, (a.original_text, b.original_text)
+    # "s₀ = 0, op₀ = <START>" sits on no column and no box of the inputs.
+    for col in (scene.s_col, scene.op_col):
+        assert _apart(scene.start, col)
+    assert _apart(scene.start, scene.cell.box) and lines

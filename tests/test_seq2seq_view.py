@@ -146,3 +146,26 @@ def test_attention_network_reads_the_same_kind_of_h_j(traces):
                            (step.context, step.context_key), (step.state, step.state_key),
                            (step.previous_state, step.previous_state_key)):
             _check(data, value, key)
+
+
+def test_the_overview_decoder_emits_its_words_one_step_at_a_time(monkeypatch):
+    # The caption promises every step; the decoder used to emit all but three words at once.
+    from scenes.base import WalkthroughScene
+
+    from .helpers import build_scene, load_default_trace
+
+    arrivals: list[int] = []
+    snapshot = WalkthroughScene._snapshot
+
+    def counting(self):
+        snapshot(self)
+        words = getattr(self, "out_words", None)
+        if words is not None:
+            shown = sum(1 for w in words if w in self.mobjects and w.get_fill_opacity() > 0.5)
+            arrivals.append(shown)
+
+    monkeypatch.setattr(WalkthroughScene, "_snapshot", counting)
+    scene = build_scene("seq2seq_overview", load_default_trace())
+    n = len(scene.out_words)
+    assert n >= 5 and arrivals[-1] == n
+    assert all(b - a <= 1 for a, b in zip(arrivals, arrivals[1:]))

@@ -1,0 +1,229 @@
+"""The shared moves (scenes/motion.py) and the palette of roles (scenes/theme.py).
+
+The moves are played in a tiny scene headless, frame by frame, and asked
+where things are at their start, quarters and end; the palette is checked
+with CIEDE2000 against Sharma, Wu and Dalal's published test pairs first.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import tempfile
+
+import numpy as np
+import pytest
+from manim import DOWN, LEFT, RIGHT, UP, Rectangle, tempconfig
+
+from scenes.base import WalkthroughScene, _sample_points
+from scenes.components import NumberLabel, VectorColumn, caption
+from scenes.motion import MAX_ARC, drop_row, feed_back, fly, gather, hand_off, slide
+from scenes.theme import DARK, LIGHT, ROLES, delta_e_2000, hex_to_lab
+
+from .helpers import load_default_trace
+
+
+# -- the colour difference ------------------------------------------------------------
+
+@pytest.mark.parametrize("lab1, lab2, expected", [
+    # Sharma, Wu, Dalal (2005), "The CIEDE2000 colour-difference formula", Table 1, pairs 1, 7, 17, 25.
+    ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+    ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+    ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+    ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+])
+def test_delta_e_matches_the_published_pairs(lab1, lab2, expected):
+    assert delta_e_2000(lab1, lab2) == pytest.approx(expected, abs=1e-4)
+    assert delta_e_2000(lab2, lab1) == pytest.approx(expected, abs=1e-4)
+
+
+def test_lab_of_known_colours():
+    # White is L=100, a=b=0; black L=0; pure sRGB red is about (53.24, 80.09, 67.20).
+    assert hex_to_lab("#FFFFFF") == pytest.approx((100.0, 0.0, 0.0), abs=0.01)
+    assert hex_to_lab("#000000") == pytest.approx((0.0, 0.0, 0.0), abs=0.01)
+    assert hex_to_lab("#FF0000") == pytest.approx((53.24, 80.09, 67.20), abs=0.05)
+
+
+# -- the palette ----------------------------------------------------------------------
+
+#: The distinct roles: x, h, s, op / e_w, e_tj / E, a_tj / A, c_t / o / O (query = s, keys = h).
+DISTINCT = ("x", "h", "s", "op", "E", "A", "c_t")
+
+
+@pytest.mark.parametrize("theme", [DARK, LIGHT], ids=["dark", "light"])
+def test_every_two_roles_differ_at_a_glance(theme):
+    close = []
+    for a, b in itertools.combinations(DISTINCT, 2):
+        d = delta_e_2000(hex_to_lab(theme.role(a)), hex_to_lab(theme.role(b)))
+        if d < 20:
+            close.append(f"{a} {theme.role(a)} / {b} {theme.role(b)}: {d:.1f}")
+    assert not close, close
+
+
+@pytest.mark.parametrize("theme", [DARK, LIGHT], ids=["dark", "light"])
+def test_roles_stand_out_from_the_background_and_highlight_is_neutral(theme):
+    bg = hex_to_lab(theme.background)
+    for r in DISTINCT:
+        assert delta_e_2000(hex_to_lab(theme.role(r)), bg) >= 30, r
+    _, a, b = hex_to_lab(theme.highlight)
+    assert math.hypot(a, b) < 8  # no hue: a ring points, it claims no role
+    for r in DISTINCT:
+        assert delta_e_2000(hex_to_lab(theme.highlight), hex_to_lab(theme.role(r))) >= 20, r
+
+
+@pytest.mark.parametrize("theme", [DARK, LIGHT], ids=["dark", "light"])
+def test_one_colour_per_role_across_the_parts(theme):
+    # s_2 is the query and the h_i are the keys: Part 2 keeps Part 1's colours.
+    assert theme.query == theme.decoder == theme.role("s") == theme.role("Q")
+    assert theme.key == theme.encoder == theme.role("keys") == theme.role("X")
+    assert theme.role("op") == theme.role("e_w") and theme.role("E") == theme.role("e_tj")
+    assert theme.role("A") == theme.role("a_tj") == theme.weight == theme.heat_high
+    assert theme.role("c_t") == theme.role("o") == theme.role("O") == theme.value
+    assert set(ROLES.values()) <= set(theme.__dataclass_fields__)
+
+
+# -- the moves ------------------------------------------------------------------------
+
+class _Stage(WalkthroughScene):
+    """Plays one built move; ``probe`` records where things are at each frame."""
+
+    def __init__(self, build, probe=None, **kw):
+        self.build, self.probe, self.frames = build, probe, []
+        super().__init__(load_default_trace(), DARK, audit=True, **kw)
+
+    def construct(self):
+        anim, shown = self.build(self)
+        self.add(*shown)
+        if self.probe is not None:
+            self.add_updater(lambda dt: self.frames.append(self.probe()))
+        self.play(anim)
+
+
+def _play(build, probe=None, skip=False):
+    with tempfile.TemporaryDirectory() as media, tempconfig({
+        "dry_run": True, "quality": "low_quality", "verbosity": "ERROR",
+        "progress_bar": "none", "media_dir": media, "disable_caching": True,
+    }):
+        scene = _Stage(build, probe, skip_animations=skip)
+        scene.audit.sample_transitions = True
+        scene.render()
+    return scene
+
+
+def _column(values=(0.5, -0.25, 1.0)):
+    return VectorColumn(list(values), DARK, key="model.decoder_states.1")
+
+
+def test_slide_moves_rigidly_and_lands_exactly():
+    col = _column().move_to(LEFT * 3)
+    goal = np.array([2.0, 1.0, 0.0])
+    sizes = []
+
+    def probe():
+        sizes.append((col.width, col.height))
+        return col.get_center().copy()
+
+    scene = _play(lambda s: (slide(col, goal, run_time=1.0, src="a", dst="b"), [col]), probe)
+    assert np.allclose(col.get_center(), goal)
+    w, h = sizes[0]
+    assert all(abs(a - w) < 1e-6 and abs(b - h) < 1e-6 for a, b in sizes)  # rigid: never scaled
+    # Straight: every sampled centre lies on the segment.
+    start, d = np.array([-3.0, 0, 0]), goal - np.array([-3.0, 0, 0])
+    for c in scene.frames:
+        cross = (c - start)[0] * d[1] - (c - start)[1] * d[0]
+        assert abs(cross) < 1e-6
+    assert scene.moves == [("slide", "a", "b")]
+
+
+def test_an_arc_leaves_the_straight_line_and_a_wider_one_is_refused():
+    col = _column().move_to(LEFT * 3)
+    scene = _play(lambda s: (slide(col, RIGHT * 3, path_arc=MAX_ARC), [col]), lambda: col.get_center().copy())
+    assert max(abs(c[1]) for c in scene.frames) > 0.5
+    assert np.allclose(col.get_center(), RIGHT * 3)
+    with pytest.raises(ValueError, match="pi/3"):
+        slide(col, LEFT, path_arc=math.pi / 2)
+
+
+def test_slide_through_waypoints_passes_them():
+    col = _column().move_to(LEFT * 3)
+    via = [(-3.0, -2.0, 0.0), (3.0, -2.0, 0.0)]
+    scene = _play(lambda s: (slide(col, RIGHT * 3, via=via, run_time=2), [col]), lambda: col.get_center().copy())
+    assert min(c[1] for c in scene.frames) == pytest.approx(-2.0, abs=0.15)
+    assert np.allclose(col.get_center(), RIGHT * 3)
+
+
+def test_hand_off_moves_the_state_itself_into_the_slot():
+    col = _column().move_to(RIGHT * 2)
+    old = _column((0.0, 0.0, 0.0)).move_to(LEFT * 3)
+    label = caption("s1", DARK).next_to(col, UP)
+    slot_label = caption("s0 slot", DARK).next_to(old, UP)
+    digit = [m for m in col.get_family() if isinstance(m, NumberLabel)][0]
+    seen = []
+
+    def probe():
+        return float(digit.get_fill_opacity()), col.get_center().copy(), col.width
+
+    def build(s):
+        return hand_off(col, old.get_center(), leaving=[old, label], label=None, slot_label=slot_label,
+                        what="s", src=("s", 1), dst=("s_prev", 2)), [col, old, label]
+
+    width = col.width
+    scene = _play(build, probe)
+    assert np.allclose(col.get_center(), LEFT * 3)  # the same mobject is now the slot's occupant
+    assert col.width == pytest.approx(width)
+    assert digit.get_fill_opacity() == pytest.approx(1.0)
+    opac = [o for o, _, _ in scene.frames]
+    assert min(opac) < 0.02  # no digits in flight ...
+    mid = [(o, w) for o, c, w in scene.frames if -2.5 < c[0] < 1.5]
+    assert mid and all(o < 0.05 for o, _ in mid)
+    assert min(w for _, w in mid) < 0.7 * width  # ... the cells travel as a chip
+    assert old not in scene.mobjects and slot_label in scene.mobjects
+    assert scene.moves == [("s", ("s", 1), ("s_prev", 2))]
+
+
+def test_feed_back_carries_a_word_along_its_lane():
+    word = caption("le", DARK, 40).move_to(RIGHT * 3 + UP)
+    target = caption("le", DARK, 24).move_to(LEFT * 3 + UP)
+    ys = []
+
+    def build(s):
+        anim = feed_back(word, target, lane_y=-2.5, run_time=2)
+        ghost = anim.animations[0].mobject
+        s.ghost = ghost
+        return anim, [word]
+
+    scene = _play(build, lambda: None)
+    assert target in scene.mobjects and word in scene.mobjects
+    assert scene.ghost not in scene.mobjects
+    assert scene.moves == [("feed_back", "le", None)]
+
+
+def test_drop_row_and_fly_and_gather_record_their_moves():
+    row = _column().move_to(LEFT * 3)
+    cells = _column().move_to(RIGHT * 3)
+    total = _column().move_to(UP * 2)
+    parts = [_column().move_to(DOWN * 2 + LEFT * 2), _column().move_to(DOWN * 2 + RIGHT * 2)]
+
+    def build(s):
+        from manim import Succession
+        return Succession(drop_row([row], [cells], 2), fly(row, total, what="x"),
+                          gather(parts, total, [0.2, 0.8])), [row, *parts]
+
+    scene = _play(build, skip=True)
+    assert [m[0] for m in scene.moves] == ["drop_row", "x", "gather"]
+    assert scene.moves[0] == ("drop_row", ("row", 2), ("matrix", 2))
+    assert scene.moves[2][2] == "model.decoder_states.1"
+
+
+def test_the_audit_looks_at_a_slide_at_its_quarters():
+    col = _column()
+    assert _sample_points([slide(col, RIGHT, run_time=2)]) == [0.25, 0.5, 0.75]
+    assert _sample_points([fly(col, col.copy(), run_time=2)]) == [0.5]
+
+
+def test_a_slide_across_a_text_is_caught_by_the_audit():
+    # At its middle the moving word sits on "obstacle"; the quarter samples see it too.
+    word = caption("moving", DARK).move_to(LEFT * 4)
+    block = caption("obstacle", DARK)
+    scene = _play(lambda s: (slide(word, RIGHT * 4, run_time=1), [word, block]), skip=True)
+    assert any("texts overlap" in f for f in scene.audit.faults)

@@ -1,0 +1,131 @@
+"""Every labelled symbol, in every scene, is drawn in its role's colour (docs/notation.md);
+and no scene goes blank or blinks (a group fading out and back unchanged within 1.5 s).
+
+The colour is read back from the screen: at each audit snapshot, every text
+or formula whose whole content is one symbol of the notation table (h₃,
+s_{t-1}, op₂ =, E, X^{T}, ...) is looked up in :data:`scenes.theme.ROLES` and
+its glyphs' fill colour compared with the theme's colour for that role.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from manim import MathTex, SingleStringMathTex, Tex, Text
+
+from scenes import DARK, LIGHT, SCENES
+from scenes.base import WalkthroughScene
+from scenes.components import NumberLabel
+from scenes.theme import ROLES
+
+from .helpers import build_scene, load_default_trace
+
+_SUB = "\u2080-\u2089\u2090-\u209c\u1d62\u2c7c"  # Unicode subscript digits and letters
+# A symbol alone, optionally followed by "=" or "= 0" (h₀ = 0, op_{2} =).
+_TEXT_SYMBOL = re.compile(rf"^(op|[hsxcqeaf])[{_SUB}]+(\s*=(\s*0)?)?$")
+_TEX_SYMBOL = re.compile(r"^(op|[hsxcqeaf]|[EAXQOo])(_\{?[0-9a-zA-Z,+\-]+\}?)?(\^\{?T\}?)?(\s*=(\s*0)?)?$")
+_TEX_INDEX = re.compile(r"_\{?([0-9a-zA-Z,+\-]+)\}?")
+
+
+def role_of(text: str, tex: bool) -> str | None:
+    """The ROLES symbol a label names, or ``None`` if it is not one symbol alone."""
+    text = text.strip()
+    match = (_TEX_SYMBOL if tex else _TEXT_SYMBOL).match(text)
+    if not match:
+        return None
+    letter = match.group(1)
+    if letter == "e":  # e_w (a French embedding) or e_tj (a score): one index or two
+        index = _TEX_INDEX.search(text)
+        sub = index.group(1) if index else text[1:].split("=")[0].strip()
+        return "e_w" if sub in ("w",) else "e_tj"
+    return {"h": "h", "s": "s", "x": "x", "c": "c_t", "q": "query", "a": "a_tj", "f": "keys",
+            "op": "op", "E": "E", "A": "A", "X": "X", "Q": "Q", "O": "O", "o": "o"}[letter]
+
+
+def test_role_of_reads_the_notation():
+    assert role_of("h₃", tex=False) == "h" and role_of("s₀", tex=False) == "s"
+    assert role_of("op₂", tex=False) == "op" and role_of("h₀ = 0", tex=False) == "h"
+    assert role_of("c₄", tex=False) == "c_t" and role_of("q₁", tex=False) == "query"
+    assert role_of("e_{tj}", tex=True) == "e_tj" and role_of("e_w", tex=True) == "e_w"
+    assert role_of("a_{tj}", tex=True) == "a_tj" and role_of("op_{2} =", tex=True) == "op"
+    assert role_of("X^{T}", tex=True) == "X" and role_of("E", tex=True) == "E"
+    assert role_of("s_{t-1}", tex=True) == "s" and role_of("f_{3,1}", tex=True) == "keys"
+    for other in ("has", "la", "p =", "E = Q\\,X^{T}", "a_{2i}\\,h_{i2}", "\\vdots", "sum", "at 3 words,"):
+        assert role_of(other, tex=True) is None and role_of(other, tex=False) is None
+    assert set(role_of(s, True) for s in ("h_1", "s_2", "x_3", "c_t", "op_1", "E", "A", "X", "Q", "O", "o")) \
+        <= set(ROLES)
+
+
+_BUILT: dict[tuple[str, str], tuple] = {}
+
+
+def _labels_seen(scene_id: str, theme, monkeypatch) -> dict[tuple[str, str], set[str]]:
+    """(label, role) -> the colours its glyphs had at any snapshot (halfway through
+    every animation too); the scene is kept for the continuity test."""
+    if (scene_id, theme.name) in _BUILT:
+        return _BUILT[scene_id, theme.name][0]
+    seen: dict[tuple[str, str], set[str]] = {}
+    snapshot = WalkthroughScene._snapshot
+
+    def recording(self):
+        snapshot(self)
+        for top in self.mobjects:
+            for m in top.get_family():
+                if isinstance(m, NumberLabel):
+                    continue
+                if isinstance(m, Text):
+                    role = role_of(m.original_text, tex=False)
+                elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
+                    role = role_of(getattr(m, "tex_string", ""), tex=True)
+                else:
+                    continue
+                glyphs = [g for g in m.family_members_with_points() if g.get_fill_opacity() > 0.02]
+                if role is None or not glyphs:
+                    continue
+                label = m.original_text if isinstance(m, Text) else m.tex_string
+                seen.setdefault((label, role), set()).update(g.get_fill_color().to_hex().upper() for g in glyphs)
+
+    monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
+    scene = build_scene(scene_id, load_default_trace(), theme, sample_transitions=True)
+    _BUILT[scene_id, theme.name] = (seen, scene)
+    return seen
+
+
+def _wrong(seen, theme) -> list[str]:
+    return sorted(f"{label!r} ({role}) drawn {sorted(colours)}, its role is {theme.role(role).upper()}"
+                  for (label, role), colours in seen.items()
+                  if colours != {theme.role(role).upper()})
+
+
+@pytest.mark.parametrize("scene_id", list(SCENES))
+def test_every_labelled_symbol_has_its_role_colour(scene_id, monkeypatch):
+    seen = _labels_seen(scene_id, DARK, monkeypatch)
+    assert not _wrong(seen, DARK)
+
+
+@pytest.mark.parametrize("scene_id", ["decoder", "attention_process"])
+def test_the_light_theme_too(scene_id, monkeypatch):
+    seen = _labels_seen(scene_id, LIGHT, monkeypatch)
+    assert seen and not _wrong(seen, LIGHT)
+
+
+#: Scenes of other helpers that still blank or blink on this branch (issue 22 part B and the
+#: edges issue fix them); strict, so the mark must go once they are fixed.
+_OTHERS_OPEN = {
+    # The table and c_t now stay and change in place; what is left: when a word's weight
+    # moves to another cell (1.00 from the ball's cell to the car's), the signature, content
+    # only, reads the same numbers gone and back within the 1 s update (motion2).
+    "cnn_attention": "a weight moving to another cell reads as the same numbers gone and back (motion2)",
+    "hidden_state_map": "a moment with fewer than 3 shapes on screen (edges)",
+}
+
+
+@pytest.mark.parametrize("scene_id", [
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=_OTHERS_OPEN[s])) if s in _OTHERS_OPEN else s
+    for s in SCENES])
+def test_no_blank_moment_and_no_blink(scene_id, monkeypatch):
+    _labels_seen(scene_id, DARK, monkeypatch)
+    scene = _BUILT[scene_id, DARK.name][1]
+    assert scene.audit.snapshots > 10
+    assert not scene.audit.motion_faults()

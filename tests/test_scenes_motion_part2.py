@@ -1,0 +1,224 @@
+"""Issue 22, part B: the faults a reader saw in the Part 2 scenes, each as a test that
+fails on the code before the fix.
+
+- ``dot_product_attention``, ``multi_query_attention``, ``worked_example``: the last
+  frame is a complete figure (the query or queries, X, E, A and the output together);
+  step 4 shows the transpose as motion (column k of Xᵀ / A flies into row k); the draft's
+  notation (a_{2•}·h_{•2}, N_X, D_Q); level bars wide enough to read; weights coloured
+  so that the ones compared look different; the draft's printed values shown beside
+  the computed ones.
+- ``output_mapping``: the scores arrive one row at a time; e_w typeset, never "e_w".
+- ``cnn_attention``: the weights and c_t never fade out and back between words; the
+  grid over the image while attention is shown; the poster has one thumbnail per word.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import MathTex, Rectangle, Text
+
+from scenes.components import NumberLabel, ValueCell
+from scenes.glyphs import Bar
+from scenes.theme import delta_e_2000, hex_to_lab
+
+from .helpers import build_scene, check_numbers, load_default_trace, trace_from, varied
+
+
+def _final_keys(scene) -> set[str]:
+    """The sections of the numbers visible in the last frame (``dot_product_attention.query``...)."""
+    return {m.key[0] for top in scene.mobjects for m in top.get_family()
+            if isinstance(m, NumberLabel) and m.key is not None
+            and max(float(m.get_fill_opacity()), float(m.get_stroke_opacity())) > 0.02}
+
+
+def _final_tex(scene) -> list[str]:
+    return [m.tex_string for top in scene.mobjects for m in top.get_family() if isinstance(m, MathTex)]
+
+
+@pytest.fixture(scope="module")
+def dpa():
+    return build_scene("dot_product_attention", load_default_trace())
+
+
+@pytest.fixture(scope="module")
+def mqa():
+    return build_scene("multi_query_attention", load_default_trace())
+
+
+@pytest.fixture(scope="module")
+def we():
+    return build_scene("worked_example", load_default_trace())
+
+
+# -- posters: the whole argument in the last frame ----------------------------------------
+
+
+def test_dot_product_attention_poster_holds_query_inputs_scores_weights_output(dpa):
+    p = "dot_product_attention"
+    # Before: the dimmed close-up only (s_2 and E gone).
+    assert {f"{p}.query", f"{p}.inputs", f"{p}.scores", f"{p}.weights", f"{p}.output",
+            f"{p}.weighted_inputs"} <= _final_keys(dpa)
+    assert dpa.audit.faults == []
+
+
+def test_multi_query_attention_poster_holds_queries_inputs_scores_weights_outputs(mqa):
+    p = "multi_query_attention"
+    assert {f"{p}.queries", f"{p}.inputs", f"{p}.scores", f"{p}.weights", f"{p}.outputs"} <= _final_keys(mqa)
+    assert mqa.audit.faults == []
+
+
+def test_worked_example_poster_holds_inputs_scores_weights_context_and_the_drafts_c(we):
+    p = "worked_example"
+    assert {f"{p}.inputs", f"{p}.scores", f"{p}.weights", f"{p}.context",
+            f"{p}.draft_check.printed_context"} <= _final_keys(we)
+    assert we.audit.faults == []
+
+
+# -- step 4: the transpose as motion -----------------------------------------------------
+
+
+@pytest.mark.parametrize("scene_id", ["dot_product_attention", "multi_query_attention"])
+def test_step_4_turns_each_column_of_xt_into_a_row_of_x(scene_id, dpa, mqa):
+    scene = dpa if scene_id == "dot_product_attention" else mqa
+    tr = getattr(load_default_trace(), scene_id)
+    flights = [(src, dst) for what, src, dst in scene.moves if what == "transpose"]
+    # One flight per shown input (Xᵀ's columns -> X's rows), in order; before: a fade.
+    assert flights == [(("column", k), ("row", k)) for k in range(tr.inputs.shape[0])]
+
+
+def test_worked_example_turns_each_column_of_a_into_a_row_of_at(we):
+    M = load_default_trace().worked_example.queries.shape[0]
+    flights = [(src, dst) for what, src, dst in we.moves if what == "transpose"]
+    assert flights == [(("column", k), ("row", k)) for k in range(M)]
+    # X lifts before A moves, then slides over C: never both at once (the tangle of 33.6 s).
+    slides = [dst for what, src, dst in we.moves if what == "slide" and src == "X"]
+    assert slides == ["X above C", "X above C"]
+
+
+def test_multi_query_moves_e_in_its_frame(mqa):
+    # Before: E's cells flew as loose boxes and one poked out of E's border (20 s).
+    assert ("slide", "E", "E beside A") in mqa.moves
+
+
+# -- notation and legibility ------------------------------------------------------------------
+
+
+def test_dot_product_attention_writes_the_drafts_notation(dpa):
+    seen = " ".join(_final_tex(dpa))
+    assert r"a_{2\bullet}\cdot h_{\bullet 2}" in seen
+    assert "a_{2i}" not in seen
+    said = " ".join(text for text, _, _ in dpa.pacer.log)
+    assert "N_X" in said and "D_Q" in said
+    assert "N = " not in said and "D = " not in said
+
+
+def test_multi_query_level_bars_are_readable(mqa):
+    bars = [m for top in mqa.mobjects for m in top.get_family() if isinstance(m, Bar)]
+    assert bars
+    # 8 px at 480p (60 px per unit): 0.13 units; before: 0.08 (5 px, drawn about 3 px).
+    assert min(b.width for b in bars) >= 0.13
+
+
+def test_worked_example_colours_close_weights_apart(we):
+    tr = load_default_trace().worked_example
+    fills = {}
+    for top in we.mobjects:
+        for m in top.get_family():
+            if isinstance(m, ValueCell) and m.number is not None and m.number.key is not None \
+                    and m.number.key[0] == "worked_example.weights":
+                fills[m.number.key[1:]] = m.box.get_fill_color().to_hex()
+    lo = tuple(int(k) for k in np.unravel_index(int(np.argmin(tr.weights)), tr.weights.shape))
+    hi = tuple(int(k) for k in np.unravel_index(int(np.argmax(tr.weights)), tr.weights.shape))
+    # The default weights run from 0.16 to 0.26: before, both got nearly the same pale fill.
+    assert tr.weights.min() < 0.17 and tr.weights.max() > 0.25
+    assert delta_e_2000(hex_to_lab(fills[lo]), hex_to_lab(fills[hi])) >= 20
+
+
+def test_worked_example_shows_the_drafts_printed_values_struck_through(we):
+    keys = {n.key[0] for n in we.audit.numbers}
+    for kind in ("scores", "weights", "context"):
+        assert f"worked_example.draft_check.printed_{kind}" in keys
+    # Shown at the draft's own precision (4 decimals for alpha and C), equal to the data.
+    assert check_numbers(we, load_default_trace()) > 0
+    shown = {n.shown for n in we.audit.numbers if n.key[0] == "worked_example.draft_check.printed_context"}
+    assert "0.1866" in shown  # the draft's C[0][0], as it prints it
+    texts = " ".join(t.original_text for top in we.mobjects for t in top.get_family() if isinstance(t, Text))
+    assert "12 of 12 differ" in texts
+
+
+# -- output_mapping ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def om():
+    return build_scene("output_mapping", load_default_trace())
+
+
+def test_output_mapping_scores_arrive_one_row_at_a_time(om):
+    rows = [dst for what, src, dst in om.moves if what == "ring_to"]
+    sums = [m for m in om.moves if m[0] == "sum"]
+    shown = {n.key for n in om.audit.numbers if n.key[0].endswith("scores")}
+    # The chosen word's sum flies from its line; each other row gets the ring in turn
+    # (before: 69 scores faded in together in 1.2 s).
+    assert len(sums) == 1
+    assert len(rows) == len(shown) - 1 >= 2
+
+
+def test_output_mapping_typesets_e_w(om):
+    texts = [t.original_text for top in om.mobjects for t in top.get_family() if isinstance(t, Text)]
+    assert not [t for t in texts if "e_w" in t]
+    assert "e_w" in _final_tex(om)
+
+
+# -- cnn_attention ---------------------------------------------------------------------------------
+
+
+def test_cnn_weights_and_context_stay_while_the_caption_is_written(monkeypatch):
+    """And the image's grid lines are on screen whenever the weights are."""
+    from manim import Line
+
+    from scenes.base import WalkthroughScene
+    from scenes.cnn_attention import SIDE, WEIGHTS_SIDE
+
+    trace = load_default_trace()
+    G = trace.cnn.grid
+    runs: list[bool] = []
+    gridded: list[bool] = []
+    snapshot = WalkthroughScene._snapshot
+
+    def recording(self):
+        snapshot(self)
+        cells = [m for top in self.mobjects for m in top.get_family()
+                 if isinstance(m, Rectangle) and abs(m.width - WEIGHTS_SIDE / G) < 1e-6
+                 and float(m.get_stroke_opacity()) > 0.3]
+        runs.append(len(cells) >= G * G)
+        lines = [m for top in self.mobjects for m in top.get_family()
+                 if isinstance(m, Line) and abs(m.get_length() - SIDE) < 1e-6
+                 and float(m.get_stroke_opacity()) > 0.3]
+        gridded.append(len(lines) >= 2 * (G + 1))
+
+    monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
+    scene = build_scene("cnn_attention", trace, sample_transitions=True)
+    assert scene.audit.faults == []
+    # Shown once, without a gap until the poster (before: out and back between words).
+    shown_runs = sum(1 for a, b in zip([False, *runs], runs) if b and not a)
+    assert any(runs) and shown_runs == 1
+    # The cells the weights are over stay drawn on the image (before: only while the CNN pools).
+    assert all(g for r, g in zip(runs, gridded) if r)
+
+
+def test_cnn_poster_has_one_thumbnail_per_word_with_its_weight():
+    trace = load_default_trace()
+    cnn = trace.cnn
+    scene = build_scene("cnn_attention", trace)
+    final = {m.key for top in scene.mobjects for m in top.get_family()
+             if isinstance(m, NumberLabel) and m.key is not None}
+    for t in range(len(cnn.tokens)):
+        if cnn.object_mass[t] is not None:
+            assert ("cnn.object_mass", t) in final
+        elif cnn.next_object[t] is not None:
+            assert ("cnn.next_object_mass", t) in final
+    # "a" has no object of its own: its weight is measured on the next word's object, the ball.
+    assert cnn.tokens[0] == "a" and cnn.next_object[0] == 1 and cnn.next_object_mass[0] > 0.5
+    assert check_numbers(scene, load_default_trace()) > 0
