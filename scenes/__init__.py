@@ -7,6 +7,7 @@ scenes only through it.
 
 from __future__ import annotations
 
+from .attention_learning import AttentionLearningScene
 from .attention_process import AttentionProcessScene
 from .base import WalkthroughScene
 from .bottleneck import BottleneckScene
@@ -21,7 +22,6 @@ from .multi_query_attention import MultiQueryAttentionScene
 from .output_mapping import OutputMappingScene
 from .seq2seq_overview import Seq2SeqOverviewScene
 from .theme import DARK, LIGHT, THEMES, Theme
-from .trained_attention import TrainedAttentionScene
 from .word_embeddings import WordEmbeddingsScene
 from .worked_example import WorkedExampleScene
 
@@ -42,7 +42,7 @@ SCENES: dict[str, type[WalkthroughScene]] = {
         LengthCurveScene,
         # Part 1: building towards attention
         AttentionProcessScene,
-        TrainedAttentionScene,
+        AttentionLearningScene,
         # Part 2: the three abstractions
         CnnAttentionScene,
         DotProductAttentionScene,
