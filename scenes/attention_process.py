@@ -328,7 +328,7 @@ class AttentionProcessScene(WalkthroughScene):
         n = len(view.steps)
 
         title = caption("Attention over the encoder states", theme, 28)
-        which = "trained" if view.trained else "untrained"
+        which = self.trace.model.training_note if view.trained else "untrained"
         title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
         # The step counter ("step 13 of 13") takes the right end of the title line.
         counter_left = 6.9 - caption(f"step {n} of {n}", theme, 22).width - 0.3

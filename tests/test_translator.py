@@ -585,7 +585,7 @@ def test_train_command(tmp_path, monkeypatch):
     # Each network's weights and its training record (snapshots).
     assert len(list((tmp_path / "cache").rglob("*.snapshots.npz"))) == 2
     assert len(list((tmp_path / "cache").rglob("*.npz"))) == 4
-    assert "(trained unguided (translation loss only), 3 steps)" in result.output
+    assert "(trained unguided, 3 steps)" in result.output
     assert "  step 0: held-out loss" in result.output and "  step 3: held-out loss" in result.output
     # Then the Trace finds both in the cache instead of training again.
     from attention_core import compute_trace, load_numbers

@@ -285,7 +285,7 @@ def training_note(config: TrainConfig, weights: str = "trained") -> str:
     elif config.guide:
         how = f"trained with guided alignment (guide {config.guide:g})"
     else:
-        how = "trained unguided (translation loss only)"
+        how = "trained unguided"  # translation loss only: no term pulls attention anywhere
     return f"{how}, {config.steps} steps"
 
 
