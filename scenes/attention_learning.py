@@ -270,7 +270,7 @@ class AttentionLearningScene(WalkthroughScene):
         grid, panel, writes = self._grid(k), self._panel_numbers(k), self._writes(k)
         text = (f"After {d['steps'][k]} steps of translation loss only" if k < len(d["steps"]) - 1
                 else f"After {d['steps'][k]} steps: the end of training")
-        self.pacer.swap(text, ReplacementTransform(self.grid, grid), ReplacementTransform(self.panel, panel),
+        self.pacer.swap(text, ReplacementTransform(self.grid, grid), caption_out(self.panel), caption_in(panel),
                         caption_out(self.writes), caption_in(writes),
                         run_time=SLOW_MORPH if slow else FAST_MORPH)
         self.grid, self.panel, self.writes = grid, panel, writes

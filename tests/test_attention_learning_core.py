@@ -133,7 +133,7 @@ def test_shipped_measures_are_recomputed_from_the_shipped_weights(shipped):
 def test_numbers_json_exposes_the_settings_and_the_record():
     data = json.loads(json.dumps(load_default_trace().to_dict(), allow_nan=False))
     assert data["model"]["config"]["guide"] == 0
-    assert data["model"]["training_note"] == "trained unguided, 3000 steps"
+    assert data["model"]["training_note"] == "trained unguided, 6000 steps"
     assert data["plain_model"]["training_note"] == "trained without attention, 3000 steps"
     learning = data["attention_learning"]
     w, snaps = shipped_weights(), load_snapshots(shipped_weights())
@@ -184,7 +184,7 @@ def test_no_record_for_seeded_weights_the_fallback_or_no_attention():
 
 
 def test_the_training_note_says_how():
-    assert training_note(DEFAULT_CONFIG) == "trained unguided, 3000 steps"
+    assert training_note(DEFAULT_CONFIG) == "trained unguided, 6000 steps"
     assert training_note(replace(DEFAULT_CONFIG, guide=1.0, steps=500)) == (
         "trained with guided alignment (guide 1), 500 steps")
     assert training_note(PLAIN_CONFIG) == "trained without attention, 3000 steps"

@@ -292,7 +292,8 @@ def test_shipped_plain_weights_are_the_translator_without_attention():
     from attention_core.translator.train import plain_config
 
     # Kept as it was trained before the unguided search: its own learning rate.
-    assert PLAIN_CONFIG == replace(DEFAULT_CONFIG, attention=False, guide=0.0, learning_rate=0.01)
+    assert PLAIN_CONFIG == replace(DEFAULT_CONFIG, attention=False, guide=0.0, learning_rate=0.01, steps=3000,
+                                   train_size=4000)
     assert plain_config(DEFAULT_CONFIG) is PLAIN_CONFIG
     other = replace(DEFAULT_CONFIG, steps=10)  # any other settings: the same values, no attention
     assert plain_config(other) == replace(other, attention=False, guide=0.0)
