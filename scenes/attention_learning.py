@@ -302,9 +302,9 @@ class AttentionLearningScene(WalkthroughScene):
                             "outlined on the left", theme, 22)
             agree = [caption("strongest weight on the grammar's word:", theme, 22),
                      self._count("reference_agreement", K), caption("of", theme, 22),
-                     self._count("row_count"), caption("rows", theme, 22)]
+                     self._count("row_count"), caption("rows" + (";" if d["later_peaks"] else ""), theme, 22)]
             if d["later_peaks"]:
-                agree += [caption("; on a later word, whose h has read it too:", theme, 22),
+                agree += [caption("on a later word, whose h has read it too:", theme, 22),
                           self._count("later_peaks")]
             lines.append(read_as_line(VGroup(*agree).arrange(RIGHT, buff=0.12)))
             shown = [FadeIn(grammar, lag_ratio=0.3 / len(grammar)), fade_in(self._column_words(self.right_x)),

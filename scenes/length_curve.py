@@ -133,8 +133,5 @@ class LengthCurveScene(WalkthroughScene):
 
 
 def _trained_how(data: dict) -> str:
-    """How the two networks were trained, from the core's notes when the curves carry them."""
-    notes = [data[name].get("training_note") for name in ("with_attention", "without_attention")]
-    if all(notes):
-        return f"the same GRU translator, {notes[0]} and {notes[1]}"
-    return "the same GRU translator trained twice"
+    """How the two networks were trained: the core's note when the curves carry their settings."""
+    return data.get("training_note") or "the same GRU translator trained twice"

@@ -421,8 +421,19 @@ class LengthCurves:
     def lengths(self) -> list[int]:
         return list(self.data["lengths"])
 
+    @property
+    def training_note(self) -> str | None:
+        """How the two networks were trained, in one line (None when the
+        curves do not carry their settings)."""
+        try:
+            with_att, without = (TrainConfig(**self.data[k]["config"])
+                                 for k in ("with_attention", "without_attention"))
+        except (KeyError, TypeError):
+            return None
+        return f"{training_note(with_att)}; without attention: {without.steps} steps"
+
     def to_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.data))
+        return {**json.loads(json.dumps(self.data)), "training_note": self.training_note}
 
 
 @lru_cache(maxsize=1)
