@@ -524,7 +524,7 @@ def _train_captioner(save_to: Path | None) -> None:
 
 
 def _train_one(cfg, save_to: Path | None) -> None:
-    from attention_core.translator.train import cache_dir, train
+    from attention_core.translator.train import cache_dir, save_snapshots, snapshots_path, train, training_note
 
     click.echo(f"training: {cfg.steps} steps of {cfg.batch_size} sentences, embedding {cfg.embedding}, "
                f"hidden {cfg.hidden}, attention {'on' if cfg.attention else 'off'}, seed {cfg.seed}", err=True)
@@ -545,14 +545,26 @@ def _train_one(cfg, save_to: Path | None) -> None:
     click.echo(f"exact-match translation accuracy: {100 * ev.get('exact_match', float('nan')):.1f} %")
     if cfg.attention:
         click.echo(f"alignment accuracy: {100 * ev.get('alignment', float('nan')):.1f} %")
+    click.echo(f"({training_note(cfg)})")
+    for snap in weights.snapshots:
+        align = "" if snap.alignment is None else f", alignment {100 * snap.alignment:.1f} %"
+        click.echo(f"  step {snap.step}: held-out loss {snap.loss:.3f}, exact match "
+                   f"{100 * snap.exact_match:.1f} %{align}")
     try:
         path = cache_dir() / f"{weights.key}.npz"
         path.parent.mkdir(parents=True, exist_ok=True)
         weights.save(path)
+        save_snapshots(snapshots_path(weights.key), weights)
         click.echo(f"cached: {path}", err=True)
         if save_to:
             weights.save(save_to)
             click.echo(f"saved: {save_to}", err=True)
+            if cfg.attention:
+                # The training record the attention_learning scene shows:
+                # weights_X.npz -> snapshots_X.npz.
+                record = save_to.with_name("snapshots_" + save_to.stem.removeprefix("weights_") + ".npz")
+                save_snapshots(record, weights)
+                click.echo(f"saved: {record}", err=True)
     except OSError as exc:
         raise UserError(f"cannot write the weights ({exc.strerror or exc})") from None
 

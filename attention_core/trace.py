@@ -122,6 +122,9 @@ class Trace:
     # A long held-out sentence the plain network gets wrong and the one with
     # attention gets right (None for the tanh RNN fallback or seeded weights).
     bottleneck_example: Any = None
+    # The alignment of the sentence at each snapshot of the training of
+    # ``model`` (None for seeded weights, the tanh RNN, no attention).
+    attention_learning: Any = None
     dot_product: DotProductTrace | None = None
     hidden_state_map: HiddenStateMapTrace | None = None
     cnn: Any = None  # attention_core.cnn.CnnTrace
@@ -166,6 +169,8 @@ class Trace:
                                    if self.bottleneck_example is not None else None),
             "length_experiment": (self.length_experiment.to_dict()
                                   if self.length_experiment is not None else None),
+            "attention_learning": (self.attention_learning.to_dict()
+                                   if self.attention_learning is not None else None),
             **({"dot_product": self.dot_product.to_dict()} if self.dot_product else {}),
             **({"hidden_state_map": self.hidden_state_map.to_dict()} if self.hidden_state_map else {}),
             **({"cnn": self.cnn.to_dict()} if self.cnn is not None else {}),
@@ -248,6 +253,7 @@ def compute_trace(scenario: Scenario) -> Trace:
         plain_model=plain,
         plain_output_mapping=plain_mapping,
         bottleneck_example=None if fallback else _bottleneck_example(scenario),
+        attention_learning=None if fallback else _attention_learning(scenario, model),
         dot_product=compute_dot_product(scenario.dot_product or DEFAULT_DOT_PRODUCT),
         hidden_state_map=_hidden_state_map(scenario, params),
         cnn=_cnn_trace(scenario),
@@ -447,6 +453,12 @@ def _bottleneck_example(scenario: Scenario):
     if settings is None or settings.weights != "trained" or not settings.config.attention:
         return None
     return bottleneck_example(settings.config)
+
+
+def _attention_learning(scenario: Scenario, model):
+    from .translator.section import attention_learning
+
+    return attention_learning(model, _model_settings(scenario))
 
 
 def _hidden_state_map(scenario: Scenario, params: Parameters) -> HiddenStateMapTrace:

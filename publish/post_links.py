@@ -21,7 +21,7 @@ first. Two kinds of entry::
 
     [[insert]]                     # a scene the draft never linked
     after = "where the weights are learned"  # inserted after the first paragraph containing this
-    scene = "trained_attention"
+    scene = "attention_learning"
     show = "clip"
 
 Manim-free: scene ids are checked against a registry given by the caller.

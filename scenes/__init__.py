@@ -27,7 +27,7 @@ SCENE_MODULES: dict[str, str] = {
     "length_curve": "scenes.length_curve:LengthCurveScene",
     # Part 1: building towards attention
     "attention_process": "scenes.attention_process:AttentionProcessScene",
-    "trained_attention": "scenes.trained_attention:TrainedAttentionScene",
+    "attention_learning": "scenes.attention_learning:AttentionLearningScene",
     # Part 2: the three abstractions
     "cnn_attention": "scenes.cnn_attention:CnnAttentionScene",
     "dot_product_attention": "scenes.dot_product_attention:DotProductAttentionScene",

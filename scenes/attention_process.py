@@ -350,12 +350,13 @@ class AttentionProcessScene(WalkthroughScene):
         n = len(view.steps)
 
         title = caption("Attention over the encoder states", theme, 28)
-        which = "trained" if view.trained else "untrained"
+        which = self.trace.model.training_note if view.trained else "untrained"
         title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
         # The step counter ("step 13 of 13") takes the right end of the title line.
         counter_left = 6.9 - caption(f"step {n} of {n}", theme, 22).width - 0.3
-        for name in (_SCORE_NAME[view.score], view.score.replace("_", " ")):
-            kind = caption(f"{name} score, {which}", theme, 20, theme.muted)
+        for said in (f"{_SCORE_NAME[view.score]} score, {which}", f"{view.score.replace('_', ' ')} score, {which}",
+                     which):  # the training note alone when the score's name leaves it no room
+            kind = caption(said, theme, 20, theme.muted)
             kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
             if kind.get_right()[0] <= counter_left:
                 break

@@ -186,7 +186,8 @@ class BottleneckScene(WalkthroughScene):
         theme, lengths = self.theme, data["lengths"]
         key = f"{LENGTHS}.without_attention.exact_match"
         last = len(lengths) - 1
-        first = caption("measured on the trained translator without attention:", theme, TEXT_FONT, theme.muted)
+        how = data["without_attention"].get("training_note", "trained without attention")  # the core's note
+        first = caption(f"measured on the translator {how}:", theme, TEXT_FONT, theme.muted)
         second = VGroup(
             caption("exact match", theme, TEXT_FONT, theme.muted),
             NumberLabel(data["without_attention"]["exact_match"][0], theme, (key, 0), TEXT_FONT, theme.text),

@@ -66,7 +66,7 @@ class LengthCurveScene(WalkthroughScene):
         )
 
         title = caption("Longer sentences, with and without attention", theme, 32).move_to([0, TITLE_Y, 0])
-        sub = caption("the same GRU translator trained twice; unseen test sentences", theme, 20, theme.muted)
+        sub = caption(_trained_how(data) + "; unseen test sentences", theme, 20, theme.muted)
         sub.next_to(title, DOWN, buff=0.15)
         # The first frame is the title, never black.
         self.add(title, sub)
@@ -130,3 +130,8 @@ class LengthCurveScene(WalkthroughScene):
         row = read_as_line(VGroup(at, value).arrange(RIGHT, buff=0.15))
         row.next_to(head, DOWN, buff=0.12).align_to(words, LEFT)
         return VGroup(head, row)
+
+
+def _trained_how(data: dict) -> str:
+    """How the two networks were trained: the core's note when the curves carry their settings."""
+    return data.get("training_note") or "the same GRU translator trained twice"

@@ -1,6 +1,6 @@
 """One view of an attention decode: the network WITH attention (``model``).
 
-The ``attention_process`` and ``trained_attention`` scenes show the same
+The ``attention_process`` scene shows the same
 story whichever network the Trace's ``model`` section holds (the trained
 GRU translator, or the untrained tanh RNN fallback, same keys): the
 encoder states h_1 ... h_T (the SAME kind of vectors the bottleneck scene

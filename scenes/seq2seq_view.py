@@ -302,10 +302,9 @@ def output_view(trace) -> OutputView:
 def network_note(trace, section: str = "plain_model") -> str:
     """One line for the screen: which network this is, and whether it learned anything."""
     m = section_dict(trace, section)
-    plain = "without" if section == "plain_model" else "with"
     if _network(m) == "gru":
         if m["trained"]:
-            return f"the translator trained {plain} attention (GRU encoder and decoder)"
+            return f"the translator {m['training_note']} (GRU encoder and decoder)"
         return "an untrained translator (seeded random weights)"
     unknown = _unknown_words(trace)
     if unknown:

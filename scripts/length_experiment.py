@@ -21,7 +21,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from attention_core.translator.corpus import generate_pairs, make_corpus  # noqa: E402
-from attention_core.translator.train import DEFAULT_CONFIG, load_or_train, plain_config, translate_ids  # noqa: E402
+from attention_core.translator.train import (  # noqa: E402
+    DEFAULT_CONFIG,
+    load_or_train,
+    plain_config,
+    training_note,
+    translate_ids,
+)
 
 OUT = ROOT / "attention_core" / "translator" / "length_curves.json"
 TEST_SEED = 12345
@@ -72,7 +78,8 @@ def main() -> None:
         results[name] = dict(exact_match=[exact[n] for n in sorted(by_len)],
                              word_accuracy=[words[n] for n in sorted(by_len)],
                              training_seconds=round(secs, 1),
-                             training_cpu_seconds=round(weights.cpu_seconds, 1), config=cfg.to_dict())
+                             training_cpu_seconds=round(weights.cpu_seconds, 1), config=cfg.to_dict(),
+                             training_note=training_note(cfg))
         print(f"{name}: trained in {secs:.1f} s ({weights.cpu_seconds:.1f} s CPU); exact match by length "
               + ", ".join(f"{n}: {100 * exact[n]:.0f}%" for n in sorted(by_len)))
     data = {

@@ -85,7 +85,7 @@ show = "step-clip"
 step = "step-3-softmax"
 [[insert]]
 after = "some paragraph"
-scene = "trained_attention"
+scene = "attention_learning"
 """, "t", registry)
     part = table.lookup("part.png", 1)
     assert (part.show, part.step) == ("step-clip", "step-3-softmax")
@@ -150,7 +150,7 @@ def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, reg
     assert steps == [("dot_product_attention", n) for n in range(1, 6)] + [("multi_query_attention", n)
                                                                              for n in range(1, 5)]
     clips = [scene for show, scene, _ in shown if show == "clip"]
-    assert clips == ["word_embeddings", "encoder", "decoder", "output_mapping", "bottleneck", "trained_attention",
+    assert clips == ["word_embeddings", "encoder", "decoder", "output_mapping", "bottleneck", "attention_learning",
                      "attention_process", "cnn_attention"]
     stills = [scene for show, scene, _ in shown if show == "still"]
     assert stills == ["seq2seq_overview", "hidden_state_map", "dot_product", "length_curve", "cnn_attention",
@@ -159,7 +159,7 @@ def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, reg
     assert [s.entry.label for s in slots if s.entry.show == "math"] == ["(1)", "(2)", "(3)", "(4)", "(2')", "(3)"]
     # The learned-attention clip comes right after the paragraph that asks for it.
     insert = next(s for s in slots if not s.href)
-    assert insert.entry.scene == "trained_attention"
+    assert insert.entry.scene == "attention_learning"
     text = SEED_000.read_text(encoding="utf-8").split("\n")
     assert "where the weights are learned based on the i/p feature" in text[insert.line - 1]
     assert report.unplaced == []

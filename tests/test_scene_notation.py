@@ -14,7 +14,7 @@ import pytest
 from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
 
 PART1 = ("seq2seq_overview", "word_embeddings", "encoder", "hidden_state_map", "decoder", "output_mapping",
-         "bottleneck", "length_curve", "attention_process", "trained_attention")
+         "bottleneck", "length_curve", "attention_process", "attention_learning")
 # Issue 15's repro: "zebra" is not in the grammar, so the untrained tanh RNN is shown.
 ZEBRA = dict(seed=2024, sentences={"source": "the zebra eats fish", "target": "le zèbre mange du poisson"},
              sizes={"embedding": 4, "hidden": 4})
@@ -61,12 +61,12 @@ def test_default_shows_only_the_drafts_symbols(scene_id, texts_seen):
 
 
 @pytest.mark.parametrize("scene_id", ("encoder", "word_embeddings", "bottleneck", "decoder", "output_mapping",
-                                      "seq2seq_overview", "attention_process", "trained_attention"))
+                                      "seq2seq_overview", "attention_process"))
 def test_the_untrained_fallback_goes_through_the_same_scene(scene_id, texts_seen):
     # Issue 15's repro (it used to fail for encoder, word_embeddings and bottleneck).
     scene = build_scene(scene_id, trace_from(varied(**ZEBRA)))
     independent = trace_from(varied(**ZEBRA))
-    section = "model" if scene_id in ("attention_process", "trained_attention") else "plain_model"
+    section = "model" if scene_id == "attention_process" else "plain_model"
     assert independent.to_dict()[section]["network"] == "tanh_rnn"
     check_scene(scene, independent)
     # The same keys as the trained network's: one code path, one set of names.

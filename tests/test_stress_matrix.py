@@ -96,8 +96,8 @@ CASES: dict[str, dict] = {
 #: Which scenes each case can change (the ones that show its tables).
 PART1 = ("seq2seq_overview", "word_embeddings", "encoder", "decoder", "output_mapping", "bottleneck")
 AFFECTED: dict[str, tuple[str, ...]] = {
-    "known-12-words": (*PART1, "attention_process", "trained_attention"),
-    "one-word": (*PART1, "attention_process", "trained_attention"),
+    "known-12-words": (*PART1, "attention_process", "attention_learning"),
+    "one-word": (*PART1, "attention_process", "attention_learning"),
     "unknown-long-words": (*PART1, "attention_process"),
     "dot-product-limits": ("dot_product",),
     "attention-tables-limits": ("dot_product_attention", "multi_query_attention", "worked_example"),
@@ -118,7 +118,7 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
 #: ("known-12-words", "attention_process"), not measured (its default build
 #: alone takes 70 s of CPU).
 CI_PAIRS = [
-    ("known-12-words", "decoder"), ("known-12-words", "trained_attention"),
+    ("known-12-words", "decoder"), ("known-12-words", "attention_learning"),
     ("one-word", "bottleneck"), ("one-word", "attention_process"),
     ("unknown-long-words", "output_mapping"),
     ("dot-product-limits", "dot_product"),

@@ -30,11 +30,13 @@ from .train import (
     Weights,
     corpus_for,
     load_or_train,
+    load_snapshots,
     source_vocabulary,
     target_vocabulary,
+    training_note,
 )
 
-__all__ = ["ModelTrace", "ModelOutputMapping", "LengthCurves", "BottleneckExample", "bottleneck_example",
+__all__ = ["ModelTrace", "ModelOutputMapping", "AttentionLearning", "attention_learning", "LengthCurves", "BottleneckExample", "bottleneck_example",
            "model_trace", "model_output_mapping",
            "seeded_weights", "load_length_curves", "LENGTH_CURVES", "encoder_summaries"]
 
@@ -96,6 +98,14 @@ class ModelTrace:
     @property
     def trained(self) -> bool:
         return self.weights == "trained"
+
+    @property
+    def training_note(self) -> str:
+        """How this network was trained, in one short note for the screen
+        (e.g. "trained unguided (translation loss only), 3000 steps")."""
+        if self.config is None:
+            return "untrained: a small tanh RNN with seeded random weights"
+        return training_note(self.config, self.weights)
 
     @property
     def sizes(self) -> tuple[int, int]:
@@ -169,6 +179,7 @@ class ModelTrace:
             "network": self.network,
             "weights": self.weights,
             "trained": self.trained,
+            "training_note": self.training_note,
             "has_attention": self.has_attention,
             "config": self.config.to_dict() if self.config is not None else None,
             "key": self.key,
@@ -410,8 +421,19 @@ class LengthCurves:
     def lengths(self) -> list[int]:
         return list(self.data["lengths"])
 
+    @property
+    def training_note(self) -> str | None:
+        """How the two networks were trained, in one line (None when the
+        curves do not carry their settings)."""
+        try:
+            with_att, without = (TrainConfig(**self.data[k]["config"])
+                                 for k in ("with_attention", "without_attention"))
+        except (KeyError, TypeError):
+            return None
+        return f"{training_note(with_att)}; without attention: {without.steps} steps"
+
     def to_dict(self) -> dict[str, Any]:
-        return json.loads(json.dumps(self.data))
+        return {**json.loads(json.dumps(self.data)), "training_note": self.training_note}
 
 
 @lru_cache(maxsize=1)
@@ -425,3 +447,126 @@ def _curves_text() -> str | None:
 def load_length_curves() -> LengthCurves | None:
     text = _curves_text()
     return LengthCurves(json.loads(text)) if text is not None else None
+
+
+@dataclass(frozen=True)
+class AttentionLearning:
+    """The alignment of one sentence at each snapshot of training.
+
+    ``rows`` are the French words the finished network writes for the
+    sentence; at every snapshot the decoder is fed those same words
+    (teacher forcing), so ``matrices[k]`` (rows x source words, each row
+    summing to 1) is where snapshot ``k``'s attention looks while writing
+    them. ``translations[k]`` is what snapshot ``k`` itself writes. Loss,
+    exact match and alignment are measured on the held-out sentences.
+    """
+
+    source_tokens: tuple[str, ...]
+    rows: tuple[str, ...]
+    reference: tuple[str, ...] | None
+    reference_alignment: tuple[int, ...] | None
+    steps: tuple[int, ...]
+    losses: tuple[float, ...]
+    exact_match: tuple[float, ...]
+    alignment: tuple[float, ...]
+    held_out_sentences: int
+    matrices: np.ndarray  # snapshots x rows x T
+    translations: tuple[tuple[str, ...], ...]
+    config: TrainConfig
+    training_note: str
+
+    @property
+    def final_matrix(self) -> np.ndarray:
+        return self.matrices[-1]
+
+    @property
+    def peaks(self) -> tuple[tuple[int, ...], ...]:
+        """Each snapshot's strongest English word per row (its argmax)."""
+        return tuple(tuple(int(j) for j in np.argmax(m, axis=1)) for m in self.matrices)
+
+    @property
+    def reference_agreement(self) -> tuple[int, ...] | None:
+        """Per snapshot, how many rows peak on the grammar's aligned word
+        (None when the rows are not the reference translation)."""
+        if self.reference_alignment is None or self.rows != self.reference:
+            return None
+        return tuple(sum(int(p == a) for p, a in zip(peaks, self.reference_alignment)) for peaks in self.peaks)
+
+    @property
+    def exact_match_percent(self) -> tuple[float, ...]:
+        return tuple(100.0 * x for x in self.exact_match)
+
+    @property
+    def alignment_percent(self) -> tuple[float, ...]:
+        return tuple(100.0 * x for x in self.alignment)
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    @property
+    def later_peaks(self) -> int | None:
+        """Rows of the final matrix that peak on a word after the grammar's
+        (None without reference rows): a state h_k with k > j has read word
+        j too, so attending to it still reads word j."""
+        if self.reference_agreement is None:
+            return None
+        return sum(int(p > a) for p, a in zip(self.peaks[-1], self.reference_alignment))
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f: _l(getattr(self, f)) for f in (
+            "source_tokens", "rows", "steps", "losses", "exact_match", "alignment", "matrices")}
+        out.update(reference=list(self.reference) if self.reference is not None else None,
+                   reference_alignment=(list(self.reference_alignment)
+                                        if self.reference_alignment is not None else None),
+                   held_out_sentences=self.held_out_sentences,
+                   translations=[list(t) for t in self.translations],
+                   config=self.config.to_dict(), training_note=self.training_note)
+        out.update(exact_match_percent=list(self.exact_match_percent),
+                   alignment_percent=list(self.alignment_percent), row_count=self.row_count,
+                   peaks=[list(p) for p in self.peaks], later_peaks=self.later_peaks)
+        out["reference_agreement"] = (list(self.reference_agreement)
+                                      if self.reference_agreement is not None else None)
+        return out
+
+
+def attention_learning(m: ModelTrace | None, settings: ModelSettings | None) -> AttentionLearning | None:
+    """The training record of the network of ``m`` on its sentence: None
+    for seeded weights, the tanh RNN, a network without attention, a
+    translation of no words, or settings with no record yet."""
+    if (m is None or settings is None or m.network != "gru" or not m.trained or not m.has_attention
+            or not m.translation):
+        return None
+    weights = _trained(settings.config)
+    snapshots = load_snapshots(weights)
+    if not snapshots:
+        return None
+    tv = weights.target_vocab
+    sv = {w: i for i, w in enumerate(weights.source_vocab)}
+    ti = {w: i for i, w in enumerate(tv)}
+    rows = m.translation
+    batch = model.make_batch([[sv[w] for w in m.source_tokens]], [[ti[w] for w in rows]],
+                             ti[START], ti[END])
+    matrices, translations = [], []
+    for snap in snapshots:
+        _, cache = model.forward(snap.params, batch, True, 0.0)
+        matrices.append([st["alpha"][0] for st in cache["steps"][: len(rows)]])
+        ids, _, _, _ = model.greedy_decode(snap.params, model.make_batch(batch.src.tolist(), None, ti[START],
+                                                                         ti[END]),
+                                           ti[START], ti[END], MAX_STEPS_OUT, True)
+        words = []
+        for j in ids[0]:
+            if j == ti[END]:
+                break
+            words.append(tv[j])
+        translations.append(tuple(words))
+    return AttentionLearning(
+        source_tokens=m.source_tokens, rows=rows, reference=m.reference,
+        reference_alignment=m.reference_alignment,
+        steps=tuple(s.step for s in snapshots), losses=tuple(s.loss for s in snapshots),
+        exact_match=tuple(s.exact_match for s in snapshots),
+        alignment=tuple(float(s.alignment) for s in snapshots),
+        held_out_sentences=int(snapshots[-1].evaluation["sentences"]),
+        matrices=_ro(matrices), translations=tuple(translations),
+        config=settings.config, training_note=m.training_note,
+    )
