@@ -38,7 +38,7 @@ from .tables import dumps, scene_sections, to_json
 
 __all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result",
            "Summary", "describe_failure", "render_scene", "run_job", "run_task", "run_renders", "longest_first",
-           "clean_stale_work", "Interrupted"]
+           "clean_stale_work", "clean_stale_temp", "manim_media_dir", "release_media_dir", "Interrupted"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
@@ -234,7 +234,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "quality": QUALITIES[quality],
             "format": ("webm" if transparent else "mp4") if need_video else "png",
             "transparent": transparent,
-            "media_dir": str(work),
+            "media_dir": manim_media_dir(work),
             "tex_dir": str(_tex_slot()),
             "background_color": theme.background,
             "disable_caching": True,
@@ -317,9 +317,39 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
         if keys is not None and need_video:
             _keep_costs(out_dir, scene_id, quality, costs)
     finally:
+        release_media_dir(work)
         shutil.rmtree(work, ignore_errors=True)
         untrack_work(work)
     return written
+
+
+#: Characters of a folder name that Manim cannot take in its media_dir: braces
+#: are read as a format field ("{a}"), a quote or backslash breaks the ffmpeg
+#: concat list it writes ("Bob's clips": "cannot write <none>").
+MANIM_UNSAFE_CHARS = frozenset("{}'\"\\\n\r%")
+#: Where every temporary folder a run makes lives, besides OUT/.rendering-*:
+#: the system temp dir, each name carrying the pid of the process that owns it.
+TEMP_PREFIXES = (WORK_PREFIX, "attention-remote-", "attention-join-", "attention-media-")
+_media_links: dict[Path, Path] = {}
+
+
+def manim_media_dir(work: Path) -> str:
+    """``work`` as Manim can take it: itself, or when its path has a character
+    Manim mishandles (an ``--out`` of ``Bob's clips``), a plain-named symlink to
+    it in the temp dir (:func:`release_media_dir` removes it)."""
+    if not MANIM_UNSAFE_CHARS & set(str(work)):
+        return str(work)
+    holder = Path(tempfile.mkdtemp(prefix=f"attention-media-{os.getpid()}-"))
+    link = holder / "media"
+    link.symlink_to(work.resolve(), target_is_directory=True)
+    _media_links[work] = holder
+    return str(link)
+
+
+def release_media_dir(work: Path) -> None:
+    holder = _media_links.pop(work, None)
+    if holder is not None:
+        shutil.rmtree(holder, ignore_errors=True)  # the link only, never its target
 
 
 def _report_animations(scene_obj: Any, work: Path) -> None:
@@ -402,6 +432,10 @@ def describe_failure(exc: BaseException, out_dir: Path) -> str:
     """
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return f"no space left on device writing {exc.filename or out_dir}"
+    if not Path(out_dir).is_dir():
+        # Renamed or deleted while the scene was drawn: Manim then fails on a
+        # file it cannot name ("cannot write <none>").
+        return f"the output folder {out_dir} was moved or deleted while rendering; run again"
     if _disk_full(Path(out_dir)):
         return f"no space left on device writing {out_dir} ({type(exc).__name__}: {exc})"
     if isinstance(exc, OSError) and exc.filename:
@@ -434,7 +468,7 @@ def _run_remote(task: RemoteJob) -> tuple[Result, dict[str, bytes]]:
     from .executors import collect_files
 
     job = task.job
-    work = Path(tempfile.mkdtemp(prefix="attention-remote-"))
+    work = Path(tempfile.mkdtemp(prefix=f"attention-remote-{os.getpid()}-"))
     try:
         # Rendered from scratch (the parent's current mp4 is not on this
         # machine), without cache records: the parent writes those.
@@ -592,6 +626,47 @@ def _keep_costs(out_dir: Path, scene_id: str, quality: str, costs: Any) -> None:
         pass
 
 
+def _owner_alive(pid: int, path: Path) -> bool:
+    """Whether the process that made ``path`` still runs: ``pid`` is alive and
+    started before the folder was made (a reused pid started after it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: never ours to remove
+    try:
+        import psutil
+
+        return psutil.Process(pid).create_time() <= path.stat().st_mtime + 1.0
+    except Exception:  # no psutil, or the process ended just now: keep it this time
+        return True
+
+
+def clean_stale_temp(temp_dir: Path | None = None) -> list[Path]:
+    """Remove the temporary folders of killed runs from the system temp dir.
+
+    A folder named ``<prefix><pid>-...`` (:data:`TEMP_PREFIXES`) is stale
+    when its process has ended (or its pid was reused since): a concurrent
+    live run's folders are kept. Returns the folders removed.
+    """
+    base = Path(temp_dir or tempfile.gettempdir())
+    removed = []
+    for prefix in TEMP_PREFIXES:
+        for path in base.glob(f"{prefix}*"):
+            match = re.match(rf"{re.escape(prefix)}(\d+)-", path.name)
+            if not match or not path.is_dir() or path.is_symlink():
+                continue
+            try:
+                if path.stat().st_uid != os.getuid() or _owner_alive(int(match.group(1)), path):
+                    continue
+            except OSError:
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def clean_stale_work(out_dir: Path) -> None:
     """Remove work folders and part files left by runs that were killed."""
     for path in out_dir.glob(f"{WORK_PREFIX}*"):
@@ -659,6 +734,7 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     summary = Summary()
     data = trace.to_dict()
     clean_stale_work(out_dir)
+    clean_stale_temp()
     todo: list[Job] = []
     replaced: list[str] = []
     n = len(scene_ids)
