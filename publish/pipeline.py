@@ -224,6 +224,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                   or (bool({"png", "svg"} & set(formats)) and poster_time is not None))
     derive_only = source_video is not None and (set(formats) <= {"webm", "gif"} or still_frame is not None)
     work = track_work(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir)))
+    out_identity = _folder_identity(out_dir)
     written: list[Path] = []
     still = video = costs = None
     poster_svg = work / "poster.svg"
@@ -303,6 +304,10 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                     (lambda dst: encode.to_webm(video, dst)),
             "vtt": lambda dst: dst.write_text(to_webvtt(cues), encoding="utf-8"),
         }
+        if _folder_identity(out_dir) != out_identity or not work.is_dir():
+            # Manim recreates missing folders: without this the clip would land
+            # in a new, near-empty OUT at the old path (or fail as "<none>").
+            raise OutputFolderMoved(out_dir)
         for fmt in sorted(formats, key=FORMATS.index):
             step_written = _write_steps(work, out_dir, stem, fmt, steps, cues, transparent) \
                 if fmt in step_formats else []
@@ -423,6 +428,21 @@ def _disk_full(folder: Path) -> bool:
         return False
 
 
+class OutputFolderMoved(RuntimeError):
+    """OUT was renamed or deleted while a scene was drawn into it."""
+
+    def __init__(self, out_dir: Path) -> None:
+        super().__init__(f"the output folder {out_dir} was moved or deleted while rendering; run again")
+
+
+def _folder_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def describe_failure(exc: BaseException, out_dir: Path) -> str:
     """One line for a failed render.
 
@@ -432,6 +452,8 @@ def describe_failure(exc: BaseException, out_dir: Path) -> str:
     """
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return f"no space left on device writing {exc.filename or out_dir}"
+    if isinstance(exc, OutputFolderMoved):
+        return str(exc)
     if not Path(out_dir).is_dir():
         # Renamed or deleted while the scene was drawn: Manim then fails on a
         # file it cannot name ("cannot write <none>").
