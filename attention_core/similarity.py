@@ -321,21 +321,29 @@ def table_agrees(m: np.ndarray, u: np.ndarray, decimals: int) -> bool:
     text), and a value that is not zero never shows as zero when it is an
     operand, a product, a running sum or the score (its sign is the argument).
     """
-    def r(v: float) -> float:
-        # The screen's rounding, after the float noise (9.8 x 6.5 - 63.7 = 1e-14)
-        # is cleared: values of at most three decimals have exact products at six.
-        return as_shown(round(float(v), 9), decimals)
+    def shown(v: float) -> float:
+        return as_shown(float(v), decimals)  # exactly what the screen writes
+
+    def redone(x: float) -> float | None:
+        # The reader's exact arithmetic on shown decimals, float noise cleared
+        # (9.8 x 6.5 - 63.7 = 1e-14); None at a tie (0.0075 at three decimals),
+        # which readers round either way: more decimals are needed then.
+        x = round(float(x), 12)
+        scaled = abs(x) * 10**decimals
+        if abs(scaled - np.floor(scaled) - 0.5) < 1e-6:
+            return None
+        return as_shown(x, decimals)
 
     products = elementwise_products(m, u)
     sums = running_sums(m, u)
     for value in (*m, *u, *products, *sums):
-        if round(float(value), 9) != 0 and _shows_zero(value, decimals):
+        if round(float(value), 12) != 0 and _shows_zero(value, decimals):
             return False
     previous = 0.0
     for mi, ui, p, s in zip(m, u, products, sums):
-        if r(r(mi) * r(ui)) != r(p) or r(previous + r(p)) != r(s):
+        if redone(shown(mi) * shown(ui)) != shown(p) or redone(previous + shown(p)) != shown(s):
             return False
-        previous = r(s)
+        previous = shown(s)
     return True
 
 

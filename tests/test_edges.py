@@ -304,3 +304,61 @@ def test_ctrl_c_during_a_dask_run_is_one_line_and_130(tmp_path):
     assert err.strip().splitlines() == ["tiny: rendering mp4, vtt (low, dark)",
                                         "interrupted: finished files are kept, unfinished ones were "
                                         "discarded; run again to resume"], err
+
+
+# -- the translator: trained only when shown, never switched silently --------------------------------
+
+
+def test_a_scene_that_shows_no_translator_never_trains_one(tmp_path, monkeypatch):
+    from attention_core import compute_trace, load_numbers
+    from attention_core.translator import train
+
+    numbers = tmp_path / "n.toml"
+    numbers.write_text("[model]\nsteps = 100000\nseed = 424242\n")  # minutes of training, not cached
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained for a scene that does not show the translator")
+
+    monkeypatch.setattr(train, "train", no_training)
+    trace = compute_trace(load_numbers(numbers), ["dot_product"])
+    assert trace.dot_product is not None and trace.model is None and trace.plain_model is None
+    # Through the command line too (a fresh cache: nothing to load).
+    proc = _render("numbers", "--numbers", str(numbers), "--scene", "dot_product", timeout=60,
+                   env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0 and "training" not in proc.stderr, proc.stderr
+
+
+def test_training_for_a_scene_shows_its_progress(tmp_path):
+    numbers = tmp_path / "n.toml"
+    numbers.write_text("[model]\nsteps = 30\nseed = 7\n")
+    proc = _render("numbers", "--numbers", str(numbers), "--scene", "encoder", timeout=120,
+                   env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert "training the translator for your [model] settings: 30 steps" in proc.stderr
+    assert "training: step 30/30 (100 %)" in proc.stderr
+
+
+@pytest.mark.parametrize("extra,says", [
+    ("", "network: word_embeddings, encoder: the GRU translator trained without attention, "
+         "the shipped trained weights"),
+    ("[encoder]\nb = [0.1, 0.2, 0.3, 0.4]\n",
+     "network: word_embeddings, encoder: the small tanh RNN without attention, because the numbers file "
+     "sets its values ([encoder]); add a [model] table to show the translator"),
+    ("[sentences]\nsource = 'the zebra eats'\n",
+     "network: word_embeddings, encoder: the small seeded tanh RNN without attention, because the trained "
+     "translator does not know 'zebra'"),
+])
+def test_the_run_says_which_network_each_scene_shows_and_why(extra, says, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import render
+    from publish import pipeline
+
+    monkeypatch.setattr(pipeline, "run_renders", lambda *a, **k: pipeline.Summary())
+    numbers = tmp_path / "n.toml"
+    numbers.write_text("[sizes]\nembedding = 4\nhidden = 4\n" + extra)
+    result = CliRunner().invoke(render.cli, ["render", "word_embeddings", "encoder", "dot_product",
+                                             "--numbers", str(numbers), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert says in result.stderr, result.stderr
+    assert "dot_product" not in result.stderr.split("network:")[1]  # it shows no network
