@@ -141,3 +141,96 @@ def test_the_issue_case_on_screen_agrees_with_itself_and_the_arrow():
                                                        * _redo(shown[("dot_product.norm_user",)]))
     assert _shown(redone, len(cos.split(".")[1])) == cos
     assert int(shown[("dot_product.shown.angle_deg",)]) == round(dp.angle_deg)
+
+
+# -- sums written term by term (output_mapping, dot_product_attention, worked_example) ------------
+#
+# Rounded terms often miss the rounded total by a digit, and no number of
+# decimals prevents it for long sums: such a line says "≈", not "=".
+
+
+def _adds_up(terms, total, decimals: int = 2) -> bool:
+    added = sum(_redo(_shown(t, decimals)) for t in terms)
+    return _shown(round(added, 9), decimals) == _shown(total, decimals)
+
+
+def test_sum_sign_by_hand():
+    from attention_core.formatting import sum_sign
+
+    assert sum_sign([1 / 3, 1 / 3, 1 / 3], 1.0) == "\u2248"  # 0.33 + 0.33 + 0.33 = 0.99, not 1.00
+    assert sum_sign([0.25, 0.75], 1.0) == "="
+    assert sum_sign([0.004, 0.004], 0.008) == "\u2248"  # 0.00 + 0.00 is not 0.01
+    assert sum_sign([-0.48, 0.81, 0.06], 0.39) == "="
+
+
+def test_sum_sign_over_random_sums():
+    from attention_core.formatting import sum_sign
+
+    rng = random.Random(22)
+    for _ in range(2000):
+        terms = [rng.uniform(-10, 10) * rng.choice([1, 0.01]) for _ in range(rng.randint(2, 10))]
+        total = sum(terms)
+        assert (sum_sign(terms, total) == "=") == _adds_up(terms, total), (terms, total)
+
+
+# Inputs (found by a seeded search) where the close-up's products and a worked-example
+# column of weights do not add up as shown.
+UNEVEN_X = [[-1.19, -2.81, 2.19], [-0.16, 1.31, 2.27], [1.28, 2.53, -0.63], [1.81, -0.33, 2.61]]
+UNEVEN_Q = [2.27, -2.42, -2.18]
+UNEVEN_QUERIES = [[-1.7, 2.79, -0.38], [0.76, -1.19, 0.04], [-0.68, -0.89, 0.51]]
+
+
+def test_output_mapping_term_line_says_approx_when_the_terms_miss(monkeypatch):
+    from scenes.components import NumberLabel
+    from scenes.output_mapping import OutputMappingScene
+
+    lines = []
+    original = OutputMappingScene._dot_terms
+
+    def spy(self, i, font):
+        line = original(self, i, font)
+        lines.append(line)
+        return line
+
+    monkeypatch.setattr(OutputMappingScene, "_dot_terms", spy)
+    # The small RNN of 4 numbers: every term on the line (12 would be elided: "\u2026").
+    trace = trace_from(varied(seed=1, sentences={"source": "the zebra eats fish",
+                                                 "target": "le zebre mange du poisson"},
+                              sizes={"embedding": 4, "hidden": 4}))
+    m = trace.plain_output_mapping
+    assert not _adds_up(m.products[m.chosen_id], m.scores[m.chosen_id])
+    build_scene("output_mapping", trace)
+    line = next(x for x in lines if x is not None)
+    family = [x for x in line.get_family()]
+    numbers = [x for x in family if isinstance(x, NumberLabel)]
+    signs = [x.original_text for x in family if getattr(x, "original_text", None) in ("=", "\u2248")]
+    terms, total = [_redo(n.shown) for n in numbers[:-1]], numbers[-1].value
+    assert len(terms) == 4
+    assert signs[-1] == "\u2248"
+
+
+def test_close_up_and_column_sums_say_so_when_the_shown_terms_miss(monkeypatch):
+    import scenes.worked_example as we
+
+    data = varied(dot_product_attention={"inputs": UNEVEN_X, "query": UNEVEN_Q},
+                  worked_example={"inputs": UNEVEN_X, "queries": UNEVEN_QUERIES})
+    trace = trace_from(data)
+    d = trace.dot_product_attention
+    assert not _adds_up(d.weighted_inputs[:, 1], d.output[1])
+    scene = build_scene("dot_product_attention", trace)
+    sigma = [m for top in scene.mobjects for m in top.get_family()
+             if "\\Sigma" in (getattr(m, "tex_string", "") or "")]
+    assert sigma and all("\\approx" in m.tex_string for m in sigma), [m.tex_string for m in sigma]
+
+    made = []
+    original = we.caption
+
+    def spy(text, *args, **kwargs):
+        made.append(text)
+        return original(text, *args, **kwargs)
+
+    monkeypatch.setattr(we, "caption", spy)
+    w = trace.worked_example
+    assert any(not _adds_up(w.weights[:, j], w.weight_sums[j]) for j in range(w.weights.shape[1]))
+    build_scene("worked_example", trace)
+    assert "column sums (before rounding)" in made and "column sums" not in made
