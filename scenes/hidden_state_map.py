@@ -83,12 +83,13 @@ def _distinct_cuts(sentences: Sequence[str], k: int, lengths: Sequence[int]) -> 
     """Sentence ``k`` cut to each of ``lengths``, longest first, leaving out cuts
     that read the same as another sentence's cut at that length (twelve
     sentences that differ in their fourth word must not all read "a small\u2026")."""
-    cuts = []
-    for chars in lengths:
-        text = shorten(sentences[k], chars)
-        if all(shorten(other, chars) != text for j, other in enumerate(sentences) if j != k):
-            cuts.append(text)
-    return list(dict.fromkeys(cuts or [shorten(sentences[k], lengths[0])]))
+    # Against every cut of the others at *any* length: labels may be cut to
+    # different lengths, and "the cat sees\u2026" at 18 must not meet the same
+    # text cut at 14 from another sentence (issue 25: two points, one label).
+    others = {shorten(other, chars) for j, other in enumerate(sentences) if j != k for chars in lengths}
+    others |= {other for j, other in enumerate(sentences) if j != k}
+    cuts = [text for text in (shorten(sentences[k], chars) for chars in lengths) if text not in others]
+    return list(dict.fromkeys(cuts or [sentences[k]]))
 
 
 def _state_tex(hm) -> str:

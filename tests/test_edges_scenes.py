@@ -111,3 +111,29 @@ def test_dot_product_draws_the_arrows_before_the_products(monkeypatch):
     first_product = next(k for k, (_, products) in enumerate(seen) if products)
     first_arrows = next(k for k, (arrows, _) in enumerate(seen) if arrows)
     assert first_arrows < first_product <= 8, seen[:10]
+
+
+def test_no_two_map_labels_can_read_the_same():
+    # Each sentence's possible labels (its cuts, "the cat sees…") against every
+    # other sentence's, at every length: two points once got the same label.
+    import random
+
+    from scenes.hidden_state_map import LABEL_CHARS, _distinct_cuts
+
+    rng = random.Random(1)
+    words = ("the cat sees a dog big small eats fish bread cheese horse likes cow today "
+             "yesterday extraordinarily").split()
+    shared = []
+    for _ in range(3000):
+        sentences = list(dict.fromkeys(" ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
+                                       for _ in range(rng.randint(3, 12))))
+        options = [set(_distinct_cuts(sentences, k, LABEL_CHARS)) for k in range(len(sentences))]
+        shared += [(sentences[a], sentences[b], options[a] & options[b])
+                   for a in range(len(sentences)) for b in range(a + 1, len(sentences))
+                   if options[a] & options[b]]
+    # Sentences alike beyond the longest cut (40 characters) fell back to the same cut.
+    alike = ["a small black horse has seen a black cat in recent years",
+             "a small black horse has seen a black cat in recent days", "the cow eats"]
+    options = [set(_distinct_cuts(alike, k, LABEL_CHARS)) for k in range(3)]
+    shared += [(alike[0], alike[1], options[0] & options[1])] if options[0] & options[1] else []
+    assert not shared, shared[:3]
