@@ -478,7 +478,7 @@ class DotProductScene(WalkthroughScene):
 
         # Nearest first; a farther place only when every nearer one touches something.
         best, best_hits = (UR, 0.1), None
-        for buff in (0.1, 0.35, 0.6):
+        for buff in (0.1, 0.35, 0.6, 0.9, 1.2):  # past the zero line when the point is at an end
             for corner in (UR, UL, DL, DR, UP, DOWN):
                 place(corner, buff)
                 found = hits()

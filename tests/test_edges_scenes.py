@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from manim import DashedLine, Dot, Text
 
 from scenes.components import baseline_of
@@ -137,3 +138,25 @@ def test_no_two_map_labels_can_read_the_same():
     options = [set(_distinct_cuts(alike, k, LABEL_CHARS)) for k in range(3)]
     shared += [(alike[0], alike[1], options[0] & options[1])] if options[0] & options[1] else []
     assert not shared, shared[:3]
+
+
+@pytest.mark.parametrize("table", [
+    dict(features=["x", "y"], movie=[9.99, -9.99], user=[-9.99, 9.98]),  # opposed: the curve's right end
+    dict(features=["x", "y"], movie=[9.99, 9.99], user=[9.99, 9.98]),  # aligned: its left end
+    dict(features=["x", "y"], movie=[1, 0], user=[0, 1]),  # at 90 degrees: its middle
+], ids=["opposed", "aligned", "orthogonal"])
+def test_our_user_label_crosses_neither_the_curve_nor_an_axis_value(table):
+    from manim import VMobject
+
+    scene = build_scene("dot_product", trace_from(varied(dot_product=table)))
+    assert scene.audit.faults == []
+    family = _family(scene)
+    note = next(m for m in family if isinstance(m, Text) and m.original_text.startswith("our user"))
+    row = next(top for top in family if note in top.submobjects and len(top.submobjects) == 2)
+    x0, y0, x1, y1 = _box(row, 0.03)
+    curves = [m for m in family if type(m) is VMobject and len(m.points) > 8]
+    assert curves
+    for curve in curves:
+        for t in np.linspace(0, 1, 400):
+            x, y, _ = curve.point_from_proportion(t)
+            assert not (x0 <= x <= x1 and y0 <= y <= y1), f"the curve crosses 'our user' at {x:.2f}, {y:.2f}"
