@@ -89,8 +89,10 @@ class WordEmbeddingsScene(WalkthroughScene):
             caption("Word embeddings", theme, 30),
             caption("each word's row of the matrix becomes its vector xₜ", theme, 20, theme.muted),
             y=TITLE_Y, buff=0.4, aligned_edge=DOWN)
+        # The frame's whole width (14.2) but 0.1 a side: twelve 25-letter words in three
+        # rows of four then keep the 12 px floor (at 13.4 they were shrunk to 11.6 px).
         tokens = on_one_baseline(TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22,
-                                            max_width=13.4))
+                                            max_width=14.0))
         tokens.move_to([0, STRIP_TOP - tokens.height / 2, 0])
         note = wrapped_note(network_note(self.trace), theme, 20,
                             theme.highlight if view.untrained else theme.muted)
