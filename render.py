@@ -521,7 +521,7 @@ def main(args: list[str] | None = None) -> None:
     into "Aborted!" and exit 1. Every interrupt exits 130 with one line.
     """
     try:
-        code = cli.main(args=args, prog_name="render.py", standalone_mode=False)
+        code = cli.main(args=args, standalone_mode=False)
     except (KeyboardInterrupt, click.exceptions.Abort):
         click.echo(_INTERRUPTED, err=True)
         sys.exit(130)
