@@ -14,6 +14,7 @@ non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -48,14 +49,43 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
-def _load_trace(numbers: str | None):
+def _load_trace(numbers: str | None, scenes: list | None = None):
+    """The trace of a numbers file; with ``scenes`` (classes), only what they
+    show: the translator is trained only for a scene that shows it."""
     # Imported here so `render.py --help` stays fast and never needs manim.
     from attention_core import NumbersError, compute_trace, load_numbers
+    from attention_core.translator import train as translator_train
 
+    sections = None if scenes is None else [s for cls in scenes for s in cls.trace_sections]
     try:
-        return compute_trace(load_numbers(numbers))
+        with translator_train.reporting(_training_progress):
+            return compute_trace(load_numbers(numbers), sections)
     except NumbersError as exc:
         raise UserError(f"numbers file {exc}") from None
+
+
+def _training_progress(step: int, steps: int, loss: float) -> None:
+    """Training before a render (a [model] table not trained yet) says so and
+    how far it is, one line per tenth, never silently for minutes."""
+    if step == 1:
+        _training_progress.tenths = 0  # type: ignore[attr-defined]
+        click.echo(f"training the translator for your [model] settings: {steps} steps "
+                   "(once; cached for later runs)", err=True)
+    tenths = 10 * step // steps
+    if tenths > getattr(_training_progress, "tenths", 0):
+        _training_progress.tenths = tenths  # type: ignore[attr-defined]
+        click.echo(f"training: step {step}/{steps} ({100 * step // steps} %), loss {loss:.3f}", err=True)
+
+
+def _report_networks(trace, chosen: list[str], registry) -> None:
+    """Which network each chosen scene shows, and why (never a silent switch)."""
+    from attention_core.trace import network_report
+
+    report = network_report(trace.scenario)
+    for kind, prefixes in (("plain", ("plain_model", "hidden_state_map")), ("attention", ("model",))):
+        shown = [s for s in chosen if any(str(x).split(".")[0] in prefixes for x in registry[s].trace_sections)]
+        if shown:
+            click.echo(f"network: {', '.join(shown)}: {report[kind]}", err=True)
 
 
 def _scene_registry():
@@ -106,10 +136,24 @@ def _nothing_to_do(scene_ids: tuple[str, ...], all_scenes: bool, numbers: str | 
     return True
 
 
+def _short(text: str, limit: int = 80) -> str:
+    """A user's path in one readable line (a 300-letter name is cut)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _check_cache_dir(path: Path, out: str) -> None:
     cache_dir = path / ".cache"
     if cache_dir.exists() and not cache_dir.is_dir():
         raise UserError(f"output folder {out}: .cache exists and is not a folder")
+
+
+def _whole_number(value: str, option: str, expected: str, lo: int, hi: int | None = None) -> int:
+    """An option's whole number, ASCII digits only: "²" and "٣" pass str.isdigit
+    but not int() (issue 25), so they get this one line, not a traceback."""
+    text = value.strip()
+    if not re.fullmatch(r"[0-9]{1,6}", text) or int(text) < lo or (hi is not None and int(text) > hi):
+        raise UserError(f"{option} must be {expected}, got {value!r}")
+    return int(text)
 
 
 def _check_out_dir(out: str) -> Path:
@@ -118,14 +162,18 @@ def _check_out_dir(out: str) -> Path:
         # variable) would otherwise scatter clips where the command runs.
         raise UserError("--out: expected a folder name, got an empty string")
     path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise UserError(f"output folder {out}: exists and is not a folder")
+    try:
+        # exists() itself raises for a name too long (ENAMETOOLONG) or a loop.
+        if path.exists() and not path.is_dir():
+            raise UserError(f"output folder {out}: exists and is not a folder")
+    except OSError as exc:
+        raise UserError(f"output folder {_short(out)}: cannot write there ({exc.strerror or exc})") from None
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-", delete=True)
         probe.close()
     except OSError as exc:
-        raise UserError(f"output folder {out}: cannot write there ({exc.strerror or exc})") from None
+        raise UserError(f"output folder {_short(out)}: cannot write there ({exc.strerror or exc})") from None
     _check_cache_dir(path, out)
     return path
 
@@ -269,16 +317,12 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
     formats = _output_formats(fmt if isinstance(fmt, tuple) else _formats(fmt), still, transparent)
     theme = theme.lower()
     if jobs is not None:
-        if not jobs.strip().isdigit() or int(jobs) < 1:
-            raise UserError(f"--jobs must be a whole number of at least 1, got {jobs!r}")
-        jobs = int(jobs)
+        jobs = _whole_number(jobs, "--jobs", "a whole number of at least 1", 1)
     executor = _choice(executor, ("local", "dask"), "executor")
     if scheduler is not None and executor != "dask":
         raise UserError("--scheduler needs --executor dask")
     if split is not None:
-        if not split.strip().isdigit() or not 1 <= int(split) <= 64:
-            raise UserError(f"--split must be a whole number from 1 to 64, got {split!r}")
-        split = int(split)
+        split = _whole_number(split, "--split", "a whole number from 1 to 64", 1, 64)
     if all_scenes and scene_ids:
         raise UserError("give scene ids or --all, not both")
     options_key = {"steps": str(steps), "naming": naming.lower(), "transparent": str(transparent)}
@@ -293,7 +337,7 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
     if unknown:
         raise UserError(f"unknown scene id {unknown[0]!r} (valid: {', '.join(registry)})")
     chosen = list(registry) if all_scenes else list(dict.fromkeys(scene_ids))
-    trace = _load_trace(numbers)
+    trace = _load_trace(numbers, [registry[s] for s in chosen])
     out_dir = _check_out_dir(out)
 
     from publish.executors import SchedulerError
@@ -322,6 +366,7 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
         write_gallery(out_dir, registry)
     except OSError as exc:
         raise UserError(f"output folder {out}: cannot write index.html ({exc.strerror or exc})") from None
+    _report_networks(trace, chosen, registry)
     click.echo(summary.line(), err=True)
     failed = summary.of("failed")
     if failed:
@@ -352,7 +397,7 @@ def numbers(numbers: str | None, fmt: str, scene_id: str | None, init_file: str 
     registry = _scene_registry()
     if scene_id is not None and scene_id not in registry:
         raise UserError(f"unknown scene id {scene_id!r} (valid: {', '.join(registry)})")
-    trace = _load_trace(numbers)
+    trace = _load_trace(numbers, [registry[scene_id]] if scene_id else None)
     data = trace.to_dict()
     if fmt == "json" and scene_id is None:
         click.echo(json.dumps(data, indent=1, ensure_ascii=False))
@@ -447,14 +492,45 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
 def _write_starting_file(path: Path) -> None:
     from attention_core.numbers_file import starting_file_text
 
-    if path.exists():
+    if path.exists() or path.is_symlink():
         raise UserError(f"--init: {path} exists; give a new file name")
     try:
-        path.write_text(starting_file_text(), encoding="utf-8")
+        _create_atomically(path, starting_file_text())
+    except FileExistsError:
+        raise UserError(f"--init: {path} exists; give a new file name") from None
     except OSError as exc:
         raise UserError(f"--init: cannot write {path} ({exc.strerror or exc})") from None
     click.echo(f"wrote {path}: uncomment and edit the values to change, then "
                f"render.py render --all --numbers {path}", err=True)
+
+
+def _create_atomically(path: Path, text: str) -> None:
+    """Write a new file whole or not at all: a full disk used to leave it cut
+    at 4 kB, and a cut starting file still loads as valid (issue 25). The text
+    goes to a temporary file beside it, is flushed to the disk, then linked
+    under its name (which fails if the name was taken meanwhile)."""
+    import os
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or Path("."))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # as open() would make it, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)  # never replaces an existing file
+        except (PermissionError, NotImplementedError):  # a file system without hard links
+            if path.exists():
+                raise FileExistsError(path) from None
+            os.replace(tmp, path)
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
 
 
 @cli.command("train")
@@ -569,13 +645,26 @@ def _train_one(cfg, save_to: Path | None) -> None:
         raise UserError(f"cannot write the weights ({exc.strerror or exc})") from None
 
 
-def main() -> None:
-    """Console-script entry point."""
+def main(args: list[str] | None = None) -> None:
+    """Console-script entry point.
+
+    Not click's standalone mode: it turns a Ctrl-C that lands before a
+    command's own handler (while manim is imported, the first second or so)
+    into "Aborted!" and exit 1. Every interrupt exits 130 with one line.
+    """
     try:
-        cli(standalone_mode=True)
-    except KeyboardInterrupt:
+        code = cli.main(args=args, standalone_mode=False)
+    except (KeyboardInterrupt, click.exceptions.Abort):
         click.echo(_INTERRUPTED, err=True)
         sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:  # output piped into head: nothing more to say
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

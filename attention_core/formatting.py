@@ -7,9 +7,10 @@ re-exports it, so scenes and tables always write a value the same way.
 
 from __future__ import annotations
 
-__all__ = ["MINUS", "format_number", "parse_number"]
+__all__ = ["MINUS", "APPROX", "format_number", "parse_number", "sum_sign"]
 
 MINUS = "\u2212"  # a real minus sign: same width as the digits, unlike "-"
+APPROX = "\u2248"
 
 
 def format_number(value: float, decimals: int = 2) -> str:
@@ -26,3 +27,15 @@ def format_number(value: float, decimals: int = 2) -> str:
 def parse_number(text: str) -> float:
     """Inverse of :func:`format_number` (tests read numbers back from screen)."""
     return float(text.replace(MINUS, "-").rstrip("%"))
+
+
+def sum_sign(terms, total: float, decimals: int = 2) -> str:
+    """``"="`` when the terms *as shown* add up to the total as shown, else ``"\u2248"``.
+
+    A sum written out term by term (``0.12 + 0.13 + ... = 0.26``) must not
+    claim what the reader's own addition of the shown terms contradicts
+    (issue 25): rounded terms often miss the rounded total by a digit, and no
+    number of decimals prevents it for long sums, so the sign says so.
+    """
+    added = round(sum(parse_number(format_number(float(t), decimals)) for t in terms), 9)
+    return "=" if format_number(added, decimals) == format_number(float(total), decimals) else APPROX

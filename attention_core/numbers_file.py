@@ -10,8 +10,12 @@ knows is an error, so a typo never passes silently.
 
 from __future__ import annotations
 
+import difflib
+import errno
 import math
+import os
 import re
+import stat
 import tomllib
 import unicodedata
 from collections.abc import Mapping
@@ -38,6 +42,9 @@ __all__ = [
     "load_numbers",
     "parse_numbers",
     "MAX_TOKENS",
+    "MAX_WORD_CHARS",
+    "MAX_FILE_BYTES",
+    "read_numbers_bytes",
     "SIZE_RANGE",
     "VALUE_RANGE",
     "SUPPORTED_SCRIPTS",
@@ -48,6 +55,12 @@ DEFAULT_NUMBERS_NAME = "default_numbers.toml"
 MAX_TOKENS = 12
 SIZE_RANGE = (2, 8)
 MAX_EXTRA_WORDS = 30
+#: The longest word a numbers file may hold (letters): a longer one cannot be
+#: drawn at the 12 px floor in the scenes' cells and notices (issue 25).
+MAX_WORD_CHARS = 25
+#: The largest numbers file read (bytes): the shipped one is 8 kB; a device
+#: such as /dev/zero, or a 50 MB word, is refused before it fills the memory.
+MAX_FILE_BYTES = 1_000_000
 #: Every number of a numeric table (weights, embeddings, inputs, queries...)
 #: lies in this range unless its parser names another. Bounded inputs keep
 #: every derived value finite and short enough to read in a cell.
@@ -175,6 +188,8 @@ _NOT_TEXT = {"cnn.image"}  # paths, not shown as words
 
 
 def _undrawable(ch: str) -> bool:
+    if ord(ch) < 0x20 or ord(ch) == 0x7F:
+        return ch not in "\t\n"  # NUL and other controls: Pango refuses them
     if ord(ch) < 0x80:
         return False
     category = unicodedata.category(ch)
@@ -197,6 +212,8 @@ def _script_of(ch: str) -> str:
     category = unicodedata.category(ch)
     if category == "So" or 0x1F000 <= ord(ch) or 0x2600 <= ord(ch) <= 0x27BF:
         return "an emoji or symbol"
+    if ord(ch) < 0x20 or ord(ch) == 0x7F:
+        return "a control character"
     if category[0] in "CZ" or category == "Mn":
         return "an invisible formatting character"
     first = unicodedata.name(ch, "?").split()[0]
@@ -209,6 +226,11 @@ def check_drawable(text: str, where: str) -> None:
     The message names the key, the word and the character: a CJK word
     would otherwise draw as empty boxes and an emoji would vanish silently.
     """
+    for word in text.split():
+        if len(word) > MAX_WORD_CHARS:
+            shown = word if len(word) <= 40 else word[:37] + "..."
+            raise NumbersError(f"{where}: {shown!r} has {len(word)} characters; a word may have at "
+                               f"most {MAX_WORD_CHARS} (longer ones cannot be drawn at a readable size)")
     for i, ch in enumerate(text):
         if _undrawable(ch):
             start = max((text.rfind(c, 0, i) for c in " \t\n"), default=-1) + 1
@@ -413,6 +435,14 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
     from .dot_attention import parse_dot_attention  # it imports the validators above
 
     dot_attention = parse_dot_attention(data, seed)
+    part1b = _parse_part1b(data)
+    _check_embeddings_used(source_emb, "embeddings.source", "source sentence, vocabulary.source_extra or "
+                           "hidden_state_map.sentences",
+                           (*tokenize(source), *source_extra,
+                            *(w for x in (part1b["hidden_state_map"] or _default_map()).sentences
+                              for w in tokenize(x))))
+    _check_embeddings_used(target_emb, "embeddings.target", "target sentence or vocabulary.target_extra",
+                           (*tokenize(target), *target_extra, "<START>", "<END>"))
 
     return Scenario(
         origin=origin,
@@ -426,7 +456,7 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
         target_embeddings=target_emb,
         encoder=encoder,
         model=_parse_model(data, source),
-        **_parse_part1b(data),
+        **part1b,
         cnn=cnn,
         decoder=parse_decoder_table(data.get("decoder", {}), sizes.hidden),
         # A decode takes at most one step per target word, plus <END>.
@@ -436,6 +466,26 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
         attention=parse_attention(data.get("attention", {}), sizes.hidden),
         dot_attention=dot_attention,
     )
+
+
+def _default_map() -> Any:
+    from .sentence_map import DEFAULT_MAP
+
+    return DEFAULT_MAP
+
+
+def _check_embeddings_used(table: Mapping[str, Any], where: str, places: str, words: tuple[str, ...]) -> None:
+    """An embedding for a word no sentence or word list has is an error, not
+    ignored (issue 25): it is most likely a typo, and any entry in the table
+    makes the Part 1 scenes show the small RNN whose values it sets, so an
+    ignored entry would switch networks for nothing."""
+    known = set(words)
+    unused = [w for w in table if w not in known]
+    if unused:
+        near = difflib.get_close_matches(unused[0], sorted(known), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise NumbersError(f"{where}.{unused[0]}: {unused[0]!r} is in no {places}{hint}; "
+                           "an embedding is only used for a word that is shown")
 
 
 def _parse_model(data: Mapping[str, Any], source: str) -> Any:
@@ -503,6 +553,71 @@ def merge_with_default(data: Mapping[str, Any]) -> dict[str, Any]:
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
+#: The deepest nesting of arrays and tables read (the cnn filters need 5).
+MAX_NESTING = 16
+
+
+def _nesting_depth(node: Any) -> int:
+    """How deep arrays and tables nest, counted without recursion."""
+    deepest, stack = 0, [(node, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            return deepest
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def read_numbers_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a numbers file: a regular file of at most ``limit`` bytes.
+
+    What is not a regular file (a FIFO would block the read forever, a device
+    such as /dev/zero never ends), a symlink loop or a file too large is
+    refused with one line (issue 25). The FIFO is opened without blocking and
+    checked on the open descriptor, so a file swapped in between cannot hang.
+    """
+    origin = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise NumbersError(f"{origin}: no such file") from None
+    except IsADirectoryError:
+        raise NumbersError(f"{origin}: is a folder, expected a TOML file") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NumbersError(f"{origin}: cannot read (a loop of symbolic links)") from None
+        if exc.errno == errno.ENAMETOOLONG:
+            raise NumbersError(f"{origin}: cannot read (file name too long)") from None
+        reason = exc.strerror or type(exc).__name__
+        raise NumbersError(f"{origin}: cannot read ({reason})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise NumbersError(f"{origin}: is a folder, expected a TOML file")
+        if not stat.S_ISREG(mode):
+            raise NumbersError(f"{origin}: is not a regular file (a pipe, socket or device); "
+                               "expected a TOML file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise NumbersError(f"{origin}: larger than {limit // 1000} kB; a numbers file is a few kB")
+        return b"".join(chunks)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise NumbersError(f"{origin}: cannot read ({reason})") from None
+    finally:
+        os.close(fd)
+
+
 def _decode(raw: bytes, origin: str) -> str:
     """The file's text: UTF-8, with or without the byte-order mark some editors add."""
     if raw.startswith(_UTF8_BOM):
@@ -535,22 +650,19 @@ def load_numbers(path: str | Path | None = None) -> Scenario:
     if path is None:
         origin, text = DEFAULT_NUMBERS_NAME, default_numbers_text()
     else:
-        base_dir = Path(path).resolve().parent
         origin = str(path)
-        try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            raise NumbersError(f"{origin}: no such file") from None
-        except IsADirectoryError:
-            raise NumbersError(f"{origin}: is a folder, expected a TOML file") from None
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            raise NumbersError(f"{origin}: cannot read ({reason})") from None
+        raw = read_numbers_bytes(path)
+        base_dir = Path(path).resolve().parent  # read, so no symlink loop
         text = _decode(raw, origin)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise NumbersError(f"{origin}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise NumbersError(f"{origin}: not valid TOML (arrays or tables nested too deeply)") from None
+    if _nesting_depth(data) > MAX_NESTING:
+        raise NumbersError(f"{origin}: arrays or tables nested more than {MAX_NESTING} deep "
+                           "(a numbers file needs at most 5)")
     if path is not None:
         data = merge_with_default(data)
     try:

@@ -39,6 +39,10 @@ __all__ = [
     "FEATURE_RANGE",
     "SWEEP_ANGLES",
     "as_shown",
+    "SHOWN_DECIMALS",
+    "cosine_agrees",
+    "shown_decimals_for",
+    "table_agrees",
 ]
 
 FEATURE_RANGE = (2, 6)
@@ -210,6 +214,13 @@ def parse_dot_product(value: Any) -> DotProductInputs:
                 "in size (not all zeros)")
         if np.max(np.abs(vec)) > 10:
             raise NumbersError(f"dot_product.{key}: expected values from -10 to 10")
+        for i, v in enumerate(vec):
+            # The screen writes these values as they are (at most six decimals,
+            # see shown_decimals_for): a product of two three-decimal values is
+            # exact at six, so every computation shown can agree with the true one.
+            if abs(round(float(v), 3) - float(v)) > 1e-12:
+                raise NumbersError(f"dot_product.{key}[{i}]: expected at most 3 decimals "
+                                   f"(the screen writes the values as they are), got {float(v)!r}")
         vectors[key] = vec
     return DotProductInputs(features=features, movie=vectors["movie"], user=vectors["user"])
 
@@ -248,11 +259,14 @@ class DotProductTrace:
     sweep_scores: np.ndarray
     top_term: int  # feature with the largest product (pushes the score up most)
     bottom_term: int  # feature with the smallest product (pulls it down most)
-    # Computed from the operands as shown (rounded to ``shown_decimals``), so a
-    # reader who redoes the sum on screen gets the number shown (issue 13):
-    # cos(theta) = shown score / (shown |m| x shown |u|); theta = arccos of the
-    # shown cosine; the sweep's scores = shown |m| x shown |u| x cos(angle).
+    # How the scene writes them (issues 13 and 25): the table at
+    # ``shown_decimals`` and cos(theta) at ``cosine_decimals``, the fewest at
+    # which every computation written out, redone from the numbers as shown,
+    # gives the shown (true) result; theta = arccos of the shown cosine.
+    # ``shown_sweep_scores`` (shown |m| x shown |u| x cos) is not on screen:
+    # the sweep shows the true scores, with no product of rounded norms to redo.
     shown_decimals: int = 2
+    cosine_decimals: int = 2
     shown_cosine: float = 0.0
     shown_angle_deg: float = 0.0
     shown_sweep_scores: np.ndarray = None  # type: ignore[assignment]
@@ -281,6 +295,7 @@ class DotProductTrace:
             "bottom_term": self.bottom_term,
             "shown": {
                 "decimals": self.shown_decimals,
+                "cosine_decimals": self.cosine_decimals,
                 "cosine": self.shown_cosine,
                 "angle_deg": self.shown_angle_deg,
                 "sweep_scores": self.shown_sweep_scores.tolist(),
@@ -288,17 +303,97 @@ class DotProductTrace:
         }
 
 
+#: The decimals the dot_product scene may show: at least the theme's two, more
+#: when rounding to fewer would make a shown computation contradict the true one.
+SHOWN_DECIMALS = (2, 3, 4, 5, 6)
+
+
+def _shows_zero(value: float, decimals: int) -> bool:
+    return float(f"{abs(value):.{decimals}f}") == 0.0
+
+
+def table_agrees(m: np.ndarray, u: np.ndarray, decimals: int) -> bool:
+    """Whether the table of products and running sums, written at ``decimals``,
+    agrees with itself and with the true values.
+
+    The reader multiplies the operands as shown and adds the running sum as
+    shown: each result must come out as the true result is shown (the same
+    text), and a value that is not zero never shows as zero when it is an
+    operand, a product, a running sum or the score (its sign is the argument).
+    """
+    def shown(v: float) -> float:
+        return as_shown(float(v), decimals)  # exactly what the screen writes
+
+    def redone(x: float) -> float | None:
+        # The reader's exact arithmetic on shown decimals, float noise cleared
+        # (9.8 x 6.5 - 63.7 = 1e-14); None at a tie (0.0075 at three decimals),
+        # which readers round either way: more decimals are needed then.
+        x = round(float(x), 12)
+        scaled = abs(x) * 10**decimals
+        if abs(scaled - np.floor(scaled) - 0.5) < 1e-6:
+            return None
+        return as_shown(x, decimals)
+
+    products = elementwise_products(m, u)
+    sums = running_sums(m, u)
+    for value in (*m, *u, *products, *sums):
+        if round(float(value), 12) != 0 and _shows_zero(value, decimals):
+            return False
+    previous = 0.0
+    for mi, ui, p, s in zip(m, u, products, sums):
+        if redone(shown(mi) * shown(ui)) != shown(p) or redone(previous + shown(p)) != shown(s):
+            return False
+        previous = shown(s)
+    return True
+
+
+def cosine_decimals(cosine: float, angle_deg: float) -> int:
+    """Decimals for cos(theta) so that arccos of the shown cosine, in whole
+    degrees, is the true angle (the drawn one): near +-1 arccos is steep."""
+    for decimals in SHOWN_DECIMALS:
+        shown = np.clip(as_shown(cosine, decimals), -1.0, 1.0)
+        if round(float(np.degrees(np.arccos(shown)))) == round(angle_deg):
+            return decimals
+    return SHOWN_DECIMALS[-1]
+
+
+def cosine_agrees(m: np.ndarray, u: np.ndarray, decimals: int, cos_decimals: int) -> bool:
+    """Whether score / (|m| |u|), redone from the shown score and norms, gives
+    the shown (true) cosine at its shown precision."""
+    shown_norms = as_shown(norm(m), decimals) * as_shown(norm(u), decimals)
+    if shown_norms == 0:
+        return False
+    from_shown = float(np.clip(as_shown(dot_product(m, u), decimals) / shown_norms, -1.0, 1.0))
+    return as_shown(from_shown, cos_decimals) == as_shown(cosine_similarity(m, u), cos_decimals)
+
+
+def shown_decimals_for(m: np.ndarray, u: np.ndarray, least: int = 2) -> tuple[int, int]:
+    """The fewest decimals (table, cosine) at which every computation the scene
+    writes out agrees with the true one; the most in :data:`SHOWN_DECIMALS`
+    when none does (inputs of more than three decimals)."""
+    cos_decimals = max(least, cosine_decimals(cosine_similarity(m, u), angle_degrees(m, u)))
+    for decimals in SHOWN_DECIMALS:
+        if decimals >= least and table_agrees(m, u, decimals) and cosine_agrees(m, u, decimals, cos_decimals):
+            return decimals, cos_decimals
+    return SHOWN_DECIMALS[-1], cos_decimals
+
+
 def compute_dot_product(inputs: DotProductInputs, decimals: int = 2) -> DotProductTrace:
-    """Compute the movie/user example; ``decimals``: how the scene shows numbers."""
+    """Compute the movie/user example.
+
+    ``decimals``: the fewest the scene shows; it shows more (up to six) when
+    rounding to fewer would make a computation written on screen contradict
+    the true one (issue 25): ``0.01 x -0.80 = 0.00``, an angle of 90 degrees
+    where the arrow shows 130.
+    """
     m, u = inputs.movie, inputs.user
     pm, pu = plane_coordinates(m, u)
     users, cosines, scores = rotation_sweep(m, u)
     products = elementwise_products(m, u)
+    decimals, cos_decimals = shown_decimals_for(m, u, decimals)
+    cosine = cosine_similarity(m, u)
+    shown_angle = float(np.degrees(np.arccos(np.clip(as_shown(cosine, cos_decimals), -1.0, 1.0))))
     shown_norms = as_shown(norm(m), decimals) * as_shown(norm(u), decimals)
-    # Norms of at least 0.005 each never show as 0.00 together; guard anyway.
-    shown_cosine = (float(np.clip(as_shown(dot_product(m, u), decimals) / shown_norms, -1.0, 1.0))
-                    if shown_norms > 0 else cosine_similarity(m, u))
-    shown_angle = float(np.degrees(np.arccos(np.clip(as_shown(shown_cosine, decimals), -1.0, 1.0))))
     return DotProductTrace(
         features=inputs.features,
         movie=_ro(m),
@@ -309,7 +404,7 @@ def compute_dot_product(inputs: DotProductInputs, decimals: int = 2) -> DotProdu
         norm_movie=norm(m),
         norm_user=norm(u),
         norm_product=norm(m) * norm(u),
-        cosine=cosine_similarity(m, u),
+        cosine=cosine,
         angle_deg=angle_degrees(m, u),
         plane_movie=_ro(pm),
         plane_user=_ro(pu),
@@ -320,7 +415,8 @@ def compute_dot_product(inputs: DotProductInputs, decimals: int = 2) -> DotProdu
         top_term=int(np.argmax(products)),
         bottom_term=int(np.argmin(products)),
         shown_decimals=decimals,
-        shown_cosine=shown_cosine,
+        cosine_decimals=cos_decimals,
+        shown_cosine=cosine,
         shown_angle_deg=shown_angle,
         shown_sweep_scores=_ro(shown_norms * cosines),
     )

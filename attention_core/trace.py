@@ -33,7 +33,21 @@ from .sentence_map import (
 from .similarity import DEFAULT_DOT_PRODUCT, DotProductTrace, compute_dot_product
 from .text import END, START, Vocabulary, tokenize
 
-__all__ = ["Parameters", "EncoderTrace", "Trace", "compute_trace", "frozen"]
+__all__ = ["Parameters", "EncoderTrace", "Trace", "compute_trace", "frozen", "network_report",
+           "TRAINED_SECTIONS", "needs_translator"]
+
+#: Trace sections computed by the translator: making them may train it (minutes
+#: for a [model] table of many steps), so they are made only for scenes that
+#: show one of them (issue 25).
+TRAINED_SECTIONS = ("model", "plain_model", "plain_output_mapping", "bottleneck_example", "hidden_state_map")
+
+
+def needs_translator(sections) -> bool:
+    """Whether any of these trace sections (``plain_model.network``...) is one
+    of :data:`TRAINED_SECTIONS`; ``None`` (every section) does."""
+    if sections is None:
+        return True
+    return any(str(s).split(".")[0] in TRAINED_SECTIONS for s in sections)
 
 
 def frozen(array: np.ndarray) -> np.ndarray:
@@ -220,17 +234,25 @@ def _map_topics(s: Scenario) -> tuple[str, ...]:
     return (s.hidden_state_map or DEFAULT_MAP).topics
 
 
-def compute_trace(scenario: Scenario) -> Trace:
-    """Compute every value the scenes show for ``scenario``."""
+def compute_trace(scenario: Scenario, sections=None) -> Trace:
+    """Compute every value the scenes show for ``scenario``.
+
+    ``sections``: the trace sections the caller will read (its scenes'
+    ``trace_sections``); ``None``: all. The translator's sections
+    (:data:`TRAINED_SECTIONS`) are left ``None`` unless one is asked for, so a
+    scene that shows no translator never waits for one to train.
+    """
+    translator = needs_translator(sections)
     params = _parameters(scenario)
     tokens = scenario.source_tokens
     ids = params.source_vocab.indices(tokens)
     inputs = params.source_embeddings[list(ids)]
     hidden = maths.encoder_unroll(inputs, params.encoder_W_x, params.encoder_W_h, params.encoder_b)
     encoder = EncoderTrace(tokens=tokens, token_ids=ids, inputs=frozen(inputs), hidden=frozen(hidden))
-    fallback = _plain_settings(scenario) is None
+    shows_tanh = _plain_settings(scenario) is None
+    fallback = shows_tanh or not translator  # not translator: nothing to train
     # The [output_mapping] step is checked against the decoder the scenes show.
-    decoded, mapping = _decode(scenario, params, encoder, strict=fallback)
+    decoded, mapping = _decode(scenario, params, encoder, strict=shows_tanh)
     attention = _attention(scenario, params, encoder)
     if fallback:
         from .translator.section import model_output_mapping
@@ -238,6 +260,8 @@ def compute_trace(scenario: Scenario) -> Trace:
         plain = _fallback_plain(scenario, params, encoder, decoded)
         plain_mapping = model_output_mapping(plain, mapping.step)
         model = _fallback_model(scenario, params, encoder, attention)
+        if not translator:
+            plain = plain_mapping = model = None
     else:
         plain, plain_mapping = _plain_sections(scenario)
         model = _model_section(scenario)
@@ -255,7 +279,7 @@ def compute_trace(scenario: Scenario) -> Trace:
         bottleneck_example=None if fallback else _bottleneck_example(scenario),
         attention_learning=None if fallback else _attention_learning(scenario, model),
         dot_product=compute_dot_product(scenario.dot_product or DEFAULT_DOT_PRODUCT),
-        hidden_state_map=_hidden_state_map(scenario, params),
+        hidden_state_map=_hidden_state_map(scenario, params) if translator else None,
         cnn=_cnn_trace(scenario),
         decoder=decoded,
         output_mapping=mapping,
@@ -516,3 +540,37 @@ def _decode(s: Scenario, params: Parameters, encoder: EncoderTrace,
             f"(the decoder chose <END> after {decoded.steps} steps), got {step}"
         )
     return decoded, output_mapping(decoded, step, params.target_vocab, params.target_embeddings)
+
+
+def network_report(scenario: Scenario) -> dict[str, str]:
+    """Which network the Part 1 scenes (``"plain"``) and the attention scenes
+    (``"attention"``) show, and why, in words for the run's report: a file
+    that switches to the small RNN is never silent about it (issue 25).
+    Computed from the settings alone (nothing is trained)."""
+    from .translator.corpus import source_words
+
+    by_hand = [name for name, given in (
+        ("[embeddings]", bool(scenario.source_embeddings or scenario.target_embeddings)),
+        ("[encoder]", any(getattr(scenario.encoder, n) is not None for n in ("W_x", "W_h", "b"))),
+        ("[decoder]", any(getattr(scenario.decoder, n) is not None for n in ("W_o", "W_s", "W_c", "b"))),
+    ) if given]
+    if scenario.model is None and sets_small_rnn_by_hand(scenario):
+        why = (f"the numbers file sets its values ({', '.join(by_hand) or '[attention]'}); "
+               "add a [model] table to show the translator")
+        return {"plain": f"the small tanh RNN without attention, because {why}",
+                "attention": f"the small tanh RNN with attention, because {why}"}
+    settings = _model_settings(scenario)
+    if settings is None:
+        unknown = [w for w in dict.fromkeys(scenario.source_tokens) if w not in set(source_words())]
+        why = (f"the trained translator does not know {', '.join(map(repr, unknown[:4]))} "
+               "(set [model] weights = \"seeded\" to show the translator untrained)")
+        return {"plain": f"the small seeded tanh RNN without attention, because {why}",
+                "attention": f"the small seeded tanh RNN with attention, because {why}"}
+    if settings.weights == "seeded":
+        how = "untrained (seeded) weights, as [model] weights = \"seeded\" asks"
+    elif settings.explicit:
+        how = f"weights trained with your [model] settings ({settings.config.steps} steps)"
+    else:
+        how = "the shipped trained weights"
+    return {"plain": f"the GRU translator trained without attention, {how}",
+            "attention": f"the GRU translator trained with attention, {how}"}

@@ -234,20 +234,32 @@ class LocalPool:
         pending: dict[Future, tuple[Any, Any]] = {}  # future -> (task, the executor it ran on)
         queue = tasks if isinstance(tasks, list) else list(tasks)
         taken = 0
-        while taken < len(queue) or pending:
-            while taken < len(queue) and len(pending) < self.workers:
-                future = self._pool.submit(_run_in_worker, fn, queue[taken])
-                pending[future] = (queue[taken], self._pool)
-                taken += 1
+        again: list[Any] = []  # tasks a dead worker's broken executor took down, to run once more
+        tried_again: set[int] = set()
+        while taken < len(queue) or again or pending:
+            while (again or taken < len(queue)) and len(pending) < self.workers:
+                if again:
+                    task = again.pop(0)
+                else:
+                    task, taken = queue[taken], taken + 1
+                future = self._pool.submit(_run_in_worker, fn, task)
+                pending[future] = (task, self._pool)
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 task, pool = pending.pop(future)
                 try:
                     yield Outcome(task, future.result())
                 except BrokenProcessPool as exc:
-                    yield Outcome(task, error=f"worker process died ({exc or 'killed'})")
                     if pool is self._pool:  # once per broken executor, not per task it held
                         self._restart()
+                    # One killed worker breaks the executor and every task it
+                    # held, healthy ones too (which worker died is not known):
+                    # each runs once more on a fresh worker; a second death fails it.
+                    if id(task) not in tried_again:
+                        tried_again.add(id(task))
+                        again.append(task)
+                    else:
+                        yield Outcome(task, error=f"worker process died ({exc or 'killed'})")
                 except Exception as exc:  # a task's own errors are results, not raised
                     yield Outcome(task, error=f"{type(exc).__name__}: {exc}")
 
@@ -281,6 +293,95 @@ class LocalPool:
             self._pool.shutdown(wait=True)  # workers gone: release the queues and their semaphores
 
 
+#: Seconds a scheduler address may take to answer (the README promises 10 s).
+SCHEDULER_TIMEOUT = 10.0
+_DASK_LOGGERS = ("distributed", "tornado", "bokeh", "asyncio")
+
+
+def _quiet_dask() -> None:
+    """Only errors from dask's loggers: manim's rich handler would print its
+    ~60 INFO lines (scheduler, nanny, worker registration) on every run."""
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")  # for worker processes
+    for name in _DASK_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    for name in list(logging.root.manager.loggerDict):
+        if name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.ERROR)
+
+
+#: Put first on the path of the LocalCluster's processes: Python imports it at
+#: start-up, after installing its own Ctrl-C handler, so they ignore SIGINT
+#: from the first line (an ignored SIGINT is not reset by exec, but a blocked or
+#: handled one is, and dask spawns them from its own threads at any time).
+_IGNORE_SIGINT_SITE = ("import signal, warnings\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                       # multiprocessing's resource tracker: a stopped worker's semaphore is not news
+                       "warnings.filterwarnings('ignore', message='resource_tracker')\n")
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """A Ctrl-C that lands in the block is raised when it ends: a LocalCluster
+    interrupted half-built fails again in dask's own exit hook, with a traceback."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextmanager
+def _children_ignore_sigint() -> Iterator[None]:
+    """Python processes started in the block ignore Ctrl-C: the terminal sends
+    it to the whole group, and each dask nanny and worker would print a
+    KeyboardInterrupt traceback; this process stops them itself."""
+    site = Path(tempfile.mkdtemp(prefix=f"attention-site-{os.getpid()}-"))
+    (site / "sitecustomize.py").write_text(_IGNORE_SIGINT_SITE)
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(site), *([previous] if previous else [])])
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = previous
+        shutil.rmtree(site, ignore_errors=True)
+
+
+def _connect(client_class: Any, scheduler: str, timeout: float) -> Any:
+    """A client of ``scheduler``, or :class:`SchedulerError` within ``timeout``
+    seconds: whatever answers there (nothing, an HTTP server whose reply
+    dask reads as a 3 EiB message, a server that accepts and stays silent)
+    gives one line, never a traceback or a wait past the timeout. The
+    connection runs in a daemon thread, so a handshake that never ends is
+    left behind rather than waited for."""
+    box: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = client_class(scheduler, timeout=f"{timeout:g}s")
+        except BaseException as exc:  # MemoryError from a bogus reply too
+            box["error"] = exc
+
+    thread = threading.Thread(target=connect, name="dask-connect", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler} "
+                             f"(no answer within {timeout:g} s)")
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, MemoryError):
+            why = "what answers there is not a Dask scheduler"
+        else:
+            why = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}".rstrip(": ")
+        raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler} ({why})")
+    return box["client"]
+
+
 class DaskPool:
     """The same tasks on a Dask ``distributed`` cluster.
 
@@ -290,25 +391,22 @@ class DaskPool:
     """
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
-        # Manim's rich log handler would print every INFO line of the cluster.
-        for name in ("distributed", "tornado", "bokeh"):
-            logging.getLogger(name).setLevel(logging.ERROR)
+        _quiet_dask()
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:  # pragma: no cover - dask is a dependency
             raise RuntimeError("the dask executor needs the 'distributed' package") from exc
+        _quiet_dask()  # importing distributed sets its loggers back to INFO
         self.cluster = None
         if scheduler is None:
             n = max(1, workers or os.cpu_count() or 1)
             # One thread per worker: a manim render is single-threaded and not thread-safe.
-            self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                        dashboard_address=":0", silence_logs=logging.ERROR)
+            with _children_ignore_sigint(), _sigint_deferred():
+                self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                            dashboard_address=":0", silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
         else:
-            try:
-                self.client = Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise SchedulerError(f"cannot reach the Dask scheduler at {scheduler} ({exc})") from None
+            self.client = _connect(Client, scheduler, SCHEDULER_TIMEOUT)
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})) or (workers or 1))
 
     def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Outcome]:

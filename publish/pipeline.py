@@ -38,7 +38,7 @@ from .tables import dumps, scene_sections, to_json
 
 __all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result",
            "Summary", "describe_failure", "render_scene", "run_job", "run_task", "run_renders", "longest_first",
-           "clean_stale_work", "Interrupted"]
+           "clean_stale_work", "clean_stale_temp", "manim_media_dir", "release_media_dir", "Interrupted"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
@@ -261,6 +261,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                   or (bool({"png", "svg"} & set(formats)) and poster_time is not None))
     derive_only = source_video is not None and (set(formats) <= {"webm", "gif"} or still_frame is not None)
     work = track_work(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{scene_id}-", dir=out_dir)))
+    out_identity = _folder_identity(out_dir)
     written: list[Path] = []
     still = video = costs = None
     poster_svg = work / "poster.svg"
@@ -271,7 +272,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
             "quality": QUALITIES[quality],
             "format": ("webm" if transparent else "mp4") if need_video else "png",
             "transparent": transparent,
-            "media_dir": str(work),
+            "media_dir": manim_media_dir(work),
             "tex_dir": str(_tex_slot()),
             "background_color": theme.background,
             "disable_caching": True,
@@ -341,6 +342,10 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
                     (lambda dst: encode.to_webm(video, dst)),
             "vtt": lambda dst: dst.write_text(to_webvtt(cues), encoding="utf-8"),
         }
+        if _folder_identity(out_dir) != out_identity or not work.is_dir():
+            # Manim recreates missing folders: without this the clip would land
+            # in a new, near-empty OUT at the old path (or fail as "<none>").
+            raise OutputFolderMoved(out_dir)
         for fmt in sorted(formats, key=FORMATS.index):
             step_written = _write_steps(work, out_dir, stem, fmt, steps, cues, transparent) \
                 if fmt in step_formats else []
@@ -355,9 +360,39 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
         if keys is not None and need_video:
             _keep_costs(out_dir, scene_id, quality, costs)
     finally:
+        release_media_dir(work)
         shutil.rmtree(work, ignore_errors=True)
         untrack_work(work)
     return written
+
+
+#: Characters of a folder name that Manim cannot take in its media_dir: braces
+#: are read as a format field ("{a}"), a quote or backslash breaks the ffmpeg
+#: concat list it writes ("Bob's clips": "cannot write <none>").
+MANIM_UNSAFE_CHARS = frozenset("{}'\"\\\n\r%")
+#: Where every temporary folder a run makes lives, besides OUT/.rendering-*:
+#: the system temp dir, each name carrying the pid of the process that owns it.
+TEMP_PREFIXES = (WORK_PREFIX, "attention-remote-", "attention-join-", "attention-media-")
+_media_links: dict[Path, Path] = {}
+
+
+def manim_media_dir(work: Path) -> str:
+    """``work`` as Manim can take it: itself, or when its path has a character
+    Manim mishandles (an ``--out`` of ``Bob's clips``), a plain-named symlink to
+    it in the temp dir (:func:`release_media_dir` removes it)."""
+    if not MANIM_UNSAFE_CHARS & set(str(work)):
+        return str(work)
+    holder = Path(tempfile.mkdtemp(prefix=f"attention-media-{os.getpid()}-"))
+    link = holder / "media"
+    link.symlink_to(work.resolve(), target_is_directory=True)
+    _media_links[work] = holder
+    return str(link)
+
+
+def release_media_dir(work: Path) -> None:
+    holder = _media_links.pop(work, None)
+    if holder is not None:
+        shutil.rmtree(holder, ignore_errors=True)  # the link only, never its target
 
 
 def _report_animations(scene_obj: Any, work: Path) -> None:
@@ -431,6 +466,21 @@ def _disk_full(folder: Path) -> bool:
         return False
 
 
+class OutputFolderMoved(RuntimeError):
+    """OUT was renamed or deleted while a scene was drawn into it."""
+
+    def __init__(self, out_dir: Path) -> None:
+        super().__init__(f"the output folder {out_dir} was moved or deleted while rendering; run again")
+
+
+def _folder_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def describe_failure(exc: BaseException, out_dir: Path) -> str:
     """One line for a failed render.
 
@@ -440,6 +490,12 @@ def describe_failure(exc: BaseException, out_dir: Path) -> str:
     """
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return f"no space left on device writing {exc.filename or out_dir}"
+    if isinstance(exc, OutputFolderMoved):
+        return str(exc)
+    if not Path(out_dir).is_dir():
+        # Renamed or deleted while the scene was drawn: Manim then fails on a
+        # file it cannot name ("cannot write <none>").
+        return f"the output folder {out_dir} was moved or deleted while rendering; run again"
     if _disk_full(Path(out_dir)):
         return f"no space left on device writing {out_dir} ({type(exc).__name__}: {exc})"
     if isinstance(exc, OSError) and exc.filename:
@@ -472,7 +528,7 @@ def _run_remote(task: RemoteJob) -> tuple[Result, dict[str, bytes]]:
     from .executors import collect_files
 
     job = task.job
-    work = Path(tempfile.mkdtemp(prefix="attention-remote-"))
+    work = Path(tempfile.mkdtemp(prefix=f"attention-remote-{os.getpid()}-"))
     try:
         # Rendered from scratch (the parent's current mp4 is not on this
         # machine), without cache records: the parent writes those.
@@ -645,6 +701,47 @@ def _keep_costs(out_dir: Path, scene_id: str, quality: str, costs: Any) -> None:
         pass
 
 
+def _owner_alive(pid: int, path: Path) -> bool:
+    """Whether the process that made ``path`` still runs: ``pid`` is alive and
+    started before the folder was made (a reused pid started after it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: never ours to remove
+    try:
+        import psutil
+
+        return psutil.Process(pid).create_time() <= path.stat().st_mtime + 1.0
+    except Exception:  # no psutil, or the process ended just now: keep it this time
+        return True
+
+
+def clean_stale_temp(temp_dir: Path | None = None) -> list[Path]:
+    """Remove the temporary folders of killed runs from the system temp dir.
+
+    A folder named ``<prefix><pid>-...`` (:data:`TEMP_PREFIXES`) is stale
+    when its process has ended (or its pid was reused since): a concurrent
+    live run's folders are kept. Returns the folders removed.
+    """
+    base = Path(temp_dir or tempfile.gettempdir())
+    removed = []
+    for prefix in TEMP_PREFIXES:
+        for path in base.glob(f"{prefix}*"):
+            match = re.match(rf"{re.escape(prefix)}(\d+)-", path.name)
+            if not match or not path.is_dir() or path.is_symlink():
+                continue
+            try:
+                if path.stat().st_uid != os.getuid() or _owner_alive(int(match.group(1)), path):
+                    continue
+            except OSError:
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 def clean_stale_work(out_dir: Path) -> None:
     """Remove work folders and part files left by runs that were killed."""
     for path in out_dir.glob(f"{WORK_PREFIX}*"):
@@ -716,6 +813,7 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     summary = Summary()
     data = trace.to_dict()
     clean_stale_work(out_dir)
+    clean_stale_temp()
     todo: list[Job] = []
     replaced: list[str] = []
     n = len(scene_ids)

@@ -8,13 +8,18 @@ and a turning user vector shows that aligned vectors score high and opposed
 ones low. The last frame is the draft's static figure ``dot_product``.
 
 Magnitude is drawn, not only printed: beside the running sums a waterfall of
-bars steps from 0 by each product (green up, pink down) to the score. Every
-number derived on screen (cos theta, theta, the sweep's scores) is computed by
-the core from the operands *as shown*, so the reader's own arithmetic agrees.
+bars steps from 0 by each product (green up, pink down) to the score.
+
+What the screen may round (issue 25): every number is the core's, at
+decimals the core chose (``shown_decimals``, 2 to 6) so that each product and
+running sum, and score / (|m| |u|) and arccos of the cosine, redone from the
+numbers as shown, give the shown results, which are the true ones (the arrow
+and the sweep are drawn from the true values and never contradict them).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,6 +28,9 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    DL,
+    DR,
+    UL,
     UR,
     Arc,
     Arrow,
@@ -93,7 +101,10 @@ class DotProductScene(WalkthroughScene):
     shown_results = ("score", "angle")
 
     def construct(self) -> None:
-        theme, dp = self.theme, self.trace.dot_product
+        dp = self.trace.dot_product
+        # The table's decimals are the core's choice: the fewest at which every
+        # product and sum redone from the shown operands gives the shown result.
+        self.theme = theme = replace(self.theme, decimals=dp.shown_decimals)
         n = len(dp.features)
         self._columns()
 
@@ -125,6 +136,11 @@ class DotProductScene(WalkthroughScene):
         u_frame = self._frame(user, theme.query)
         self.play(fade_in(headers[:3]), fade_in(names), fade_in(movie), Create(m_frame))
         self.play(fade_in(user), Create(u_frame))
+        # The two vectors as arrows from the start: the right half is never
+        # empty while the products are summed, and the angle is there to be named.
+        plane = self._plane()
+        self.play(fade_in(plane["caption"]), Create(plane["base"]), GrowArrow(plane["m"]),
+                  fade_in(plane["m_label"]), GrowArrow(plane["u"]), fade_in(plane["u_label"]))
 
         # -- element-wise products one by one, and the running sum -------------
         self.play(fade_in(headers[3:]), Create(zero_line))
@@ -165,10 +181,6 @@ class DotProductScene(WalkthroughScene):
         self.play(fade_in(cos_rows[-1]))
         self.pause_on_result("angle")
 
-        plane = self._plane()
-        self.play(fade_in(plane["caption"]), Create(plane["base"]), GrowArrow(plane["m"]),
-                  fade_in(plane["m_label"]))
-        self.play(GrowArrow(plane["u"]), fade_in(plane["u_label"]))
         self.play(Create(plane["arc"]), fade_in(plane["theta"]))
 
         # -- turning u: aligned scores high, opposed low -------------------------
@@ -183,7 +195,7 @@ class DotProductScene(WalkthroughScene):
         for k in range(len(dp.sweep_angles_deg)):
             target = self._arrow_to(dp.sweep_users[k], self.theme.query)
             numbers = self._readout_numbers(k, slots)
-            dot = Dot(self._curve_point(dp.sweep_angles_deg[k], dp.shown_sweep_scores[k]), radius=0.06,
+            dot = Dot(self._curve_point(dp.sweep_angles_deg[k], dp.sweep_cosines[k]), radius=0.06,
                       color=theme.query)
             if shown is not None:  # the old numbers go before the new come: never two in one place
                 self.play(fade_out(shown), run_time=0.2)
@@ -194,7 +206,7 @@ class DotProductScene(WalkthroughScene):
         readout = VGroup(labels, shown)
         path = VMobject(stroke_color=theme.query, stroke_width=2, stroke_opacity=0.6)
         path.set_points_smoothly([d.get_center() for d in dots])
-        ours = self._our_point()
+        ours = self._our_point(path, [*curve[2].submobjects, *curve[3:], *dots])
         self.play(Create(path), fade_out(turning), fade_out(readout), fade_out(plane["circle"]),
                   plane["u"].animate.set_opacity(1), plane["u_label"].animate.set_opacity(1),
                   plane["arc"].animate.set_stroke(opacity=1), plane["theta"].animate.set_opacity(1))
@@ -271,11 +283,9 @@ class DotProductScene(WalkthroughScene):
         return fit_within(rows, max_width=6.6)
 
     def _cosine_rows(self) -> VGroup:
-        """cos(theta) and theta from the numbers on screen.
-
-        The norms are shown, not their product, and the core computes the
-        cosine from the shown score and norms and theta from the shown
-        cosine: the reader who redoes the arithmetic gets what is shown.
+        """cos(theta) and theta, at decimals the core chose so that the reader
+        who redoes score / (|m| x |u|) from the shown numbers gets the shown
+        (true) cosine, and arccos of it gives the drawn angle in whole degrees.
         """
         theme, dp = self.theme, self.trace.dot_product
         formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 30)
@@ -291,12 +301,12 @@ class DotProductScene(WalkthroughScene):
                         colour=theme.query),
             caption(") =", theme, 22),
             NumberLabel(dp.shown_cosine, theme, ("dot_product.shown.cosine",), font_size=NUM_SIZE,
-                        colour=theme.highlight),
+                        colour=theme.highlight, decimals=dp.cosine_decimals),
         )
         second = _row(
             caption("\u03b8 = arccos(", theme, 22, theme.highlight),
             NumberLabel(dp.shown_cosine, theme, ("dot_product.shown.cosine",), font_size=NUM_SIZE,
-                        colour=theme.highlight),
+                        colour=theme.highlight, decimals=dp.cosine_decimals),
             caption(") \u2248", theme, 22, theme.highlight),
             _degrees(theme, ("dot_product.shown.angle_deg",), dp.shown_angle_deg, theme.highlight),
         )
@@ -375,10 +385,11 @@ class DotProductScene(WalkthroughScene):
         return {"base": base, "m": m, "u": u, "m_label": m_label, "u_label": u_label, "arc": arc,
                 "theta": theta, "circle": circle, "caption": cap}
 
-    def _curve_point(self, angle_deg: float, score: float) -> np.ndarray:
-        dp = self.trace.dot_product
+    def _curve_point(self, angle_deg: float, cosine: float) -> np.ndarray:
+        """score = |m| |u| cos(angle), drawn from its true cosine: the plot spans
+        -|m||u| to |m||u|, so no point ever leaves it (rounded norms could)."""
         x = CURVE_LEFT + (CURVE_RIGHT - CURVE_LEFT) * angle_deg / 180.0
-        y = CURVE_MID_Y + CURVE_HALF_H * score / max(dp.norm_product, 1e-9)
+        y = CURVE_MID_Y + CURVE_HALF_H * float(np.clip(cosine, -1.0, 1.0))
         return np.array([x, y, 0.0])
 
     def _curve_axes(self) -> VGroup:
@@ -388,21 +399,41 @@ class DotProductScene(WalkthroughScene):
         yaxis = Line([CURVE_LEFT, CURVE_MID_Y - CURVE_HALF_H - 0.1, 0],
                      [CURVE_LEFT, CURVE_MID_Y + CURVE_HALF_H + 0.1, 0], color=theme.panel,
                      stroke_width=2)
-        ylab = caption("score", theme, 20, theme.muted).next_to(yaxis, LEFT, buff=0.12)
+        dp = self.trace.dot_product
+        # Axis values: the scores at 0 and 180 degrees (+-|m||u|), and 0, 90, 180 degrees.
+        last = len(dp.sweep_angles_deg) - 1
+        top = NumberLabel(dp.sweep_scores[0], theme, ("dot_product.sweep.scores", 0), font_size=NUM_SIZE,
+                          colour=theme.muted)
+        top.next_to([CURVE_LEFT, CURVE_MID_Y + CURVE_HALF_H, 0], LEFT, buff=0.12)
+        bottom = NumberLabel(dp.sweep_scores[last], theme, ("dot_product.sweep.scores", last),
+                             font_size=NUM_SIZE, colour=theme.muted)
+        bottom.next_to([CURVE_LEFT, CURVE_MID_Y - CURVE_HALF_H, 0], LEFT, buff=0.12)
+        ylab = caption("score", theme, 20, theme.muted).next_to([CURVE_LEFT, CURVE_MID_Y, 0], LEFT, buff=0.12)
+        ticks = VGroup()
         below = CURVE_MID_Y - CURVE_HALF_H - 0.3
-        left = caption("aligned", theme, 20, theme.positive).move_to([CURVE_LEFT, below, 0])
-        right = caption("opposed", theme, 20, theme.negative).move_to([CURVE_RIGHT, below, 0])
-        mid = caption("angle between u and m \u2192", theme, 20, theme.muted)
-        mid.move_to([(CURVE_LEFT + CURVE_RIGHT) / 2, below - 0.3, 0])
-        return VGroup(zero, yaxis, ylab, left, right, mid)
+        for k in (0, last // 2, last):
+            x = CURVE_LEFT + (CURVE_RIGHT - CURVE_LEFT) * dp.sweep_angles_deg[k] / 180.0
+            ticks.add(Line([x, CURVE_MID_Y - 0.06, 0], [x, CURVE_MID_Y + 0.06, 0], color=theme.panel,
+                           stroke_width=2))
+            ticks.add(_degrees(theme, ("dot_product.sweep.angles_deg", k), dp.sweep_angles_deg[k],
+                               theme.muted).move_to([x, below, 0]))
+        words = below - 0.32
+        left = caption("aligned", theme, 20, theme.positive)
+        left.move_to([CURVE_LEFT, words, 0]).align_to([CURVE_LEFT - 0.3, 0, 0], LEFT)
+        right = caption("opposed", theme, 20, theme.negative)
+        right.move_to([CURVE_RIGHT, words, 0]).align_to([CURVE_RIGHT + 0.3, 0, 0], RIGHT)
+        mid = caption("angle \u2192", theme, 20, theme.muted).move_to([(CURVE_LEFT + CURVE_RIGHT) / 2, words, 0])
+        return VGroup(zero, yaxis, ticks, top, bottom, ylab, left, right, mid)
 
     def _readout_labels(self) -> tuple[VGroup, list[np.ndarray]]:
         """The sweep's readout under the plane (two lines) and where its numbers go."""
         theme = self.theme
         angle = caption("angle =", theme, 20)
-        score = caption("score = |m| |u| cos(angle) =", theme, 20)
+        # Not "|m| |u| cos(angle) =": redone from the rounded norms on screen that
+        # product could miss the true score by a digit (1.10 x 1.24 = 1.36, true 1.37).
+        score = caption("score m \u00b7 u =", theme, 20)
         # Room for the widest number after each label.
-        widest = max(len(self.theme.fmt(v)) for v in self.trace.dot_product.shown_sweep_scores)
+        widest = max(len(self.theme.fmt(v)) for v in self.trace.dot_product.sweep_scores)
         labels = VGroup(angle, score).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
         width = labels.width + 0.1 + widest * CHAR_W
         labels.move_to([self.plane_origin[0] - (width - labels.width) / 2, self.plane_origin[1] - 1.5, 0])
@@ -415,21 +446,45 @@ class DotProductScene(WalkthroughScene):
     def _readout_numbers(self, k: int, slots: list[np.ndarray]) -> VGroup:
         theme, dp = self.theme, self.trace.dot_product
         angle = _degrees(theme, ("dot_product.sweep.angles_deg", k), dp.sweep_angles_deg[k])
-        score = NumberLabel(dp.shown_sweep_scores[k], theme, ("dot_product.shown.sweep_scores", k),
+        score = NumberLabel(dp.sweep_scores[k], theme, ("dot_product.sweep.scores", k),
                             font_size=NUM_SIZE, colour=theme.query)
         for mob, slot in ((angle, slots[0]), (score, slots[1])):
             mob.move_to(slot, aligned_edge=LEFT)
         return VGroup(angle, score)
 
-    def _our_point(self) -> VGroup:
+    def _our_point(self, path: VMobject, avoid: list[Mobject]) -> VGroup:
         theme, dp = self.theme, self.trace.dot_product
-        p = self._curve_point(dp.angle_deg, dp.score)
+        p = self._curve_point(dp.angle_deg, dp.cosine)
         ring = Dot(p, radius=0.09, color=theme.highlight)
         note = _row(caption("our user:", theme, 20, theme.highlight),
                     NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE,
                                 colour=theme.highlight), buff=0.08)
-        # The curve falls from left to right, so up and to the right is clear of it.
-        note.next_to(ring, UR, buff=0.08)
-        if note.get_right()[0] > 7.0:
-            note.shift(LEFT * (note.get_right()[0] - 7.0))
+        # The corner whose label no part of the curve, no axis value and no
+        # sweep dot touches, in the frame (the curve falls left to right, so
+        # up-right usually is clear).
+        curve = [path.point_from_proportion(t) for t in np.linspace(0, 1, 121)]
+        boxes = [(m.get_corner(DL), m.get_corner(UR)) for m in avoid]
+
+        def place(corner: np.ndarray, buff: float) -> None:
+            note.next_to(ring, corner, buff=buff)
+            if note.get_right()[0] > 7.0:
+                note.shift(LEFT * (note.get_right()[0] - 7.0))
+
+        def hits() -> int:
+            lo, hi = note.get_corner(DL) - 0.05, note.get_corner(UR) + 0.05
+            n = sum(1 for q in curve if lo[0] <= q[0] <= hi[0] and lo[1] <= q[1] <= hi[1])
+            n += sum(10 for a, b in boxes if a[0] < hi[0] and b[0] > lo[0] and a[1] < hi[1] and b[1] > lo[1])
+            return n + 1000 * (note.get_bottom()[1] < -3.95 or note.get_top()[1] > 3.95)
+
+        # Nearest first; a farther place only when every nearer one touches something.
+        best, best_hits = (UR, 0.1), None
+        for buff in (0.1, 0.35, 0.6, 0.9, 1.2):  # past the zero line when the point is at an end
+            for corner in (UR, UL, DL, DR, UP, DOWN):
+                place(corner, buff)
+                found = hits()
+                if best_hits is None or found < best_hits:
+                    best, best_hits = (corner, buff), found
+            if best_hits == 0:
+                break
+        place(*best)
         return VGroup(ring, note)

@@ -46,6 +46,7 @@ from manim import (
 
 # fly and veil are re-exported: worked_example and multi_query_attention import them from here.
 from .motion import TRANSPOSE_TIME, fly, gather, slide, transpose, veil
+from attention_core.formatting import sum_sign
 from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
@@ -557,7 +558,11 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         total = ValueCell(tr.output[f], theme, (f"{key}.output", f), w, h,
                           max(float(np.max(np.abs(tr.output))), 1e-9), font_size=nf)
         total.move_to([o.cell(0, f).get_x(), row_y, 0])
-        sigma = math_label(r"\Sigma =", theme, NAME_TEX).next_to(total, LEFT, buff=0.12)
+        # "=" only if the shown products add up to the shown total (issue 25).
+        adds_up = (len(self.shown) < tr.weighted_inputs.shape[0]
+                   or sum_sign(tr.weighted_inputs[:, f], tr.output[f], theme.decimals) == "=")
+        sigma = math_label(r"\Sigma =" if adds_up else r"\Sigma \approx", theme, NAME_TEX)
+        sigma.next_to(total, LEFT, buff=0.12)
         column = VGroup(*(X.cell(i, f) for i in self.shown))
         rings = VGroup(SurroundingRectangle(column, color=theme.value, buff=0.03),
                        SurroundingRectangle(A.grid, color=theme.value, buff=0.03),

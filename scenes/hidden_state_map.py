@@ -83,12 +83,13 @@ def _distinct_cuts(sentences: Sequence[str], k: int, lengths: Sequence[int]) -> 
     """Sentence ``k`` cut to each of ``lengths``, longest first, leaving out cuts
     that read the same as another sentence's cut at that length (twelve
     sentences that differ in their fourth word must not all read "a small\u2026")."""
-    cuts = []
-    for chars in lengths:
-        text = shorten(sentences[k], chars)
-        if all(shorten(other, chars) != text for j, other in enumerate(sentences) if j != k):
-            cuts.append(text)
-    return list(dict.fromkeys(cuts or [shorten(sentences[k], lengths[0])]))
+    # Against every cut of the others at *any* length: labels may be cut to
+    # different lengths, and "the cat sees\u2026" at 18 must not meet the same
+    # text cut at 14 from another sentence (issue 25: two points, one label).
+    others = {shorten(other, chars) for j, other in enumerate(sentences) if j != k for chars in lengths}
+    others |= {other for j, other in enumerate(sentences) if j != k}
+    cuts = [text for text in (shorten(sentences[k], chars) for chars in lengths) if text not in others]
+    return list(dict.fromkeys(cuts or [sentences[k]]))
 
 
 def _state_tex(hm) -> str:
@@ -183,6 +184,7 @@ def place_labels(points: np.ndarray, sizes: Sequence[tuple[float, float]], bound
 
 def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[float, float]]],
                         bounds: Box, radii: Sequence[float] = RADII,
+                        links: Sequence[tuple[np.ndarray, np.ndarray]] = (),
                         ) -> tuple[list[tuple[np.ndarray, bool]], list[int], bool, int]:
     """Greedy, collision-avoiding placement of one label per point.
 
@@ -193,7 +195,8 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
     when its box stays inside ``bounds`` and touches neither an already
     placed label nor any point; it is also *unambiguous* when, if it needs a
     leader line, that line crosses no other label or point, and its box lies
-    on no earlier leader line (so every line ends at one label only).
+    on no earlier leader line (so every line ends at one label only) and on
+    none of ``links`` (the dashed lines drawn later between points).
 
     The label takes the first unambiguous position of its longest size that
     has one; else the clean position, of any size, whose leader crosses the
@@ -230,11 +233,13 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
                     candidate = (np.array([cx, cy, 0.0]), r_i > 0, box, pick)
                     inside = (box[0] >= bounds[0] and box[2] <= bounds[2]
                               and box[1] >= bounds[1] and box[3] <= bounds[3])
+                    # A gap of a dot's radius to other points: closer, a label
+                    # reads as touching the point (issue 22).
                     touches = (any(_overlaps(box, b) for b in placed)
-                               or any(_overlaps(box, b, 0.02) for b in others))
+                               or any(_overlaps(box, b, DOT_R) for b in others))
                     # A label on an earlier leader would make that line ambiguous,
                     # and so would this label's leader crossing another label.
-                    crossings = sum(_segment_hits_box(a, b, box) for a, b in leaders)
+                    crossings = sum(_segment_hits_box(a, b, box) for a, b in (*leaders, *links))
                     if r_i > 0:
                         end = _leader_end(box, point)
                         crossings += (sum(_segment_hits_box(point, end, b) for b in placed)
@@ -477,12 +482,14 @@ class HiddenStateMapScene(WalkthroughScene):
             for text in texts:
                 yield label(text).width, label(text).height
 
-        sentences = self.trace.hidden_state_map.sentences
+        hm = self.trace.hidden_state_map
+        sentences = hm.sentences
+        links = [(points[i][:2], points[j][:2]) for i, j in hm.word_order_pairs]
         best = None
         for start in range(len(LABEL_CHARS)):
             texts = [_distinct_cuts(sentences, k, LABEL_CHARS[start:]) for k in range(len(sentences))]
             placements, picks, clean, ambiguous = place_label_options(
-                points, [_Lazy(sizes, t) for t in texts], bounds)
+                points, [_Lazy(sizes, t) for t in texts], bounds, links=links)
             score = (not clean, ambiguous)
             if best is None or score < best[0]:
                 best = (score, [t[k] for t, k in zip(texts, picks)], placements)

@@ -33,6 +33,8 @@ from manim import (
     VGroup,
 )
 
+from attention_core.formatting import sum_sign
+
 from .base import FINAL_HOLD, WalkthroughScene, reading_time
 from .components import (
     NumberLabel,
@@ -328,7 +330,10 @@ class OutputMappingScene(WalkthroughScene):
                 continue
             parts.append(NumberLabel(m.products[i, j], theme, (f"{view.key('products')}.{i}", j),
                                      font_size=font))
-        parts.append(caption("=", theme, TEXT_FONT, theme.muted))
+        # "=" only if the shown terms add up to the shown score (issue 25); a
+        # line with elided terms ("\u2026") cannot be redone and keeps "=".
+        sign = sum_sign(m.products[i], m.scores[i], theme.decimals) if None not in self.cols else "="
+        parts.append(caption(sign, theme, TEXT_FONT, theme.muted))
         parts.append(NumberLabel(m.scores[i], theme, (view.key("scores"), i), font_size=font))
         line = read_as_line(VGroup(*parts).arrange(RIGHT, buff=0.12))
         if line.width > 13.4:

@@ -37,6 +37,8 @@ from manim import (
 from attention_core.dot_attention import DRAFT_DECIMALS, DRAFT_INPUT_WORDS, DRAFT_QUERY_WORDS
 from attention_core.formatting import format_number
 
+from attention_core.formatting import sum_sign
+
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, cell_width_for, weight_cells
 from .motion import TRANSPOSE_TIME, slide, transpose
@@ -306,7 +308,13 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.sums = sums = RowVector(tr.weight_sums, theme, f"{key}.weight_sums", theme.muted,
                                      cell_width=w, cell_height=h)
         sums.next_to(alpha.frame, DOWN, buff=0.15)
-        self.sums_name = sums_name = caption("column sums", theme, 20, theme.muted)
+        # The sums are of the weights before rounding: where the shown weights of a
+        # column add up to another number (0.33 x 3 = 0.99), the label says so (issue 25).
+        M_cols = tr.weights.shape[1]
+        exact = all(sum_sign(tr.weights[:, j], tr.weight_sums[j], theme.decimals) == "="
+                    for j in range(M_cols))
+        self.sums_name = sums_name = caption("column sums" if exact else "column sums (before rounding)", theme, 20,
+                            theme.muted)
         sums_name.next_to(sums.frame, LEFT, buff=0.2)
         col_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M == FOCUS))
         col_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M == FOCUS))

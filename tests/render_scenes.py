@@ -40,7 +40,19 @@ class TinyScene(WalkthroughScene):
                            colour=self.theme.encoder)
         self.play(FadeIn(col), run_time=1.0)
         slow = float(os.environ.get("RENDER_TEST_SLOW", "0"))
+        _hold()
         self.wait(1.0 + slow)
+
+
+def _hold() -> None:
+    """With ``RENDER_TEST_HOLD=<path>``, wait (up to 60 s) until that file
+    exists: a test interrupts or kills a render at a known point, no race."""
+    import time
+
+    path = os.environ.get("RENDER_TEST_HOLD")
+    deadline = time.monotonic() + 60
+    while path and not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 class PosterScene(TinyScene):

@@ -97,6 +97,22 @@ BAD_FILES: dict[str, tuple[str | bytes, list[str]]] = {
     "cnn-image-empty": (SMALL + '[cnn]\nimage = ""\n', ["cnn.image"]),
     "cnn-image-tiny": (SMALL + '[cnn]\nimage = "tiny.png"\n', ["cnn.image", "at least"]),
     "cnn-bias-huge": (SMALL + "[cnn]\nfeatures = 2\nbias = [0, 1e200]\n", ["cnn.bias[1]", "-100 to 100"]),
+    # Issue 25: passed validation, then failed in Pango, shrank a notice to 4 px,
+    # or switched networks silently.
+    "sentence-nul": (SMALL.replace("the cat", "the c\\u0000at"), ["sentences.source", "U+0000", "control"]),
+    "sentence-bell": (SMALL.replace("le chat", "le ch\\u0007at"), ["sentences.target", "U+0007"]),
+    "word-26-letters": (SMALL + '[vocabulary]\nsource_extra = ["' + "a" * 26 + '"]\n',
+                        ["vocabulary.source_extra[0]", "26 characters", "at most 25"]),
+    "word-300-letters-in-sentence": (SMALL.replace("the cat", "the " + "b" * 300),
+                                     ["sentences.source", "300 characters", "at most 25"]),
+    "map-word-too-long": (SMALL + '[hidden_state_map]\nsentences = ["a b", "c d", "e ' + "f" * 30 + '"]\n',
+                          ["hidden_state_map.sentences[2]", "at most 25"]),
+    "embedding-unused-word": (SMALL + "[embeddings.source]\nteh = [0.1, 0.2, 0.3, 0.4]\n",
+                              ["embeddings.source.teh", "'teh' is in no source sentence", "did you mean 'the'"]),
+    "embedding-unused-target": (SMALL + "[embeddings.target]\nchien = [0.1, 0.2, 0.3, 0.4]\n",
+                                ["embeddings.target.chien", "is in no target sentence"]),
+    "dot-product-4-decimals": (SMALL + '[dot_product]\nfeatures = ["a", "b"]\nmovie = [0.1234, 1]\n'
+                               "user = [1, 1]\n", ["dot_product.movie[0]", "at most 3 decimals"]),
 }
 
 

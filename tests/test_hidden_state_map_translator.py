@@ -138,10 +138,12 @@ def test_labels_keep_the_word_that_tells_sentences_apart():
     assert _distinct_cuts(sentences, 0, LABEL_CHARS) == [
         "a small black horse has seen a black\u2026", "a small black horse has seen\u2026",
         "a small black horse\u2026"]
-    # With no distinct cut at all, the longest cut stays (a label is never dropped).
+    # With no distinct cut at all, the whole sentence (a label is never dropped, and
+    # never the same as another's: the longest cut read alike for both, issue 25).
     same_start = ["the big black goat has eaten the small red apple this year",
                   "the big black goat has eaten the small red apple last year", "a dog"]
-    assert _distinct_cuts(same_start, 0, (40, 14)) == ["the big black goat has eaten the small\u2026"]
+    assert _distinct_cuts(same_start, 0, (40, 14)) == [same_start[0]]
+    assert _distinct_cuts(same_start, 1, (40, 14)) == [same_start[1]]
 
 
 def test_the_map_is_coloured_by_topic_and_joins_word_order_pairs():

@@ -34,11 +34,11 @@ def _expected_keys(scene_id: str, trace) -> set[tuple]:
         keys = {(f"dot_product.{name}", i) for name in ("movie", "user", "products", "running_sum")
                 for i in range(len(dp.features))}
         keys |= {(f"dot_product.{name}",) for name in ("score", "norm_movie", "norm_user")}
-        # cos(theta), theta and the sweep's scores as computed from the shown
-        # operands, so the on-screen arithmetic agrees (issue 13); |m| |u| is
-        # not shown, the two norms are.
+        # cos(theta) and theta, at decimals where redoing them from the shown
+        # operands agrees (issues 13, 25); the sweep's true scores (no product
+        # of rounded norms is written out), its ends also as the plot's axis values.
         keys |= {("dot_product.shown.cosine",), ("dot_product.shown.angle_deg",)}
-        keys |= {(name, k) for name in ("dot_product.sweep.angles_deg", "dot_product.shown.sweep_scores")
+        keys |= {(name, k) for name in ("dot_product.sweep.angles_deg", "dot_product.sweep.scores")
                  for k in range(len(dp.sweep_angles_deg))}
         return keys
     # The map shows no state numbers (each h_T is a row of tinted cells), the

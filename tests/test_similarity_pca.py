@@ -377,18 +377,22 @@ def test_default_map_has_topics_and_word_order_pairs():
 
 def test_cosine_and_angle_from_the_shown_operands_by_hand():
     # The draft's example: m . u = -0.48 + 0.81 + 0.06 = 0.39; |m| = sqrt 1.21 = 1.10;
-    # |u| = sqrt 1.54 = 1.2410 -> 1.24 on screen. From what is shown:
-    # cos = 0.39 / (1.10 x 1.24) = 0.39 / 1.364, theta = arccos(0.29) = 73.14 deg.
+    # |u| = sqrt 1.54 = 1.2410 -> 1.24 on screen. Redone from what is shown:
+    # 0.39 / (1.10 x 1.24) = 0.2859 -> 0.29, the true cosine 0.2857 -> 0.29 too;
+    # arccos(0.29) = 73.14 deg -> 73, the true angle 73.40 -> 73 (issue 25: the
+    # screen shows the true values, at decimals where both agree).
     dp = trace_from(default_data()).dot_product
-    assert dp.shown_cosine == pytest.approx(0.39 / 1.364)
+    assert (dp.shown_decimals, dp.cosine_decimals) == (2, 2)
+    assert dp.shown_cosine == pytest.approx(0.39 / (1.1 * math.sqrt(1.54)))
     assert dp.shown_angle_deg == pytest.approx(math.degrees(math.acos(0.29)))
     assert dp.shown_sweep_scores.tolist() == pytest.approx(
         [1.364 * math.cos(math.radians(a)) for a in (0, 30, 60, 90, 120, 150, 180)], abs=1e-12)
-    # A case where the rounded operands change the second decimal: m . u = 1,
-    # |m| = sqrt 3 = 1.732 -> 1.73, |u| = 1: cos on screen 1 / 1.73 = 0.578.
+    # m . u = 1, |m| = sqrt 3 = 1.732 -> 1.73, |u| = 1: 1 / 1.73 = 0.578 -> 0.58 as
+    # the true 0.577 -> 0.58; arccos(0.58) = 54.55 -> 55 as the true 54.74 -> 55.
     from attention_core.similarity import DotProductInputs, compute_dot_product
 
     other = compute_dot_product(DotProductInputs(("a", "b", "c"), np.array([1.0, 1.0, 1.0]),
                                                  np.array([1.0, 0.0, 0.0])))
-    assert other.shown_cosine == pytest.approx(1 / 1.73)
+    assert other.shown_decimals == 2
+    assert other.shown_cosine == pytest.approx(1 / math.sqrt(3))
     assert other.shown_angle_deg == pytest.approx(math.degrees(math.acos(0.58)))

@@ -61,6 +61,12 @@ CASES: dict[str, dict] = {
         decoder={"W_o": _grid(8, 8, 10.0), "W_s": _grid(8, 8, -10.0), "W_c": _grid(8, 8, 10.0),
                  "b": [-10.0, 10.0] * 4},
     ),
+    # Twelve unknown words of the longest length a file accepts (25 letters): the
+    # small RNN, its "untrained" notice naming them, every text at 12 px (issue 25).
+    "longest-words": _case(
+        sentences={"source": " ".join(f"{w}{'x' * (25 - len(w))}" for w in LONG_WORDS * 2),
+                   "target": " ".join(f"{w}{'y' * (25 - len(w))}" for w in LONG_WORDS * 2)},
+    ),
     # [dot_product] at its limits: 6 features with 14-letter names, values at +-10.
     "dot-product-limits": _case(dot_product={
         "features": ["documentaries", "romanticcomedy", "science", "thrillersnoirs", "a", "épopées"],
@@ -99,6 +105,7 @@ AFFECTED: dict[str, tuple[str, ...]] = {
     "known-12-words": (*PART1, "attention_process", "attention_learning"),
     "one-word": (*PART1, "attention_process", "attention_learning"),
     "unknown-long-words": (*PART1, "attention_process"),
+    "longest-words": (*PART1, "attention_process"),
     "dot-product-limits": ("dot_product",),
     "attention-tables-limits": ("dot_product_attention", "multi_query_attention", "worked_example"),
     "attention-tables-smallest": ("dot_product_attention", "multi_query_attention", "worked_example"),
@@ -121,6 +128,7 @@ CI_PAIRS = [
     ("known-12-words", "decoder"), ("known-12-words", "attention_learning"),
     ("one-word", "bottleneck"), ("one-word", "attention_process"),
     ("unknown-long-words", "output_mapping"),
+    ("longest-words", "word_embeddings"),
     ("dot-product-limits", "dot_product"),
     ("attention-tables-limits", "worked_example"),
     ("attention-tables-smallest", "multi_query_attention"),
@@ -167,6 +175,9 @@ def test_every_case_is_a_valid_numbers_file_at_a_documented_limit():
     assert len(CASES["known-12-words"]["sentences"]["source"].split()) == MAX_TOKENS
     assert len(CASES["one-word"]["sentences"]["source"].split()) == 1
     assert CASES["unknown-long-words"]["sizes"] == {"embedding": SIZE_RANGE[1], "hidden": SIZE_RANGE[1]}
+    from attention_core.numbers_file import MAX_WORD_CHARS
+
+    assert {len(w) for w in CASES["longest-words"]["sentences"]["source"].split()} == {MAX_WORD_CHARS}
     dpa = CASES["attention-tables-limits"]["dot_product_attention"]["inputs"]
     assert (len(dpa), len(dpa[0])) == (INPUTS_RANGE[1], FEATURES_RANGE[1])
     assert len(CASES["attention-tables-limits"]["multi_query_attention"]["queries"]) == QUERIES_RANGE[1]

@@ -13,6 +13,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from importlib import resources
@@ -38,6 +39,7 @@ __all__ = [
     "PLAIN_CONFIG",
     "plain_config",
     "cache_dir",
+    "reporting",
     "corpus_for",
     "Snapshot",
     "SNAPSHOT_STEPS",
@@ -399,9 +401,26 @@ def shipped_weights(name: str = SHIPPED_WEIGHTS[0]) -> Weights:
         return Weights.load(fh)
 
 
+_reporters: list[Callable[[int, int, float], None]] = []
+
+
+@contextmanager
+def reporting(progress: Callable[[int, int, float], None]):
+    """Within this block, a training that :func:`load_or_train` must do (no
+    shipped or cached weights) reports its steps to ``progress``: the CLI
+    shows it rather than train silently for minutes."""
+    _reporters.append(progress)
+    try:
+        yield
+    finally:
+        _reporters.remove(progress)
+
+
 def load_or_train(config: TrainConfig = DEFAULT_CONFIG,
                   progress: Callable[[int, int, float], None] | None = None) -> Weights:
     """Shipped weights if they match, else cached ones, else train and cache."""
+    if progress is None and _reporters:
+        progress = _reporters[-1]
     key = config_key(config)
     for name in SHIPPED_WEIGHTS:
         try:

@@ -1,0 +1,162 @@
+"""Faults a reader saw in dot_product, hidden_state_map and word_embeddings
+(issues 22 and 25), each checked on the built scene (headless)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import DashedLine, Dot, Text
+
+from scenes.components import baseline_of
+
+from .helpers import build_scene, check_scene, default_data, trace_from, varied
+
+MIN_TEXT_PX = 12.0
+
+
+def _family(scene):
+    return [m for top in scene.mobjects for m in top.get_family()]
+
+
+def _box(m, pad: float = 0.0):
+    return (m.get_left()[0] - pad, m.get_bottom()[1] - pad, m.get_right()[0] + pad, m.get_top()[1] + pad)
+
+
+def _segment_hits_box(p, q, box) -> bool:
+    # Sampled: the dashed lines are a few units long, the labels tenths wide.
+    return any(box[0] <= x <= box[2] and box[1] <= y <= box[3]
+               for x, y in (p + (q - p) * t for t in np.linspace(0, 1, 400)))
+
+
+def test_map_labels_keep_clear_of_other_points_and_the_dashed_lines():
+    trace = trace_from(default_data())
+    scene = build_scene("hidden_state_map", trace)
+    hm = trace.hidden_state_map
+    family = _family(scene)
+    dots = [m for m in family if isinstance(m, Dot)]
+    centres = [d.get_center() for d in dots]
+
+    def on_a_dot(p) -> bool:
+        return any(np.linalg.norm(p - c) < 0.02 for c in centres)
+
+    # The pairs' lines: from a point to a point (not their dashes, not the legend's sample).
+    links = [m for m in family if isinstance(m, DashedLine) and m.submobjects
+             and on_a_dot(m.get_start()) and on_a_dot(m.get_end())]
+    assert len(links) == len(hm.word_order_pairs) > 0
+    labels = [m for m in family if isinstance(m, Text)
+              and any(s.startswith(m.original_text.rstrip("\u2026")) for s in hm.sentences)]
+    assert len(labels) == len(hm.sentences)
+    for label in labels:
+        box = _box(label)
+        near = sorted(dots, key=lambda d: np.hypot(*(d.get_center() - label.get_center())[:2]))
+        own = min(dots, key=lambda d: np.hypot(max(box[0] - d.get_x(), 0, d.get_x() - box[2]),
+                                               max(box[1] - d.get_y(), 0, d.get_y() - box[3])))
+        for dot in near:
+            if dot is not own:
+                r = dot.radius
+                grown = (box[0] - r, box[1] - r, box[2] + r, box[3] + r)
+                c = dot.get_center()
+                assert not (grown[0] - r <= c[0] <= grown[2] + r and grown[1] - r <= c[1] <= grown[3] + r), (
+                    f"{label.original_text!r} touches the point at {c[:2]}")
+        for link in links:
+            p, q = link.get_start()[:2], link.get_end()[:2]
+            assert not _segment_hits_box(np.array(p), np.array(q), box), (
+                f"a dashed line runs through {label.original_text!r}")
+
+
+def _token_texts(scene, tokens):
+    texts = [m for m in _family(scene) if isinstance(m, Text) and m.original_text in tokens and m.get_y() > 2.2]
+    assert len(texts) >= len(tokens), [t.original_text for t in texts]
+    return texts[:len(tokens)]
+
+
+def test_word_embeddings_tokens_sit_on_one_baseline_in_boxes_of_one_height():
+    trace = trace_from(default_data())  # "Economic growth has slowed down in recent years"
+    scene = build_scene("word_embeddings", trace)
+    texts = _token_texts(scene, trace.plain_model.source_tokens)
+    rows: dict[float, list[float]] = {}
+    for t in texts:
+        rows.setdefault(round(t.get_y(), 0), []).append(baseline_of(t))
+    for baselines in rows.values():
+        assert max(baselines) - min(baselines) < 0.01, baselines
+
+
+def test_word_embeddings_with_the_longest_words_keeps_every_text_readable():
+    # 25 letters (the longest word a file may hold) in an unknown sentence:
+    # the small RNN and its "untrained" notice, every text at 12 px or more.
+    long_word = "anticonstitutionnellement"
+    assert len(long_word) == 25
+    data = varied(sentences={"source": f"the {long_word} {long_word}x"[:-1] + " cat",
+                             "target": f"le {long_word} chat"})
+    scene = build_scene("word_embeddings", trace_from(data), min_text_px=MIN_TEXT_PX)
+    check_scene(scene, trace_from(data))
+
+
+def test_dot_product_draws_the_arrows_before_the_products(monkeypatch):
+    # The right half stayed empty for 16 s while the products were summed
+    # (issue 22): the vectors' arrows now come with the table.
+    from scenes.dot_product import DotProductScene
+
+    seen: list[tuple[bool, bool]] = []
+    original = DotProductScene.play
+
+    def play(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        family = _family(self)
+        arrows = any(type(m).__name__ == "Arrow" and m.get_center()[0] > 1.0 for m in family)
+        products = any(getattr(m, "key", None) and m.key[0] == "dot_product.products" for m in family)
+        seen.append((arrows, products))
+
+    monkeypatch.setattr(DotProductScene, "play", play)
+    build_scene("dot_product", trace_from(default_data()))
+    first_product = next(k for k, (_, products) in enumerate(seen) if products)
+    first_arrows = next(k for k, (arrows, _) in enumerate(seen) if arrows)
+    assert first_arrows < first_product <= 8, seen[:10]
+
+
+def test_no_two_map_labels_can_read_the_same():
+    # Each sentence's possible labels (its cuts, "the cat sees…") against every
+    # other sentence's, at every length: two points once got the same label.
+    import random
+
+    from scenes.hidden_state_map import LABEL_CHARS, _distinct_cuts
+
+    rng = random.Random(1)
+    words = ("the cat sees a dog big small eats fish bread cheese horse likes cow today "
+             "yesterday extraordinarily").split()
+    shared = []
+    for _ in range(3000):
+        sentences = list(dict.fromkeys(" ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
+                                       for _ in range(rng.randint(3, 12))))
+        options = [set(_distinct_cuts(sentences, k, LABEL_CHARS)) for k in range(len(sentences))]
+        shared += [(sentences[a], sentences[b], options[a] & options[b])
+                   for a in range(len(sentences)) for b in range(a + 1, len(sentences))
+                   if options[a] & options[b]]
+    # Sentences alike beyond the longest cut (40 characters) fell back to the same cut.
+    alike = ["a small black horse has seen a black cat in recent years",
+             "a small black horse has seen a black cat in recent days", "the cow eats"]
+    options = [set(_distinct_cuts(alike, k, LABEL_CHARS)) for k in range(3)]
+    shared += [(alike[0], alike[1], options[0] & options[1])] if options[0] & options[1] else []
+    assert not shared, shared[:3]
+
+
+@pytest.mark.parametrize("table", [
+    dict(features=["x", "y"], movie=[9.99, -9.99], user=[-9.99, 9.98]),  # opposed: the curve's right end
+    dict(features=["x", "y"], movie=[9.99, 9.99], user=[9.99, 9.98]),  # aligned: its left end
+    dict(features=["x", "y"], movie=[1, 0], user=[0, 1]),  # at 90 degrees: its middle
+], ids=["opposed", "aligned", "orthogonal"])
+def test_our_user_label_crosses_neither_the_curve_nor_an_axis_value(table):
+    from manim import VMobject
+
+    scene = build_scene("dot_product", trace_from(varied(dot_product=table)))
+    assert scene.audit.faults == []
+    family = _family(scene)
+    note = next(m for m in family if isinstance(m, Text) and m.original_text.startswith("our user"))
+    row = next(top for top in family if note in top.submobjects and len(top.submobjects) == 2)
+    x0, y0, x1, y1 = _box(row, 0.03)
+    curves = [m for m in family if type(m) is VMobject and len(m.points) > 8]
+    assert curves
+    for curve in curves:
+        for t in np.linspace(0, 1, 400):
+            x, y, _ = curve.point_from_proportion(t)
+            assert not (x0 <= x <= x1 and y0 <= y <= y1), f"the curve crosses 'our user' at {x:.2f}, {y:.2f}"
