@@ -117,8 +117,11 @@ def _nothing_to_do(scene_ids: tuple[str, ...], all_scenes: bool, numbers: str | 
         return False  # scenes were imported (and maybe added to): the full check knows them
     chosen = list(scenes.SCENE_MODULES) if all_scenes else list(dict.fromkeys(scene_ids))
     out_dir = Path(out)
-    if not chosen or not out.strip() or not (out_dir / "index.html").is_file():
-        return False
+    try:
+        if not chosen or not out.strip() or not (out_dir / "index.html").is_file():
+            return False
+    except OSError:
+        return False  # a name too long, a loop: the full check says what is wrong with it
     if numbers is not None and not Path(numbers).is_file():
         return False  # not a regular file: the full check says what is wrong with it
     from publish.uptodate import stale_outputs
