@@ -153,8 +153,9 @@ class DecoderScene(WalkthroughScene):
         self.op_word = self._op_word(0)
         # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
         # Under the decoder cell, clear of every column.
-        self.start = VGroup(caption("s\u2080 = 0", theme, TEXT_FONT, theme.muted),
-                            caption("op\u2080 = <START>", theme, TEXT_FONT, theme.muted)).arrange(DOWN, buff=0.1)
+        self.start = VGroup(caption("s\u2080 = 0", theme, TEXT_FONT, theme.decoder),
+                            caption("op\u2080 = <START>", theme, TEXT_FONT, theme.target_embedding)
+                            ).arrange(DOWN, buff=0.1)
         self.start.next_to(self.cell.box, DOWN, buff=0.25)
         into_cell = arrow_between(box, self.cell.box, theme.decoder)
         word_now = [] if self.tall else [fade_in(self.op_word)]

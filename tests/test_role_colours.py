@@ -115,6 +115,8 @@ def test_the_light_theme_too(scene_id, monkeypatch):
 _OTHERS_OPEN = {
     "cnn_attention": "the weight table and c_t fade out and back between caption words (motion2)",
     "hidden_state_map": "a moment with fewer than 3 shapes on screen (edges)",
+    "dot_product_attention": "o's row fades out and back in place at 36.2-36.9 s (motion2)",
+    "trained_attention": "a row of 0.00 weights fades out and back at 24.9-25.5 s (learn replaces the scene)",
 }
 
 
