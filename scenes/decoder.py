@@ -53,6 +53,8 @@ from .components import (
     subscript,
     word_box,
 )
+from manim.utils.rate_functions import smooth
+
 from .motion import feed_back, hand_off, moved, window
 from .seq2seq_view import decoder_view, network_note
 
@@ -188,7 +190,8 @@ class DecoderScene(WalkthroughScene):
         if previous is not None and previous.original_text == self.word.original_text:
             self.word = previous  # the same word again: it stays, unchanged (no blink)
         else:
-            shown.append(fade_in(self.word))
+            # After the previous word has gone: the two never show in one place at once.
+            shown.append(fade_in(self.word, rate_func=window(0.4, 1.0) if previous is not None else smooth))
             if previous is not None:
                 shown.append(fade_out(previous, rate_func=window(0.0, 0.4)))
         self.to_map = arrow_between(self.s_new.frame, self.mapper.box, theme.decoder)
