@@ -61,6 +61,8 @@ def reading_time(text: str) -> float:
 
 #: A group that goes and comes back unchanged within this many seconds blinks.
 BLINK_SECONDS = 1.5
+#: A group back within this distance (frame units) of where it went is back in its place.
+BLINK_SAME_PLACE = 0.5
 #: Fewer visible shapes and numbers than this (title and captions aside): a blank picture.
 BLANK_SHAPES = 3
 #: Texts above this line are the title band (a blank picture may keep its title).
@@ -103,8 +105,8 @@ class Audit:
     #: unchanged, in the same place, within :data:`BLINK_SECONDS`.
     blinks: list[tuple[str, float, float]] = field(default_factory=list)
     #: Signature of what is visible -> time last seen / time first seen gone.
-    _seen: dict[tuple, float] = field(default_factory=dict, repr=False)
-    _gone: dict[tuple, float] = field(default_factory=dict, repr=False)
+    _seen: dict[tuple, Any] = field(default_factory=dict, repr=False)
+    _gone: dict[tuple, tuple] = field(default_factory=dict, repr=False)
 
     def motion_faults(self) -> list[str]:
         """The blank moments and the blinks, as faults (one line each)."""
@@ -443,15 +445,18 @@ class WalkthroughScene(Scene):
         seen, shapes = _signatures(self.mobjects)
         if audit.snapshots > 1 and shapes < BLANK_SHAPES and now > 0:
             audit.blank_at.append(round(now, 2))
-        for sig in seen:
+        for sig, where in seen.items():
             gone = audit._gone.pop(sig, None)
-            if gone is not None and now - gone <= BLINK_SECONDS + 1e-6:
-                what = " ".join(w for w, _, _ in sig[:4]) + (" ..." if len(sig) > 4 else "")
-                audit.blinks.append((what, gone, round(now, 2)))
-            audit._seen[sig] = now
+            # Back within the time, where it was: a blink. Elsewhere it travelled (a hand-off,
+            # a flight: its digits fade at both ends on purpose).
+            if gone is not None and now - gone[0] <= BLINK_SECONDS + 1e-6 \
+                    and float(np.linalg.norm(where - gone[1])) < BLINK_SAME_PLACE:
+                what = " ".join(sig[:4]) + (" ..." if len(sig) > 4 else "")
+                audit.blinks.append((what, gone[0], round(now, 2)))
+            audit._seen[sig] = where
         for sig in list(audit._seen):
             if sig not in seen:
-                audit._gone.setdefault(sig, round(now, 2))
+                audit._gone.setdefault(sig, (round(now, 2), audit._seen[sig]))
                 del audit._seen[sig]
 
     def _snapshot(self) -> None:
@@ -500,29 +505,30 @@ class WalkthroughScene(Scene):
                         self.audit.faults.append(fault)
 
 
-def _signatures(mobjects: list[Mobject]) -> tuple[set[tuple], int]:
-    """What a reader can see, as comparable values: each visible text or number
-    (its words or digits and where it stands), and how many visible shapes
-    and numbers there are outside the title band and the captions."""
-    seen: set[tuple] = set()
+def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
+    """What a reader can see, as comparable values: each group's visible texts and
+    numbers (-> where they stand), and how many visible shapes and numbers there
+    are outside the title band and the captions."""
+    seen: dict[tuple, np.ndarray] = {}
     shapes = 0
     for top in mobjects:
         texts = _text_leaves(top)
         glyphs = {id(g) for t in texts for g in t.get_family()}
-        group = []
+        group, centres = [], []
         for mob in texts:
             if not _shown(mob):
                 continue
             words = str(getattr(mob, "shown", None) or getattr(mob, "original_text", None)
                         or getattr(mob, "tex_string", ""))
-            y = float(mob.get_center()[1])
-            # Content only: a group pulsing or shifting a little (Indicate) has not gone.
-            group.append((words, 0, 0))
+            centre = mob.get_center()
+            y = float(centre[1])
+            group.append(words)
+            centres.append(centre)
             if isinstance(mob, NumberLabel) or not (len(words.split()) >= CAPTION_MIN_WORDS or y > TITLE_BAND_Y):
                 shapes += 1
         if group:
             # One group on screen (a column, a table, a caption): it blinks only if all of it comes back.
-            seen.add(tuple(sorted(group)))
+            seen[tuple(sorted(group))] = np.mean(centres, axis=0)
         shapes += sum(1 for m in top.family_members_with_points()
                       if id(m) not in glyphs and _visible(m))
     return seen, shapes

@@ -53,6 +53,8 @@ from .components import (
     subscript,
     word_box,
 )
+from manim.utils.rate_functions import smooth
+
 from .motion import feed_back, hand_off, moved, window
 from .seq2seq_view import decoder_view, network_note
 
@@ -153,8 +155,9 @@ class DecoderScene(WalkthroughScene):
         self.op_word = self._op_word(0)
         # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
         # Under the decoder cell, clear of every column.
-        self.start = VGroup(caption("s\u2080 = 0", theme, TEXT_FONT, theme.muted),
-                            caption("op\u2080 = <START>", theme, TEXT_FONT, theme.muted)).arrange(DOWN, buff=0.1)
+        self.start = VGroup(caption("s\u2080 = 0", theme, TEXT_FONT, theme.decoder),
+                            caption("op\u2080 = <START>", theme, TEXT_FONT, theme.target_embedding)
+                            ).arrange(DOWN, buff=0.1)
         self.start.next_to(self.cell.box, DOWN, buff=0.25)
         into_cell = arrow_between(box, self.cell.box, theme.decoder)
         word_now = [] if self.tall else [fade_in(self.op_word)]
@@ -187,7 +190,8 @@ class DecoderScene(WalkthroughScene):
         if previous is not None and previous.original_text == self.word.original_text:
             self.word = previous  # the same word again: it stays, unchanged (no blink)
         else:
-            shown.append(fade_in(self.word))
+            # After the previous word has gone: the two never show in one place at once.
+            shown.append(fade_in(self.word, rate_func=window(0.4, 1.0) if previous is not None else smooth))
             if previous is not None:
                 shown.append(fade_out(previous, rate_func=window(0.0, 0.4)))
         self.to_map = arrow_between(self.s_new.frame, self.mapper.box, theme.decoder)
