@@ -118,8 +118,6 @@ _OTHERS_OPEN = {
     # only, reads the same numbers gone and back within the 1 s update (motion2).
     "cnn_attention": "a weight moving to another cell reads as the same numbers gone and back (motion2)",
     "hidden_state_map": "a moment with fewer than 3 shapes on screen (edges)",
-    "dot_product_attention": "o's row fades out and back in place at 36.2-36.9 s (motion2)",
-    "trained_attention": "a row of 0.00 weights fades out and back at 24.9-25.5 s (learn replaces the scene)",
 }
 
 
