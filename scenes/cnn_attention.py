@@ -89,6 +89,16 @@ SLOW_WORDS = 2  # the first words pause on the weights before the word; the late
 THUMB_MAX = 2.4  # the poster's thumbnails, one per caption word
 THUMB_GAP = 0.3
 THUMBS_Y = 0.35
+THUMB_TWO_ROWS = 1.3  # the thumbnails' side when a long caption takes two rows
+THUMBS_TOP = CAPTION_Y - 0.5  # clear of the caption strip's boxes
+POSTER_WIDTH = 13.4  # the row of thumbnails fits this width
+
+
+def _row_width(labels: list, per_row: int) -> float:
+    """Width of one row of all ``labels``' thumbnails at ``per_row`` a row: each
+    slot is as wide as its thumbnail or its label, whichever is wider."""
+    side = min(THUMB_MAX, (POSTER_WIDTH - (per_row - 1) * THUMB_GAP) / per_row)
+    return sum(max(side, label.width) for label in labels) + (len(labels) - 1) * THUMB_GAP
 
 
 def _cell_centre(i: int, j: int, g: int, side: float) -> list[float]:
@@ -252,13 +262,22 @@ class CnnAttentionScene(WalkthroughScene):
         leaving = [m for m in (self.spot, self.weights, self.context, self.focus, self.note,
                                self.outline) if m is not None]
         leaving += [self.image, self.image_grid, *self.decoding[1:]]
-        side = min(THUMB_MAX, (13.4 - (T - 1) * THUMB_GAP) / T)
+        labels = [self._thumb_label(t) for t in range(T)]
+        # One row while every label fits its slot; a long caption takes two rows
+        # (labels keep their size, thumbnails get smaller) rather than run off the frame.
+        per_row = T if _row_width(labels, T) <= POSTER_WIDTH else -(-T // 2)
+        slot = (POSTER_WIDTH - (per_row - 1) * THUMB_GAP) / per_row
+        side = min(THUMB_MAX, slot, THUMB_TWO_ROWS if per_row < T else THUMB_MAX)
         thumbs = VGroup()
-        for t in range(T):
+        for t, label in enumerate(labels):
+            fit_within(label, max_width=slot)  # a last resort for a very long word
             thumb = self._spotlight(t).scale(side / SIDE)
-            label = self._thumb_label(t, side)
             thumbs.add(VGroup(thumb, label.next_to(thumb, DOWN, buff=0.15)))
-        thumbs.arrange(RIGHT, buff=THUMB_GAP, aligned_edge=UP).move_to([0, THUMBS_Y, 0])
+        rows = VGroup(*[VGroup(*thumbs[k:k + per_row]).arrange(RIGHT, buff=THUMB_GAP, aligned_edge=UP)
+                        for k in range(0, T, per_row)]).arrange(DOWN, buff=0.25)
+        rows.move_to([0, THUMBS_Y, 0])
+        if rows.get_top()[1] > THUMBS_TOP:  # two rows: between the caption strip and the notes
+            rows.shift(DOWN * (rows.get_top()[1] - THUMBS_TOP))
         why = caption("\u2192: weight on the next word\u2019s object. Weights come from s\u209c\u208b\u2081, "
                       "before the word is written.", theme, 20, theme.muted)
         summary = self._summary()
@@ -270,7 +289,7 @@ class CnnAttentionScene(WalkthroughScene):
         # The poster: the caption, every word's attention over the image, read and held.
         self.hold_final(max(FINAL_HOLD, reading_time(_texts_of(VGroup(thumbs, bottom)))))
 
-    def _thumb_label(self, t: int, width: float) -> VGroup:
+    def _thumb_label(self, t: int) -> VGroup:
         """Under word t's thumbnail: the word, and its weight on its object (or on the next
         word's object, or "no object")."""
         theme, cnn = self.theme, self.trace.cnn
