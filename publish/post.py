@@ -41,6 +41,9 @@ FRAME_PX_480P = 854
 MIN_CAPITAL_PX = 12.0
 #: A cropped still is shown at most this much larger than at 480p (small crops are not blown up).
 MAX_ENLARGE = 1.25
+#: The widest a figure or clip may stand, centred on the column, on a screen wide enough: a
+#: whole 16:9 frame needs 854 px to keep its capitals at 12 px, more than the column's 720.
+WIDE_PX = 880
 _SENTINEL = "\u2063PH{}\u2063"  # invisible separator: no Markdown syntax, never typed by an author
 _SENTINEL_RE = re.compile("\u2063PH(\\d+)\u2063")
 _MEDIA_RE = re.compile(r"<!--media:(\d+)-->")
@@ -66,6 +69,8 @@ class PostReport:
     changes: list[Change] = field(default_factory=list)
     unmapped: list[tuple[int, str]] = field(default_factory=list)  # (line, link) kept as written
     unplaced: list[str] = field(default_factory=list)  # inserts whose paragraph the draft lacks
+    unapplied: list[str] = field(default_factory=list)  # edits whose text the draft lacks
+    removed: list[str] = field(default_factory=list)  # crops the page no longer shows
     legibility: list[tuple[str, str, float]] = field(default_factory=list)  # (figure, theme, smallest px)
     rendered: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
@@ -84,11 +89,16 @@ class PostReport:
             out.append(f"line {line}: media link not in the link table, kept as written: {href}")
         for snippet in self.unplaced:
             out.append(f"insert not placed (no paragraph contains {snippet!r})")
+        for find in self.unapplied:
+            out.append(f"edit not applied (the draft does not contain {find!r})")
         if self.legibility:
             smallest = ", ".join(f"{name} {px:.1f}" for name, theme, px in self.legibility
                                  if theme == self.legibility[0][1])
-            out.append(f"figures wider than the {COLUMN_PX} px column at 480p, so their smallest capitals may be "
+            out.append(f"figures wider than {WIDE_PX} px at 480p, so their smallest capitals may be "
                        f"under {MIN_CAPITAL_PX:g} px (px): {smallest}")
+        if self.removed:
+            out.append(f"removed {len(self.removed)} figures the page no longer shows: "
+                       + ", ".join(self.removed[:5]) + (" ..." if len(self.removed) > 5 else ""))
         out.append(f"post: {self.slots} figures and clips of ours, {self.formulas} formulas, "
                    f"{self.placeholders} numbers from the core; scenes {len(self.rendered)} rendered, "
                    f"{len(self.cached)} from cache, {len(self.failed)} failed; "
@@ -122,6 +132,22 @@ def split_front_matter(text: str) -> tuple[str, str, int]:
                 body = text[end + len(fence) + 2:]
                 return front, body, front.count("\n") + 4  # its lines, both fences, then the body
     return "", text, 1
+
+
+def _apply_edits(body: str, edits: list[Any], line_numbers: list[int], report: PostReport) -> str:
+    """The link table's ``[[edit]]`` entries applied to the draft's text, each reported;
+    one whose text the draft lacks is reported as not applied."""
+    for edit in edits:
+        at = body.find(edit.find)
+        if at < 0:
+            report.unapplied.append(edit.find)
+            continue
+        while at >= 0:
+            line = line_numbers[body.count("\n", 0, at)]
+            report.changes.append(Change(line, "edit", edit.find, edit.replace))
+            body = body[:at] + edit.replace + body[at + len(edit.find):]
+            at = body.find(edit.find, at + len(edit.replace))
+    return body
 
 
 def _link_table(front: str, draft: Path, links: Path | None, registry: dict[str, type]) -> LinkTable:
@@ -434,9 +460,10 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
         crop_svg(svg, out_svg, box, size)
     if e.at is not None:
         png.unlink(missing_ok=True)
-    # The crop's width at 480p, where the scenes keep capitals >= 12 px.
+    # The crop's width at 480p, where the scenes keep capitals >= 12 px; shown at least that
+    # wide (standing out of the column when wider than it), a small crop a little larger.
     width_480 = (box[2] - box[0]) * FRAME_PX_480P / size[0]
-    shown = min(COLUMN_PX, round(width_480 * MAX_ENLARGE))
+    shown = min(WIDE_PX, max(round(width_480), min(COLUMN_PX, round(width_480 * MAX_ENLARGE))))
     if shown < width_480 - 0.5:
         note = (name, theme, MIN_CAPITAL_PX * shown / width_480)
         if note not in report.legibility:
@@ -457,8 +484,12 @@ h1, h2, h3 { font-family: system-ui, "DejaVu Sans", sans-serif; line-height: 1.2
 h1 { font-size: 2rem; } h2 { font-size: 1.5rem; margin-top: 2.5rem; } h3 { font-size: 1.2rem; margin-top: 2rem; }
 a { color: var(--link); overflow-wrap: anywhere; }
 figure { margin: 1.5rem 0; text-align: center; }
+figure.wide { width: min(var(--w), 100vw - 2rem); margin-left: 50%; transform: translateX(-50%); }
 figure img, figure video { max-width: 100%; height: auto; display: block; margin: 0 auto; }
+figure img { width: var(--w); }
 figure video { width: 100%; border-radius: 4px; }
+figure a.zoom { display: block; }
+figcaption { font-size: .9rem; color: var(--muted); margin: .5rem auto 0; max-width: 720px; }
 figure .fallback { font-size: .85rem; color: var(--muted); }
 math { font-size: 1.05em; }
 math[display="block"], .equation math { display: block math; margin: .6rem 0; overflow-x: auto; overflow-y: hidden; }
@@ -503,12 +534,24 @@ def _img_html(figs: dict[str, _Figure], alt: str, themes: tuple[str, ...]) -> st
     light = figs[themes[0]]
     src = light.svg or light.png
     img = (f'<img src="{_href(src)}" alt="{html.escape(alt)}" width="{light.width_px}" height="{light.height_px}" '
-           f'style="width:{light.width_px}px" loading="lazy">')
-    if len(themes) == 1:
-        return img
-    dark = figs[themes[1]]
-    return (f'<picture><source media="(prefers-color-scheme: dark)" srcset="{_href(dark.svg or dark.png)}">'
-            f"{img}</picture>")
+           f'loading="lazy">')
+    if len(themes) > 1:
+        dark = figs[themes[1]]
+        img = (f'<picture><source media="(prefers-color-scheme: dark)" srcset="{_href(dark.svg or dark.png)}">'
+               f"{img}</picture>")
+    # On a phone the figure is smaller than its 12 px capitals need: a tap opens it whole.
+    return f'<a class="zoom" href="{_href(src)}">{img}</a>'
+
+
+def _figure_open(kind: str, scene: str, width_px: int) -> str:
+    """A figure as wide as its content needs, out of the column when wider than it."""
+    wide = " wide" if width_px > COLUMN_PX else ""
+    return (f'<figure class="{kind}{wide}" data-scene="{html.escape(scene)}" '
+            f'style="--w:{width_px}px">')
+
+
+def _figcaption(text: str | None) -> str:
+    return f"<figcaption>{html.escape(text)}</figcaption>" if text else ""
 
 
 def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[str, type],
@@ -537,9 +580,11 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
                     raise PostError(f"{e.source}: scene {e.scene} has no step {e.step!r}")
                 bases[t] = found.relative_to(site).with_suffix("").as_posix()
         videos = "".join(_clip_html(bases[t], alt, css[t]) for t in themes)
-        return f'<figure class="clip" data-scene="{html.escape(e.scene)}">{videos}</figure>'
+        # A whole frame, at its 480p width (capitals >= 12 px).
+        return f"{_figure_open('clip', e.scene, FRAME_PX_480P)}{videos}{_figcaption(e.caption)}</figure>"
     figs = {t: _figure(slot, t, site, backgrounds[t], report) for t in themes}
-    return f'<figure class="still" data-scene="{html.escape(e.scene)}">{_img_html(figs, alt, themes)}</figure>'
+    return (f"{_figure_open('still', e.scene, figs[themes[0]].width_px)}{_img_html(figs, alt, themes)}"
+            f"{_figcaption(e.caption)}</figure>")
 
 
 def _math_renderers(md: Any, values: list[tuple[str, bool]], report: PostReport) -> None:
@@ -603,6 +648,8 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
         report.changes.append(Change(change.line + first_line - 1, change.kind, change.before, change.after))
     body, notes, line_numbers = strip_notes_mapped(body, first_line)
     report.changes += notes
+    table = table.for_draft(body)
+    body = _apply_edits(body, table.edits, line_numbers, report)
     try:
         found = [replace(p, line=line_numbers[p.line - 1]) for p in find(body, 1)]
         values = [evaluate(p, data) for p in found]
@@ -614,8 +661,21 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     md = _markdown()
     env = {"line_numbers": line_numbers}
     tokens = md.parse(body, env)
-    slots = _place_media(tokens, table.for_draft(body), body, report, line_numbers)
+    slots = _place_media(tokens, table, body, report, line_numbers)
     return md, tokens, slots, values, _title(tokens), line_numbers
+
+
+def _remove_stale_figures(site: Path, page: str) -> list[str]:
+    """The crops in SITE/figures the page no longer shows (a link the author remapped, a
+    step renamed): they are ours, made from the renders, so a later build makes them again."""
+    removed = []
+    for path in sorted((site / "figures").rglob("*")):
+        # A figure is shown as svg or png: both files stay while either is in the page.
+        shown = [path.with_suffix(s).relative_to(site).as_posix() for s in (".svg", ".png")]
+        if path.is_file() and not any(rel in page or _href(rel) in page for rel in shown):
+            path.unlink()
+            removed.append(path.relative_to(site).as_posix())
+    return removed
 
 
 def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: str | None = None,
@@ -656,5 +716,6 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     page = site / "index.html"
     _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
     report.page = page
+    report.removed = _remove_stale_figures(site, page.read_text(encoding="utf-8"))
     report.seconds = time.monotonic() - start
     return report

@@ -17,6 +17,7 @@ first. Two kinds of entry::
     latex = 'c_t = \\sum_j a_{tj} h_j'  # show = "math": typeset instead of a picture
     label = "(2)"                  # show = "math": the equation's number, at its right
     alt = "..."                    # alt text (default: the scene's description)
+    caption = "..."                # a caption under the figure or clip (e.g. where the draft's picture came from)
     only_in = "Part 1"             # the entry applies only to a draft whose text contains this
 
     [[insert]]                     # a scene the draft never linked
@@ -24,26 +25,33 @@ first. Two kinds of entry::
     scene = "attention_learning"
     show = "clip"
 
+    [[edit]]                       # the draft's text, where it no longer matches our figures
+    find = "with 85% probability"  # exact text of the draft (one line); every occurrence
+    replace = "with {{ output_mapping.chosen_probability | percent }} probability"  # placeholders allowed
+    only_in = "Part 1"
+
+An edit whose text the draft lacks is reported, never applied elsewhere.
+
 Manim-free: scene ids are checked against a registry given by the caller.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-__all__ = ["LinkTableError", "Entry", "Insert", "LinkTable", "load_table", "default_table_text", "link_key",
+__all__ = ["LinkTableError", "Entry", "Insert", "Edit", "LinkTable", "load_table", "default_table_text", "link_key",
            "VIDEO_HOSTS", "MEDIA_SUFFIXES", "is_media_link", "SHOWS"]
 
 SHOWS = ("clip", "still", "step", "step-clip", "math")
 VIDEO_HOSTS = ("youtube.com", "www.youtube.com", "m.youtube.com", "youtu.be", "vimeo.com", "player.vimeo.com")
 MEDIA_SUFFIXES = (".mp4", ".webm", ".mov", ".gif", ".png", ".jpg", ".jpeg", ".svg", ".webp")
-_LINK_KEYS = {"match", "scene", "show", "step", "at", "occurrence", "latex", "label", "alt", "only_in"}
-_INSERT_KEYS = {"after", "scene", "show", "step", "at", "alt", "only_in"}
+_LINK_KEYS = {"match", "scene", "show", "step", "at", "occurrence", "latex", "label", "alt", "caption", "only_in"}
+_INSERT_KEYS = {"after", "scene", "show", "step", "at", "alt", "caption", "only_in"}
 
 
 class LinkTableError(ValueError):
@@ -63,6 +71,7 @@ class Entry:
     latex: str | None = None
     label: str | None = None
     alt: str | None = None
+    caption: str | None = None  # shown under the figure
     only_in: str | None = None  # the entry applies only to a draft containing this text
     source: str = ""  # where the entry was written, for messages
 
@@ -73,6 +82,19 @@ class Insert:
 
     after: str
     entry: Entry
+
+
+@dataclass(frozen=True)
+class Edit:
+    """The draft's text ``find`` written as ``replace`` (which may hold placeholders)."""
+
+    find: str
+    replace: str
+    only_in: str | None = None
+    source: str = ""
+
+
+_EDIT_KEYS = {"find", "replace", "only_in"}
 
 
 def link_key(href: str) -> str:
@@ -128,12 +150,13 @@ def _entry(raw: Any, where: str, registry: dict[str, type], keys: set[str], matc
     occurrence = raw.get("occurrence")
     if occurrence is not None and (isinstance(occurrence, bool) or not isinstance(occurrence, int) or occurrence < 1):
         raise LinkTableError(f"{where}: occurrence = {occurrence!r} must be a whole number from 1")
-    for text_key in ("label", "alt", "only_in"):
+    for text_key in ("label", "alt", "caption", "only_in"):
         if raw.get(text_key) is not None and not isinstance(raw[text_key], str):
             raise LinkTableError(f"{where}: {text_key} must be a string")
     return Entry(match=match, show=show, scene=scene if show != "math" else None, step=step,
                  at=float(at) if at is not None else None, occurrence=occurrence, latex=latex,
-                 label=raw.get("label"), alt=raw.get("alt"), only_in=raw.get("only_in"), source=where)
+                 label=raw.get("label"), alt=raw.get("alt"), caption=raw.get("caption"),
+                 only_in=raw.get("only_in"), source=where)
 
 
 @dataclass
@@ -141,6 +164,7 @@ class LinkTable:
     links: list[Entry]
     inserts: list[Insert]
     source: str = ""
+    edits: list[Edit] = field(default_factory=list)
 
     def lookup(self, href: str, occurrence: int) -> Entry | None:
         """The entry for the ``occurrence``-th (1-based) link of the draft to ``href``, if any."""
@@ -153,11 +177,13 @@ class LinkTable:
     def for_draft(self, text: str) -> "LinkTable":
         """The entries that apply to a draft of this text (``only_in`` absent or found in it)."""
         return LinkTable([e for e in self.links if not e.only_in or e.only_in in text],
-                         [i for i in self.inserts if not i.entry.only_in or i.entry.only_in in text], self.source)
+                         [i for i in self.inserts if not i.entry.only_in or i.entry.only_in in text], self.source,
+                         [e for e in self.edits if not e.only_in or e.only_in in text])
 
     def extended(self, other: "LinkTable") -> "LinkTable":
         """This table's entries first, then ``other``'s."""
-        return LinkTable(self.links + other.links, self.inserts + other.inserts, self.source)
+        return LinkTable(self.links + other.links, self.inserts + other.inserts, self.source,
+                         self.edits + other.edits)
 
 
 def parse_table(text: str, source: str, registry: dict[str, type]) -> LinkTable:
@@ -166,17 +192,19 @@ def parse_table(text: str, source: str, registry: dict[str, type]) -> LinkTable:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise LinkTableError(f"{source}: not valid TOML ({exc})") from None
-    unknown = sorted(set(data) - {"link", "insert"})
+    unknown = sorted(set(data) - {"link", "insert", "edit"})
     if unknown:
-        raise LinkTableError(f"{source}: unknown table {unknown[0]!r} (valid: [[link]], [[insert]])")
-    links, inserts = [], []
-    for kind in ("link", "insert"):
+        raise LinkTableError(f"{source}: unknown table {unknown[0]!r} (valid: [[link]], [[insert]], [[edit]])")
+    links, inserts, edits = [], [], []
+    for kind in ("link", "insert", "edit"):
         rows = data.get(kind, [])
         if not isinstance(rows, list):
             raise LinkTableError(f"{source}: {kind} must be written [[{kind}]] (a list of entries)")
         for i, raw in enumerate(rows, start=1):
             where = f"{source}: [[{kind}]] #{i}"
-            if kind == "link":
+            if kind == "edit":
+                edits.append(_edit(raw, where))
+            elif kind == "link":
                 match = raw.get("match") if isinstance(raw, dict) else None
                 if not isinstance(match, str) or not match.strip():
                     raise LinkTableError(f"{where}: needs match = \"<file name or URL>\"")
@@ -189,7 +217,24 @@ def parse_table(text: str, source: str, registry: dict[str, type]) -> LinkTable:
                 entry = _entry(rest, f"{where} (after {after.strip()[:30]!r})", registry,
                                _INSERT_KEYS - {"after"}, "")
                 inserts.append(Insert(after.strip(), entry))
-    return LinkTable(links, inserts, source)
+    return LinkTable(links, inserts, source, edits)
+
+
+def _edit(raw: Any, where: str) -> Edit:
+    if not isinstance(raw, dict):
+        raise LinkTableError(f"{where}: expected a table of keys, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - _EDIT_KEYS)
+    if unknown:
+        raise LinkTableError(f"{where}: unknown key {unknown[0]!r} (valid: {', '.join(sorted(_EDIT_KEYS))})")
+    for key in ("find", "replace"):
+        value = raw.get(key)
+        if not isinstance(value, str) or (key == "find" and not value.strip()):
+            raise LinkTableError(f"{where}: needs {key} = \"<text>\"")
+        if "\n" in value:
+            raise LinkTableError(f"{where}: {key} must be one line of the draft")
+    if raw.get("only_in") is not None and not isinstance(raw["only_in"], str):
+        raise LinkTableError(f"{where}: only_in must be a string")
+    return Edit(raw["find"], raw["replace"], raw.get("only_in"), where)
 
 
 def default_table_text() -> str:

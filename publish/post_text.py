@@ -28,6 +28,8 @@ class Change:
         shown = shown if len(shown) <= 70 else shown[:67] + "..."
         if self.kind == "mojibake":
             return f"line {self.line}: mojibake repaired: {shown!r} -> {self.after.strip()[:70]!r}"
+        if self.kind == "edit":
+            return f"line {self.line}: text edited (link table): {shown!r} -> {self.after.strip()[:70]!r}"
         if self.kind == "double brackets":
             return f"line {self.line}: extra brackets around a link removed: {shown!r}"
         return f"line {self.line}: {self.kind} left out: {shown!r}"

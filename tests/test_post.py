@@ -41,6 +41,14 @@ def registry():
     return SCENES
 
 
+@pytest.fixture(scope="module")
+def numbers():
+    """The default numbers as the placeholders read them."""
+    from .helpers import load_default_trace
+
+    return load_default_trace().to_dict()
+
+
 # -- the link table -------------------------------------------------------------------
 
 def test_link_keys_are_whole_urls_or_file_names():
@@ -137,8 +145,8 @@ def _prepare(text: str, tmp_path: Path, registry, data=None, links: Path | None 
 
 
 @needs_seeds
-def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, registry):
-    _, _, slots, _, report = _prepare(SEED_000.read_text(encoding="utf-8"), tmp_path, registry)
+def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, registry, numbers):
+    _, _, slots, values, report = _prepare(SEED_000.read_text(encoding="utf-8"), tmp_path, registry, numbers)
     assert report.unmapped == []  # zero media from another host
     shown = [(s.entry.show, s.entry.scene, s.entry.step) for s in slots]
     # Every image host link and video link of the draft, in reading order.
@@ -162,12 +170,22 @@ def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, reg
     assert insert.entry.scene == "attention_learning"
     text = SEED_000.read_text(encoding="utf-8").split("\n")
     assert "where the weights are learned based on the i/p feature" in text[insert.line - 1]
-    assert report.unplaced == []
+    assert report.unplaced == [] and report.unapplied == []
+    # The draft's own numbers that our figures contradict are edited to the core's, and listed.
+    edits = [(c.line, c.before) for c in report.changes if c.kind == "edit"]
+    assert edits == [(23, "here we consider 4 for simplicity"), (123, "with 85% probability"),
+                     (139, "with increased sentence length Credits:")]
+    embedding = numbers["plain_model"]["sizes"]["embedding"]
+    chosen = numbers["plain_output_mapping"]["chosen_probability"]
+    assert [v for v, _ in values] == [str(embedding), f"{100 * chosen:.1f} %"]
+    # The PCA figure says it is ours, of our translator, not the paper's.
+    pca = next(s for s in slots if s.entry.scene == "hidden_state_map")
+    assert "GRU translator" in pca.entry.caption
 
 
 @needs_seeds
-def test_the_shipped_table_places_every_diagram_seed_001_asks_for(tmp_path, registry):
-    _, _, slots, _, report = _prepare(SEED_001.read_text(encoding="utf-8"), tmp_path, registry)
+def test_the_shipped_table_places_every_diagram_seed_001_asks_for(tmp_path, registry, numbers):
+    _, _, slots, _, report = _prepare(SEED_001.read_text(encoding="utf-8"), tmp_path, registry, numbers)
     assert report.unmapped == [] and report.unplaced == []
     assert [s.entry.scene for s in slots] == [
         "word_embeddings", "encoder", "hidden_state_map", "decoder", "dot_product", "output_mapping",
@@ -186,6 +204,79 @@ def test_an_unmapped_media_link_stays_as_written_and_is_listed(tmp_path, registr
     assert '<img src="https://example.org/chart.png" alt="a chart"' in html
     assert '<a href="https://arxiv.org/abs/1">the paper</a>' in html
     assert [s.entry.scene for s in slots] == ["dot_product"] and "<!--media:0-->" in html
+
+
+def test_edits_change_only_the_text_they_name_and_are_listed(tmp_path, registry):
+    links = tmp_path / "links.toml"
+    links.write_text('[[edit]]\nfind = "85% sure"\nreplace = "{{ m.p | percent(0) }} sure"\n'
+                     '[[edit]]\nfind = "never there"\nreplace = "x"\n'
+                     '[[edit]]\nonly_in = "another draft"\nfind = "Text"\nreplace = "Not applied"\n',
+                     encoding="utf-8")
+    md, tokens, _, values, report = _prepare("# T\n\nText 85% sure.\n\nAgain 85% sure, not 85 % sure.\n",
+                                             tmp_path, registry, {"m": {"p": 0.874}}, links=links)
+    html = md.renderer.render(tokens, md.options, {"line_numbers": []})
+    assert [v for v, _ in values] == ["87 %", "87 %"]  # both occurrences, from the numbers
+    assert "Text " in html and "85 % sure" in html and "85% sure" not in html
+    assert [(c.line, c.kind) for c in report.changes] == [(3, "edit"), (5, "edit")]
+    assert report.unapplied == ["never there"]
+    assert any("edit not applied" in line and "never there" in line for line in report.lines())
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[[edit]]\nfind = ""\nreplace = "x"\n', "needs find"),
+    ('[[edit]]\nfind = "a"\n', "needs replace"),
+    ('[[edit]]\nfind = "a\\nb"\nreplace = "x"\n', "one line"),
+    ('[[edit]]\nfind = "a"\nreplace = "x"\nwith = "y"\n', "unknown key 'with'"),
+])
+def test_bad_edits_are_named(registry, text, message):
+    with pytest.raises(LinkTableError, match=message):
+        parse_table(text, "t.toml", registry)
+
+
+def test_a_whole_frame_stands_out_of_the_column_at_its_480p_width_with_its_caption():
+    from publish.post import COLUMN_PX, FRAME_PX_480P, _figcaption, _figure_open
+
+    assert _figure_open("clip", "encoder", FRAME_PX_480P) == (
+        f'<figure class="clip wide" data-scene="encoder" style="--w:{FRAME_PX_480P}px">')
+    assert _figure_open("still", "dot_product", COLUMN_PX) == (
+        f'<figure class="still" data-scene="dot_product" style="--w:{COLUMN_PX}px">')
+    assert _figcaption("Ours & the paper's") == "<figcaption>Ours &amp; the paper&#x27;s</figcaption>"
+    assert _figcaption(None) == ""
+
+
+def test_every_still_the_shipped_table_takes_at_a_time_is_a_held_moment_of_its_clip(registry):
+    """A still taken from a clip at ``at`` seconds (the CNN grid picture) must fall on a held
+    picture, not a transition, with the default numbers: when the scene's timing changes,
+    this fails and names the entry, instead of the page showing a half-faded frame."""
+    from publish.post_links import load_table
+
+    from .helpers import build_scene, load_default_trace
+
+    table = load_table(None, registry)
+    timed = {(e.scene, e.at) for e in table.links + [i.entry for i in table.inserts] if e.at is not None}
+    assert timed == {("cnn_attention", 8.5)}  # a new one needs its own look: add it here
+    for scene_id, at in timed:
+        scene = build_scene(scene_id, load_default_trace())
+        # The holds: from the end of one animation to the start of the next.
+        moves = sorted(scene.motion)
+        holds = [(end, start) for (_, end), (start, _) in zip(moves, moves[1:]) if start > end]
+        assert any(begin + 0.2 <= at <= end - 0.2 for begin, end in holds), (scene_id, at, holds)
+        # ... and the held picture is the cell up close, the second pause on the features.
+        marks = [t for what, t in scene.result_marks if what == "features"]
+        assert len(marks) == 2 and marks[1] <= at, (marks, at)
+
+
+def test_crops_the_page_no_longer_shows_are_removed_and_the_shown_ones_kept(tmp_path):
+    from publish.post import _remove_stale_figures
+
+    figures = tmp_path / "figures" / "light"
+    figures.mkdir(parents=True)
+    for name in ("a b.svg", "a b.png", "c.png", "old.svg", "old.png"):
+        (figures / name).write_text("x")
+    page = '<img src="figures/light/a%20b.svg"><img src="figures/light/c.png">'
+    removed = _remove_stale_figures(tmp_path, page)
+    assert removed == ["figures/light/old.png", "figures/light/old.svg"]
+    assert sorted(p.name for p in figures.iterdir()) == ["a b.png", "a b.svg", "c.png"]
 
 
 def test_front_matter_entries_come_before_the_file_table(tmp_path, registry):
@@ -422,7 +513,8 @@ _PAGE_CHECK = """
   for (const img of document.querySelectorAll('img')) {
     img.loading = 'eager';
     try { await img.decode(); } catch (e) {}
-    images.push({src: img.getAttribute('src'), width: img.naturalWidth, shown: img.getBoundingClientRect().width});
+    images.push({src: img.getAttribute('src'), width: img.naturalWidth, shown: img.getBoundingClientRect().width,
+                 declared: Number(img.getAttribute('width'))});
   }
   const tracks = [];
   for (const t of document.querySelectorAll('video track')) {
@@ -435,7 +527,8 @@ _PAGE_CHECK = """
   const out = document.createElement('pre');
   out.id = 'results';
   out.textContent = JSON.stringify({videos, images, tracks, maths, resources, errors,
-                                    column: document.querySelector('main').clientWidth});
+                                    column: document.querySelector('main').clientWidth,
+                                    viewport: document.documentElement.clientWidth});
   document.body.appendChild(out);
 })();
 </script>
@@ -507,6 +600,7 @@ def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(see
     netlog = tmp_path / "netlog.json"
     try:
         result = _chromium(f"http://127.0.0.1:{port}/check.html", "--virtual-time-budget=60000",
+                           "--window-size=1000,800",
                            f"--log-net-log={netlog}", "--dump-dom")
         shot = tmp_path.parent / "post-seed-000.png"  # kept for inspection with pytest's temporary folders
         _chromium(f"http://127.0.0.1:{port}/index.html", "--virtual-time-budget=20000",
@@ -524,7 +618,9 @@ def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(see
         assert (site / video["poster"]).is_file()
     assert len(found["images"]) == 15
     for image in found["images"]:
-        assert image["width"] > 0 and 0 < image["shown"] <= found["column"], image
+        # Each at its declared width (capitals >= 12 px), out of the column if wider, within the window.
+        assert image["width"] > 0 and abs(image["shown"] - min(image["declared"], found["viewport"] - 32)) <= 1, image
+    assert found["viewport"] == 1000 and any(image["shown"] > found["column"] for image in found["images"])
     assert len(found["tracks"]) == 8
     assert all(t["ready"] == 2 and t["cues"] > 0 for t in found["tracks"]), found["tracks"]
     assert len(found["maths"]) > 100 and min(found["maths"]) > 0  # every formula drawn
