@@ -467,6 +467,8 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
     if links is not None and not Path(links).is_file():
         raise UserError(f"links file {links}: no such file")
     site = _check_out_dir(out)
+    if not (force or serve) and _post_is_current(Path(draft), site, links, numbers, quality, themes):
+        return
     from publish.post import PostError, build_post
 
     if serve:
@@ -490,6 +492,25 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
         raise SystemExit(128 + getattr(exc, "signum", 2)) from None
     for line in report.lines():
         click.echo(line, err=True)
+
+
+def _post_is_current(draft: Path, site: Path, links: str | None, numbers: str | None, quality: str,
+                     themes: tuple[str, ...]) -> bool:
+    """Nothing the page is made from changed since the last build, decided from files alone
+    (no manim, no numbers computed): say so and return True."""
+    import time
+
+    from publish.post_uptodate import post_is_current
+
+    start = time.monotonic()
+    if numbers is not None and not Path(numbers).is_file():
+        return False  # the full build says what is wrong with it
+    summary = post_is_current(draft, site, Path(links) if links else None, numbers, quality, themes)
+    if summary is None:
+        return False
+    click.echo(f"post: nothing changed since the last build ({time.monotonic() - start:.2f} s); "
+               f"last build: {summary}", err=True)
+    return True
 
 
 def _write_starting_file(path: Path) -> None:

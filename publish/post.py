@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import unquote
 
 from .placeholders import PLACEHOLDER, PlaceholderError, evaluate, find
 from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
@@ -310,8 +311,14 @@ def _needs(slots: list[Slot]) -> dict[str, dict[str, Any]]:
 
 def _render(needs: dict[str, dict[str, Any]], trace: Any, site: Path, quality: str, themes: tuple[str, ...],
             jobs: int | None, force: bool, echo: Callable[[str], None], registry: dict[str, type],
-            report: PostReport) -> None:
+            report: PostReport, numbers: str | None = None, stamped: bool = False) -> list[dict[str, Any]]:
+    """Render what the page needs; returns the renders, as the post's stamp records them.
+    ``stamped``: the trace is the numbers file's, so each file's fingerprint is recorded
+    (the next run's no-op check reads it)."""
     from .pipeline import FORMATS, OutputOptions, run_renders
+    from .uptodate import Fingerprints
+
+    renders = []
 
     groups: dict[tuple[tuple[str, ...], bool], list[str]] = {}
     for scene_id, need in needs.items():
@@ -321,11 +328,15 @@ def _render(needs: dict[str, dict[str, Any]], trace: Any, site: Path, quality: s
         out_dir = site / "media" / theme
         out_dir.mkdir(parents=True, exist_ok=True)
         for (formats, steps), scene_ids in groups.items():
+            options = OutputOptions(steps=steps)
+            prints = Fingerprints(numbers, quality, theme, options.key()) if stamped else None
             summary = run_renders(scene_ids, trace, out_dir, quality, formats, theme, jobs, force, echo=echo,
-                                  registry=registry, options=OutputOptions(steps=steps))
+                                  registry=registry, options=options, fingerprints=prints)
+            renders.append({"theme": theme, "scenes": scene_ids, "formats": list(formats), "steps": steps})
             report.rendered += [f"{r.scene_id} ({theme})" for r in summary.of("rendered")]
             report.cached += [f"{r.scene_id} ({theme})" for r in summary.of("cached")]
             report.failed += [f"{r.scene_id} ({theme}): {r.error}" for r in summary.of("failed")]
+    return renders
 
 
 # -- figures ------------------------------------------------------------------------
@@ -682,8 +693,13 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
                quality: str = "low", themes: tuple[str, ...] = ("light",), jobs: int | None = None,
                force: bool = False, echo: Callable[[str], None] = print,
                registry: dict[str, type] | None = None, trace: Any = None) -> PostReport:
-    """Build ``site/index.html`` from ``draft``; see the module docstring."""
+    """Build ``site/index.html`` from ``draft``; see the module docstring.
+
+    With the numbers file's own trace and the real scenes (``trace`` and
+    ``registry`` not given), the build leaves a stamp (:mod:`publish.post_uptodate`)
+    from which the next run sees, from files alone, that nothing changed."""
     start = time.monotonic()
+    stamped = trace is None and registry is None
     if registry is None:
         from scenes import SCENES as registry
     from scenes import THEMES
@@ -700,7 +716,8 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     md, tokens, slots, values, title, line_numbers = prepare(draft, links, registry, data, report)
     report.slots = sum(1 for s in slots if s.entry.show != "math")
     site.mkdir(parents=True, exist_ok=True)
-    _render(_needs(slots), trace, site, quality, themes, jobs, force, echo, registry, report)
+    renders = _render(_needs(slots), trace, site, quality, themes, jobs, force, echo, registry, report,
+                      numbers, stamped)
     if report.failed:
         raise PostError(f"{len(report.failed)} scenes failed, the page was not written: " + "; ".join(report.failed))
     _math_renderers(md, values, report)
@@ -716,6 +733,14 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     page = site / "index.html"
     _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
     report.page = page
-    report.removed = _remove_stale_figures(site, page.read_text(encoding="utf-8"))
+    page_text = page.read_text(encoding="utf-8")
+    report.removed = _remove_stale_figures(site, page_text)
     report.seconds = time.monotonic() - start
+    if stamped:
+        from .post_uptodate import post_inputs_hash, write_stamp
+
+        shown = sorted({unquote(html.unescape(ref)) for ref in re.findall(r'(?:src|srcset|href|poster)="([^"]+)"',
+                                                                        page_text) if "://" not in ref})
+        write_stamp(site, post_inputs_hash(draft, links, numbers, quality, themes), renders, shown,
+                    report.lines()[-1])
     return report

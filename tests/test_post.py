@@ -661,6 +661,41 @@ def test_changing_one_number_re_renders_only_its_scene_and_rewrites_the_page(see
     assert "The score is 0.69." in page  # 0.39 + (1.2 - 0.2) * 0.3
 
 
+@pytest.mark.render
+def test_a_post_with_nothing_changed_answers_from_files_without_manim(seed_site, tmp_path):
+    import os
+    import sys
+    import time
+
+    from publish.post_uptodate import post_is_current
+
+    site = tmp_path / "site"
+    shutil.copytree(seed_site[0], site)
+    draft = tmp_path / SEED_000.name
+    shutil.copy2(SEED_000, draft)  # the same bytes: the same page
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys, render\n"
+            "try:\n    render.cli(sys.argv[1:])\nexcept SystemExit as exc:\n    code = exc.code\n"
+            "print('manim imported' if 'manim' in sys.modules else 'no manim', code)\n")
+    begin = time.monotonic()
+    run = subprocess.run([sys.executable, "-c", code, "post", str(draft), "--out", str(site)], cwd=root,
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+    took = time.monotonic() - begin
+    assert run.stdout.strip() == "no manim 0", run.stdout + run.stderr
+    assert "post: nothing changed since the last build" in run.stderr and "23 figures and clips" in run.stderr
+    assert took < 20  # a loose bound only (a shared machine): scripts/benchmark.py measures it
+    assert post_is_current(draft, site, None, None, "low", ("light",)) is not None
+    # Anything the page is made from, changed, means a build.
+    assert post_is_current(draft, site, None, None, "medium", ("light",)) is None
+    assert post_is_current(draft, site, None, None, "low", ("light", "dark")) is None
+    draft.write_text(draft.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    assert post_is_current(draft, site, None, None, "low", ("light",)) is None
+    shutil.copy2(SEED_000, draft)
+    figure = next((site / "figures" / "light").glob("*.svg"))
+    figure.write_text(figure.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    assert post_is_current(draft, site, None, None, "low", ("light",)) is None
+
+
 # -- --serve ------------------------------------------------------------------------------
 
 def test_serve_rebuilds_on_save_reloads_the_page_and_stops_cleanly_on_ctrl_c(tmp_path):
