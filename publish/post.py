@@ -370,7 +370,63 @@ def crop_png(src: Path, dst: Path, background: str, margin_fraction: float = 0.0
     return box
 
 
-def crop_svg(src: Path, dst: Path, box: tuple[int, int, int, int], png_size: tuple[int, int]) -> None:
+#: An empty band across a still longer than this share of the frame's height (the room a clip
+#: keeps between its picture and its caption line) is closed up in the figure to one margin.
+MAX_EMPTY_BAND = 0.06
+
+
+def _empty_rows(image: Any, background: tuple[int, int, int], box: tuple[int, int, int, int]) -> list[bool]:
+    from PIL import Image, ImageChops
+
+    rgb = image.convert("RGB").crop(box)
+    diff = ImageChops.difference(rgb, Image.new("RGB", rgb.size, background)).convert("L")
+    mask = diff.point(lambda p: 255 if p > 10 else 0)
+    return [mask.crop((0, y, mask.width, y + 1)).getbbox() is None for y in range(mask.height)]
+
+
+def row_segments(empty: list[bool], longest: int, keep: int) -> list[tuple[int, int]]:
+    """Rows to keep, as ``[start, end)`` runs: every empty band longer than ``longest`` rows
+    keeps ``keep`` rows (half at each edge); the rest stays whole."""
+    segments, start, y = [], 0, 0
+    n = len(empty)
+    while y < n:
+        if not empty[y]:
+            y += 1
+            continue
+        end = y
+        while end < n and empty[end]:
+            end += 1
+        if end - y > longest and y > 0 and end < n:  # a band inside the picture, not its margin
+            segments.append((start, y + keep // 2))
+            start = end - (keep - keep // 2)
+        y = end
+    segments.append((start, n))
+    return segments
+
+
+def figure_crop(src: Path, dst: Path, background: str, margin_fraction: float = 0.02
+                ) -> tuple[tuple[int, int, int, int], list[tuple[int, int]]]:
+    """:func:`crop_png`, with long empty bands inside the picture closed up; returns the box and
+    the kept row runs, in pixels of ``src``."""
+    from PIL import Image
+
+    with Image.open(src) as image:
+        margin = max(4, round(margin_fraction * image.width))
+        box = _content_box(image, _hex_rgb(background), margin)
+        runs = row_segments(_empty_rows(image, _hex_rgb(background), box),
+                            round(MAX_EMPTY_BAND * image.height), margin)
+        segments = [(box[1] + a, box[1] + b) for a, b in runs]
+        out = Image.new(image.mode, (box[2] - box[0], sum(b - a for a, b in segments)))
+        y = 0
+        for a, b in segments:
+            out.paste(image.crop((box[0], a, box[2], b)), (0, y))
+            y += b - a
+        _atomic(dst, lambda tmp: out.save(tmp, format="PNG", optimize=True))
+    return box, segments
+
+
+def crop_svg(src: Path, dst: Path, box: tuple[int, int, int, int], png_size: tuple[int, int],
+             segments: list[tuple[int, int]] | None = None) -> None:
     """Write ``src`` with its viewBox (and width/height) set to ``box`` of a ``png_size`` picture of it."""
     text = src.read_text(encoding="utf-8")
     head = re.search(r"<svg\b[^>]*>", text)
@@ -386,11 +442,38 @@ def crop_svg(src: Path, dst: Path, box: tuple[int, int, int, int], png_size: tup
         vx = vy = 0.0
     sx, sy = vw / png_size[0], vh / png_size[1]
     x0, y0, x1, y1 = box
+    if segments and len(segments) > 1:
+        _atomic(dst, lambda tmp: Path(tmp).write_text(
+            _stacked_svg(text, tag, (vx + x0 * sx, (x1 - x0) * sx), [(vy + a * sy, (b - a) * sy) for a, b in segments]),
+            encoding="utf-8"))
+        return
     new_view = f"{vx + x0 * sx:.2f} {vy + y0 * sy:.2f} {(x1 - x0) * sx:.2f} {(y1 - y0) * sy:.2f}"
     new_tag = re.sub(r'\s(width|height|viewBox)="[^"]*"', "", tag)
     new_tag = new_tag.replace(
         "<svg", f'<svg width="{(x1 - x0) * sx:.2f}" height="{(y1 - y0) * sy:.2f}" viewBox="{new_view}"', 1)
     _atomic(dst, lambda tmp: Path(tmp).write_text(text.replace(tag, new_tag, 1), encoding="utf-8"))
+
+
+def _stacked_svg(text: str, tag: str, x: tuple[float, float], rows: list[tuple[float, float]]) -> str:
+    """The picture's content drawn once (``<defs>``) and shown through one window per kept run of
+    rows, stacked: an svg with the empty bands closed up, still vector, still scaling."""
+    start = text.index(tag) + len(tag)
+    inner = text[start:text.rindex("</svg>")]
+    left, width = x
+    height = sum(h for _, h in rows)
+    xmlns = re.search(r'\sxmlns="[^"]*"', tag)
+    xlink = re.search(r'\sxmlns:xlink="[^"]*"', tag)
+    windows, y = [], 0.0
+    for top, h in rows:
+        windows.append(f'<svg x="0" y="{y:.2f}" width="{width:.2f}" height="{h:.2f}" '
+                       f'viewBox="{left:.2f} {top:.2f} {width:.2f} {h:.2f}" overflow="hidden">'
+                       f'<use href="#figure-content" xlink:href="#figure-content"/></svg>')
+        y += h
+    ns = xmlns.group(0) if xmlns else ' xmlns="http://www.w3.org/2000/svg"'
+    ns += xlink.group(0) if xlink else ' xmlns:xlink="http://www.w3.org/1999/xlink"'
+    head = f'<svg{ns} width="{width:.2f}" height="{height:.2f}" viewBox="0 0 {width:.2f} {height:.2f}">'
+    return (text[:text.index(tag)] + head + f'<defs><g id="figure-content">{inner}</g></defs>'
+            + "".join(windows) + "</svg>\n")
 
 
 def _atomic(dst: Path, write: Callable[[str], None]) -> None:
@@ -464,11 +547,11 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
     with Image.open(png) as image:
         size = image.size
     out_png = figures / f"{name}.png"
-    box = crop_png(png, out_png, background)
+    box, segments = figure_crop(png, out_png, background)
     out_svg = None
     if svg is not None:
         out_svg = figures / f"{name}.svg"
-        crop_svg(svg, out_svg, box, size)
+        crop_svg(svg, out_svg, box, size, segments)
     if e.at is not None:
         png.unlink(missing_ok=True)
     # The crop's width at 480p, where the scenes keep capitals >= 12 px; shown at least that
@@ -479,7 +562,7 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
         note = (name, theme, MIN_CAPITAL_PX * shown / width_480)
         if note not in report.legibility:
             report.legibility.append(note)
-    height = round(shown * (box[3] - box[1]) / (box[2] - box[0]))
+    height = round(shown * sum(b - a for a, b in segments) / (box[2] - box[0]))
     return _Figure(out_png.relative_to(site).as_posix(), out_svg.relative_to(site).as_posix() if out_svg else None,
                    shown, height)
 

@@ -439,6 +439,38 @@ def test_stills_are_cropped_to_what_they_show(tmp_path):
     assert f'width="{2 * (300 + 2 * margin):.2f}"' in head and "<rect/>" in (tmp_path / "c.svg").read_text()
 
 
+def test_long_empty_bands_inside_a_figure_are_closed_up_in_png_and_svg(tmp_path):
+    from PIL import Image, ImageDraw
+
+    from publish.post import crop_svg, figure_crop, row_segments
+
+    # By hand: rows 0-1 content, 2-9 empty (8 > 3), 10 content, 11-12 empty (2, kept), 13 content.
+    empty = [False] * 2 + [True] * 8 + [False] + [True] * 2 + [False]
+    assert row_segments(empty, longest=3, keep=2) == [(0, 3), (9, 14)]
+    assert row_segments([True] * 5 + [False] + [True] * 5, longest=3, keep=2) == [(0, 11)]  # margins stay
+    # A 854x480 still: a block, 200 px of nothing, a caption line. The band keeps one margin (17 px).
+    image = Image.new("RGB", (854, 480), "#FFFFFF")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((100, 40, 699, 139), fill="#000000")
+    draw.rectangle((200, 340, 599, 359), fill="#000000")
+    image.save(tmp_path / "s.png")
+    box, segments = figure_crop(tmp_path / "s.png", tmp_path / "c.png", "#FFFFFF")
+    margin = round(0.02 * 854)
+    assert box == (100 - margin, 40 - margin, 700 + margin, 360 + margin)
+    assert segments == [(40 - margin, 140 + margin // 2), (340 - (margin - margin // 2), 360 + margin)]
+    kept = sum(b - a for a, b in segments)
+    assert Image.open(tmp_path / "c.png").size == (600 + 2 * margin, kept) and kept == 100 + 20 + 3 * margin  # two margins and the band's one
+    (tmp_path / "s.svg").write_text('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" '
+                                    'width="854px" height="480px" viewBox="0 0 854 480"><rect id="r"/></svg>\n')
+    crop_svg(tmp_path / "s.svg", tmp_path / "c.svg", box, (854, 480), segments)
+    svg = (tmp_path / "c.svg").read_text()
+    assert svg.count('<rect id="r"/>') == 1 and svg.count('<use href="#figure-content"') == 2
+    assert f'viewBox="0 0 {600 + 2 * margin:.2f} {kept:.2f}"' in svg
+    a, b = segments[1]
+    assert f'y="{segments[0][1] - segments[0][0]:.2f}" width="{600 + 2 * margin:.2f}" height="{b - a:.2f}" ' \
+           f'viewBox="{100 - margin:.2f} {a:.2f} {600 + 2 * margin:.2f} {b - a:.2f}"' in svg
+
+
 # -- the command's bad inputs ---------------------------------------------------------------
 
 def _post(*args: str):
