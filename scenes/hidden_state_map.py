@@ -28,11 +28,14 @@ from manim import (
     PI,
     RIGHT,
     UP,
+    AnimationGroup,
     DashedLine,
     Create,
     Dot,
+    LaggedStart,
     Line,
     Mobject,
+    ReplacementTransform,
     VGroup,
 )
 
@@ -309,9 +312,10 @@ class HiddenStateMapScene(WalkthroughScene):
 
         # -- the states: one row of H coloured cells per sentence ----------------------
         heading, rows = self._state_rows()
-        pacer.swap(_first_note(hm, H), fade_in(heading))
-        # One sentence at a time, as the encoder reads them.
-        for row in rows:
+        # One sentence at a time, as the encoder reads them (the first with its heading, so
+        # the picture is never the title alone).
+        pacer.swap(_first_note(hm, H), fade_in(heading), fade_in(rows[0]))
+        for row in rows[1:]:
             self.play(fade_in(row), run_time=0.3)
         self.pause_on_result("states")
 
@@ -320,26 +324,16 @@ class HiddenStateMapScene(WalkthroughScene):
         self.plot_top = self.legend_bottom - 0.15
         axes = self._axes()
         self._swap(pacer, f"PCA keeps the 2 directions (of {H}) along which the {N} states differ most")
-        self.play(fade_out(heading), fade_out(rows), run_time=0.5)
-        self.play(fade_in(axes), run_time=0.6)
         points = self._point_positions()
-        labels, placements = self._labels(points)
-        colours = topic_colours(theme, hm.topic_order)
-        groups: dict[str, VGroup] = {}
-        for i in range(N):
-            dot = Dot(points[i], radius=DOT_R, color=colours.get(hm.topics[i], theme.muted))
-            centre, leader = placements[i]
-            labels[i].move_to(centre)
-            group = VGroup(dot, labels[i])
-            if leader:
-                end = self._nearest_edge_point(labels[i], points[i])
-                group.add(Line(points[i], end, color=theme.muted, stroke_width=1.5))
-            groups.setdefault(hm.topics[i], VGroup()).add(group)
-        # One topic at a time, with its legend entry, so the colours are learnt as they come.
-        for k, topic in enumerate(groups):
-            entry = legend[hm.topic_order.index(topic)] if topic else None
-            self.play(fade_in(groups[topic]), *([fade_in(entry)] if entry is not None else []),
-                      run_time=0.8)
+        dots, labels, leaders = self._map_marks(points)
+        # Each sentence's row of numbers travels to where PCA puts it and becomes its point;
+        # then the point is named (the names leave first: no text crosses another).
+        self.play(fade_out(heading), *[fade_out(row[0]) for row in rows], fade_in(axes), run_time=0.6)
+        self.play(LaggedStart(*[ReplacementTransform(rows[i][1], dots[i]) for i in range(N)], lag_ratio=0.35),
+                  run_time=3.5)
+        # The names, the colours' key, and the leader lines of labels set apart from their points.
+        self.play(*[fade_in(label) for label in labels], fade_in(legend),
+                  *[Create(line) for line in leaders if line is not None], run_time=0.8)
         self.pause_on_result("map")
 
         if hm.word_order_pairs:
@@ -353,6 +347,21 @@ class HiddenStateMapScene(WalkthroughScene):
         self._swap(pacer, self._statement())
         self.pause_on_result("map")
         pacer.finish()
+
+    def _map_marks(self, points: np.ndarray) -> tuple[list[Dot], list[Mobject], list[Line | None]]:
+        """Per sentence: its dot in its topic's colour, its label where it fits, and the
+        leader line from the dot to a label set apart (``None`` when beside it)."""
+        theme, hm = self.theme, self.trace.hidden_state_map
+        labels, placements = self._labels(points)
+        colours = topic_colours(theme, hm.topic_order)
+        dots, leaders = [], []
+        for i, label in enumerate(labels):
+            dots.append(Dot(points[i], radius=DOT_R, color=colours.get(hm.topics[i], theme.muted)))
+            centre, leader = placements[i]
+            label.move_to(centre)
+            leaders.append(Line(points[i], self._nearest_edge_point(label, points[i]), color=theme.muted,
+                                stroke_width=1.5) if leader else None)
+        return dots, labels, leaders
 
     def _swap(self, pacer: CaptionPacer, text: Any, *anims: Any) -> None:
         """The next caption once the current one has been read: out, then in (two

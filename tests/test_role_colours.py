@@ -117,7 +117,6 @@ _OTHERS_OPEN = {
     # moves to another cell (1.00 from the ball's cell to the car's), the signature, content
     # only, reads the same numbers gone and back within the 1 s update (motion2).
     "cnn_attention": "a weight moving to another cell reads as the same numbers gone and back (motion2)",
-    "hidden_state_map": "a moment with fewer than 3 shapes on screen (edges)",
 }
 
 
