@@ -447,10 +447,11 @@ class WalkthroughScene(Scene):
             audit.blank_at.append(round(now, 2))
         for sig, where in seen.items():
             gone = audit._gone.pop(sig, None)
-            # Back within the time, where it was: a blink. Elsewhere it travelled (a hand-off,
-            # a flight: its digits fade at both ends on purpose).
+            # Back within the time, every text where it was: a blink. Elsewhere it travelled (a
+            # hand-off, a flight: its digits fade at both ends on purpose), and so did a table
+            # whose numbers traded cells (1.00 from one cell to another, 0.00 back).
             if gone is not None and now - gone[0] <= BLINK_SECONDS + 1e-6 \
-                    and float(np.linalg.norm(where - gone[1])) < BLINK_SAME_PLACE:
+                    and float(np.max(np.linalg.norm(where - gone[1], axis=-1))) < BLINK_SAME_PLACE:
                 what = " ".join(sig[:4]) + (" ..." if len(sig) > 4 else "")
                 audit.blinks.append((what, gone[0], round(now, 2)))
             audit._seen[sig] = where
@@ -527,8 +528,11 @@ def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
             if isinstance(mob, NumberLabel) or not (len(words.split()) >= CAPTION_MIN_WORDS or y > TITLE_BAND_Y):
                 shapes += 1
         if group:
-            # One group on screen (a column, a table, a caption): it blinks only if all of it comes back.
-            seen[tuple(sorted(group))] = np.mean(centres, axis=0)
+            # One group on screen (a column, a table, a caption): it blinks only if all of it comes
+            # back, each text where it stood (centres in the order of (text, place)).
+            order = sorted(range(len(group)), key=lambda k: (group[k], round(float(centres[k][0]), 1),
+                                                             round(float(centres[k][1]), 1)))
+            seen[tuple(sorted(group))] = np.array([centres[k] for k in order])
         shapes += sum(1 for m in top.family_members_with_points()
                       if id(m) not in glyphs and _visible(m))
     return seen, shapes

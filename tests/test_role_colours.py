@@ -112,11 +112,10 @@ def test_the_light_theme_too(scene_id, monkeypatch):
 
 #: Scenes of other helpers that still blank or blink on this branch (issue 22 part B and the
 #: edges issue fix them); strict, so the mark must go once they are fixed.
-_OTHERS_OPEN = {
-    # The table and c_t now stay and change in place; what is left: when a word's weight
-    # moves to another cell (1.00 from the ball's cell to the car's), the signature, content
-    # only, reads the same numbers gone and back within the 1 s update (motion2).
-    "cnn_attention": "a weight moving to another cell reads as the same numbers gone and back (motion2)",
+_OTHERS_OPEN: dict[str, str] = {
+    # None open: cnn_attention's weights trading cells (1.00 from the ball's cell to the
+    # car's) read as moved since a group's signature holds each text's place, and
+    # hidden_state_map's rows travel into their points (no empty frame at 10 s).
 }
 
 
