@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .numbers_file import NumbersError, as_int, as_str, as_table, as_vector, check_keys
+from .numbers_parsing import NumbersError, as_int, as_str, as_table, as_vector, check_keys
 from .text import END, START, tokenize
 
 __all__ = [
