@@ -99,12 +99,14 @@ SECTIONS: tuple[Section, ...] = (
     Section("hidden_state_map", ("hidden_state_map",),
             lambda data, context: parse_hidden_state_map(data.get("hidden_state_map"))),
     Section("model", ("model",), _model),
-    Section("decoder", ("decoder",), lambda data, context: parse_decoder_table(data.get("decoder", {}), context.hidden)),
+    Section("decoder", ("decoder",),
+            lambda data, context: parse_decoder_table(data.get("decoder", {}), context.hidden)),
     # A decode takes at most one step per target word, plus <END>.
     Section("output_mapping_step", ("output_mapping",),
             lambda data, context: parse_output_mapping_table(data.get("output_mapping", {}),
                                                              len(context.target_tokens) + 1)),
-    Section("attention", ("attention",), lambda data, context: parse_attention(data.get("attention", {}), context.hidden)),
+    Section("attention", ("attention",),
+            lambda data, context: parse_attention(data.get("attention", {}), context.hidden)),
 )
 
 
