@@ -27,6 +27,7 @@ import numpy as np
 
 from . import maths
 from .decoder import output_distribution  # the same mapping as the plain decoder's
+from .numbers_parsing import SIZE_RANGE, NumbersError, as_int, as_matrix, as_str, as_table, as_vector, check_keys
 from .params import seeded_normal
 
 __all__ = [
@@ -354,9 +355,6 @@ def parse_attention(value: Any, hidden: int) -> AttentionSpec:
     NumbersError
         Naming the key and what was expected.
     """
-    # Imported here: numbers_file calls this function while parsing.
-    from .numbers_file import SIZE_RANGE, NumbersError, as_int, as_matrix, as_str, as_table, as_vector, check_keys
-
     table: Mapping[str, Any] = as_table(value, "attention")
     check_keys(table, _KEYS, "attention")
     score = as_str(table.get("score", "additive"), "attention.score")

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import maths
+from .numbers_parsing import as_int, as_matrix, as_table, as_vector, check_keys
 from .params import seeded_normal
 from .records import record_to_dict
 from .text import END, START, Vocabulary
@@ -74,9 +75,6 @@ def parse_decoder_table(value: Any, hidden: int) -> DecoderWeights:
     mapping can take its dot product with ``s_t``), ``s_{t-1}`` and ``h_T``
     are states: all three have the hidden size.
     """
-    # Imported here: numbers_file imports this module for its Scenario.
-    from .numbers_file import as_matrix, as_table, as_vector, check_keys
-
     table = as_table(value, "decoder")
     check_keys(table, set(_WEIGHT_NAMES), "decoder")
     H = hidden
@@ -94,8 +92,6 @@ def parse_output_mapping_table(value: Any, max_steps: int) -> int | None:
     The step is checked here against the most steps a decode can take
     (target words + 1) and again, once decoded, against the steps taken.
     """
-    from .numbers_file import as_int, as_table, check_keys
-
     table = as_table(value, "output_mapping")
     check_keys(table, {"step"}, "output_mapping")
     if "step" not in table:

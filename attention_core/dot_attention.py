@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import maths
-from .numbers_file import NumbersError, as_matrix, as_table, as_vector, check_keys
+from .numbers_parsing import NumbersError, as_matrix, as_table, as_vector, check_keys
 from .params import seeded_normal
 
 __all__ = [

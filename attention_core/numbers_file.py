@@ -4,15 +4,17 @@ The numbers file holds every input the animations show. This module turns
 it into a frozen :class:`Scenario`, or raises :class:`NumbersError` whose
 message is one line naming the file, the key and what was expected.
 
-Each top-level table has a parser in ``_SECTIONS``; a key that no parser
-knows is an error, so a typo never passes silently.
+This module reads the tables it owns (seed, sentences, sizes, vocabulary,
+embeddings, encoder); every other top-level table belongs to a section
+listed in :mod:`attention_core.numbers_sections`, which parses it with the
+shared validators of :mod:`attention_core.numbers_parsing`. A key that no
+parser knows is an error, so a typo never passes silently.
 """
 
 from __future__ import annotations
 
 import difflib
 import errno
-import math
 import os
 import re
 import stat
@@ -26,8 +28,24 @@ from typing import Any
 
 import numpy as np
 
-from .decoder import DecoderWeights, parse_decoder_table, parse_output_mapping_table
-from .attention import AttentionSpec, parse_attention
+from .attention import AttentionSpec
+from .decoder import DecoderWeights
+from .numbers_parsing import (
+    MAX_TOKENS,
+    SIZE_RANGE,
+    VALUE_RANGE,
+    NumbersError,
+    as_int,
+    as_matrix,
+    as_str,
+    as_table,
+    as_vector,
+    as_word_list,
+    check_keys,
+    wrong_value,
+)
+from .numbers_sections import SECTIONS, SectionContext, section_tables
+from .sentence_map import DEFAULT_MAP
 from .text import tokenize
 
 __all__ = [
@@ -52,8 +70,6 @@ __all__ = [
 ]
 
 DEFAULT_NUMBERS_NAME = "default_numbers.toml"
-MAX_TOKENS = 12
-SIZE_RANGE = (2, 8)
 MAX_EXTRA_WORDS = 30
 #: The longest word a numbers file may hold (letters): a longer one cannot be
 #: drawn at the 12 px floor in the scenes' cells and notices (issue 25).
@@ -61,120 +77,6 @@ MAX_WORD_CHARS = 25
 #: The largest numbers file read (bytes): the shipped one is 8 kB; a device
 #: such as /dev/zero, or a 50 MB word, is refused before it fills the memory.
 MAX_FILE_BYTES = 1_000_000
-#: Every number of a numeric table (weights, embeddings, inputs, queries...)
-#: lies in this range unless its parser names another. Bounded inputs keep
-#: every derived value finite and short enough to read in a cell.
-VALUE_RANGE = (-10.0, 10.0)
-
-
-class NumbersError(ValueError):
-    """A problem with the numbers file, described in one line."""
-
-
-# --------------------------------------------------------------------------
-# Small validators. ``where`` is the dotted key shown in the message.
-# --------------------------------------------------------------------------
-
-
-def _fail(where: str, expected: str, got: Any) -> NumbersError:
-    shown = repr(got)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    return NumbersError(f"{where}: expected {expected}, got {shown}")
-
-
-def check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
-    """Reject keys that no parser reads (typos would otherwise be ignored)."""
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        prefix = f"{where}." if where else ""
-        raise NumbersError(
-            f"{prefix}{unknown[0]}: unknown key (known here: {', '.join(sorted(allowed))})"
-        )
-
-
-def as_table(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _fail(where, "a table", value)
-    return value
-
-
-def as_number(value: Any, where: str, value_range: tuple[float, float] | None = None) -> float:
-    """A finite number, within ``value_range`` (inclusive) when one is given."""
-    # bool is an int subclass in Python; "true" is not a number here.
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _fail(where, "a number", value)
-    if not math.isfinite(value):
-        raise _fail(where, "a finite number (no nan or inf)", value)
-    if value_range is not None:
-        lo, hi = value_range
-        if not lo <= value <= hi:
-            raise _fail(where, f"a number from {lo:g} to {hi:g}", value)
-    return float(value)
-
-
-def as_int(value: Any, where: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(where, f"a whole number from {lo} to {hi}", value)
-    if not lo <= value <= hi:
-        raise _fail(where, f"a whole number from {lo} to {hi}", value)
-    return value
-
-
-def as_str(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise _fail(where, "a string", value)
-    return value
-
-
-def as_vector(value: Any, where: str, length: int | None = None,
-              value_range: tuple[float, float] | None = VALUE_RANGE) -> np.ndarray:
-    """A non-empty list of numbers in ``value_range`` (default :data:`VALUE_RANGE`)."""
-    if not isinstance(value, list) or not value:
-        raise _fail(where, "a non-empty list of numbers", value)
-    vec = np.array([as_number(v, f"{where}[{i}]", value_range) for i, v in enumerate(value)])
-    if length is not None and vec.shape[0] != length:
-        raise NumbersError(f"{where}: expected {length} numbers, got {vec.shape[0]}")
-    vec.flags.writeable = False
-    return vec
-
-
-def as_matrix(
-    value: Any, where: str, rows: int | None = None, cols: int | None = None,
-    value_range: tuple[float, float] | None = VALUE_RANGE,
-) -> np.ndarray:
-    """A list of equally long lists of numbers in ``value_range`` (default
-    :data:`VALUE_RANGE`), optionally of a set shape."""
-    want = f"a {rows if rows is not None else 'N'}x{cols if cols is not None else 'M'} matrix"
-    if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
-        raise _fail(where, f"{want} (a list of rows)", value)
-    if rows is not None and len(value) != rows:
-        raise NumbersError(f"{where}: expected {want}, got {len(value)} rows")
-    width = cols if cols is not None else len(value[0])
-    out = []
-    for i, row in enumerate(value):
-        if len(row) != width:
-            raise NumbersError(
-                f"{where}: expected {want}, row {i} has {len(row)} numbers instead of {width}"
-            )
-        out.append([as_number(v, f"{where}[{i}][{j}]", value_range) for j, v in enumerate(row)])
-    mat = np.array(out, dtype=float)
-    mat.flags.writeable = False
-    return mat
-
-
-def as_word_list(value: Any, where: str, max_len: int) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise _fail(where, "a list of words", value)
-    words: list[str] = []
-    for i, w in enumerate(value):
-        toks = tokenize(as_str(w, f"{where}[{i}]"))
-        if len(toks) != 1:
-            raise _fail(f"{where}[{i}]", "a single word", w)
-        words.append(toks[0])
-    if len(words) > max_len:
-        raise NumbersError(f"{where}: expected at most {max_len} words, got {len(words)}")
-    return tuple(words)
 
 
 # --------------------------------------------------------------------------
@@ -308,8 +210,8 @@ class Scenario:
     source_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     target_embeddings: Mapping[str, np.ndarray] = field(default_factory=dict)
     encoder: EncoderWeights = EncoderWeights()
-    # [model]: the trained translator's settings; None when the table is absent
-    # (translator.settings.ModelSettings; typed loosely to avoid an import cycle).
+    # [model]: the trained translator's settings (translator.settings.ModelSettings);
+    # None when the table is absent.
     model: Any = None
     # [dot_product] (attention_core.similarity.DotProductInputs); None: the draft's example.
     dot_product: Any = None
@@ -336,7 +238,7 @@ def _parse_sentence(value: Any, where: str) -> str:
     sentence = as_str(value, where)
     n = len(tokenize(sentence))
     if n == 0:
-        raise _fail(where, "a sentence with at least one word", sentence)
+        raise wrong_value(where, "a sentence with at least one word", sentence)
     if n > MAX_TOKENS:
         raise NumbersError(f"{where}: expected at most {MAX_TOKENS} words, got {n}")
     return sentence
@@ -350,18 +252,14 @@ def _parse_embedding_table(
     for word, vec in table.items():
         toks = tokenize(word)
         if len(toks) != 1:
-            raise _fail(f"{where}.{word}", "a single word as key", word)
+            raise wrong_value(f"{where}.{word}", "a single word as key", word)
         out[toks[0]] = as_vector(vec, f"{where}.{word}", dim)
     return out
 
 
-_TOP_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
-_TOP_KEYS |= {"model"}  # the translator (attention_core/translator/settings.py)
-_TOP_KEYS |= {"dot_product", "hidden_state_map"}  # part 1b: attention_core.similarity, .sentence_map
-_TOP_KEYS |= {"cnn"}
-_TOP_KEYS |= {"decoder", "output_mapping"}
-_TOP_KEYS |= {"attention"}
-_TOP_KEYS |= {"dot_product_attention", "multi_query_attention", "worked_example"}
+#: The tables this module reads itself; the sections' come from the registry.
+_OWN_KEYS = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+_TOP_KEYS = _OWN_KEYS | section_tables()
 
 
 def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
@@ -429,20 +327,21 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
         b=as_vector(enc["b"], "encoder.b", H) if "b" in enc else None,
     )
 
-    from .cnn import parse_cnn  # here: cnn.py uses this module's validators
-
-    cnn = parse_cnn(data.get("cnn", {}), base_dir)
-    from .dot_attention import parse_dot_attention  # it imports the validators above
-
-    dot_attention = parse_dot_attention(data, seed)
-    part1b = _parse_part1b(data)
-    _check_embeddings_used(source_emb, "embeddings.source", "source sentence, vocabulary.source_extra or "
-                           "hidden_state_map.sentences",
-                           (*tokenize(source), *source_extra,
-                            *(w for x in (part1b["hidden_state_map"] or _default_map()).sentences
-                              for w in tokenize(x))))
-    _check_embeddings_used(target_emb, "embeddings.target", "target sentence or vocabulary.target_extra",
-                           (*tokenize(target), *target_extra, "<START>", "<END>"))
+    context = SectionContext(seed=seed, hidden=sizes.hidden, source_tokens=tokenize(source),
+                             target_tokens=tokenize(target), base_dir=base_dir)
+    sections: dict[str, Any] = {}
+    for section in SECTIONS:
+        sections[section.field] = section.parse(data, context)
+        if section.field == "hidden_state_map":
+            # The check needs the map's sentences, and runs before the later
+            # sections so that a file with several faults is told the same first one.
+            _check_embeddings_used(source_emb, "embeddings.source", "source sentence, vocabulary.source_extra or "
+                                   "hidden_state_map.sentences",
+                                   (*tokenize(source), *source_extra,
+                                    *(w for x in (sections["hidden_state_map"] or DEFAULT_MAP).sentences
+                                      for w in tokenize(x))))
+            _check_embeddings_used(target_emb, "embeddings.target", "target sentence or vocabulary.target_extra",
+                                   (*tokenize(target), *target_extra, "<START>", "<END>"))
 
     return Scenario(
         origin=origin,
@@ -455,23 +354,8 @@ def parse_numbers(data: Mapping[str, Any], origin: str = "<numbers>",
         source_embeddings=source_emb,
         target_embeddings=target_emb,
         encoder=encoder,
-        model=_parse_model(data, source),
-        **part1b,
-        cnn=cnn,
-        decoder=parse_decoder_table(data.get("decoder", {}), sizes.hidden),
-        # A decode takes at most one step per target word, plus <END>.
-        output_mapping_step=parse_output_mapping_table(
-            data.get("output_mapping", {}), len(tokenize(target)) + 1
-        ),
-        attention=parse_attention(data.get("attention", {}), sizes.hidden),
-        dot_attention=dot_attention,
+        **sections,
     )
-
-
-def _default_map() -> Any:
-    from .sentence_map import DEFAULT_MAP
-
-    return DEFAULT_MAP
 
 
 def _check_embeddings_used(table: Mapping[str, Any], where: str, places: str, words: tuple[str, ...]) -> None:
@@ -486,24 +370,6 @@ def _check_embeddings_used(table: Mapping[str, Any], where: str, places: str, wo
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise NumbersError(f"{where}.{unused[0]}: {unused[0]!r} is in no {places}{hint}; "
                            "an embedding is only used for a word that is shown")
-
-
-def _parse_model(data: Mapping[str, Any], source: str) -> Any:
-    # Imported here: the translator package imports this module's validators.
-    from .translator.settings import parse_model_table
-
-    return parse_model_table(data.get("model"), tokenize(source))
-
-
-def _parse_part1b(data: Mapping[str, Any]) -> dict[str, Any]:
-    # Imported here: those modules import this one's validators.
-    from .sentence_map import parse_hidden_state_map
-    from .similarity import parse_dot_product
-
-    return {
-        "dot_product": parse_dot_product(data.get("dot_product")),
-        "hidden_state_map": parse_hidden_state_map(data.get("hidden_state_map")),
-    }
 
 
 def starting_file_text() -> str:

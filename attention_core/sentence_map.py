@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import maths
-from .numbers_file import MAX_TOKENS, NumbersError, as_str, as_table, check_keys
+from .numbers_parsing import MAX_TOKENS, NumbersError, as_str, as_table, check_keys
 from .pca import pca
 from .text import Vocabulary, tokenize
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .numbers_file import NumbersError, as_str, as_table, as_vector, check_keys
+from .numbers_parsing import NumbersError, as_str, as_table, as_vector, check_keys
 
 __all__ = [
     "elementwise_products",

@@ -37,6 +37,8 @@ from typing import Any
 import av
 
 from .executors import track_work, untrack_work
+from .render_setup import QUALITIES, WORK_PREFIX, encoder_options, inflight_encoders, resolve_scene, tex_slot
+from .scene_render import render_scene
 
 __all__ = ["PartTask", "PartOutput", "JoinTask", "part_tasks", "render_part", "join_parts", "joined_costs",
            "concat_videos"]
@@ -116,14 +118,12 @@ def render_part(task: PartTask) -> PartOutput:
     from scenes import THEMES
     from scenes.base import Timeline
 
-    from .pipeline import QUALITIES, WORK_PREFIX, _resolve, _tex_slot, encoder_options, inflight_encoders
-
     from . import speedups
     from .play_costs import PlayClock
 
     speedups.install()
     job = task.job
-    cls = _resolve(job.scene)
+    cls = resolve_scene(job.scene)
     poster_time = getattr(cls, "poster_time", None)
     work = track_work(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{job.scene_id}-part{task.part}-")))
     try:
@@ -131,7 +131,7 @@ def render_part(task: PartTask) -> PartOutput:
             "quality": QUALITIES[job.quality],
             "format": "mp4",
             "media_dir": str(work),
-            "tex_dir": str(_tex_slot()),
+            "tex_dir": str(tex_slot()),
             "background_color": THEMES[job.theme].background,
             "disable_caching": True,
             "progress_bar": "none",
@@ -252,7 +252,6 @@ def concat_videos(paths: list[Path], dst: Path) -> None:
 def join_parts(task: JoinTask) -> dict[str, bytes]:
     """The finished files (``{format: bytes}``) of a scene from all its parts."""
     from .executors import collect_files
-    from .pipeline import render_scene
 
     job = task.job
     plays = {o.plays for o in task.outputs if o.complete}

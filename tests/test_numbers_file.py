@@ -315,3 +315,25 @@ def test_an_accent_typed_as_a_combining_mark_joins_its_letter():
     # "e" + U+0301 would otherwise split "été" into "e", "te".
     trace = trace_from(varied(sentences={"target": "l'e\u0301te\u0301 dernier"}))
     assert trace.target_tokens == ("l'\u00e9t\u00e9", "dernier")
+
+
+def test_every_table_of_the_file_has_one_reader_and_the_sections_fill_the_scenario():
+    # The registry (attention_core/numbers_sections.py) against the shipped file and
+    # the Scenario: every top-level table is read by the numbers file or by exactly one
+    # section, and each section fills a field the Scenario has.
+    import dataclasses
+    import tomllib
+
+    from attention_core.numbers_file import Scenario, default_numbers_text
+    from attention_core.numbers_sections import SECTIONS, section_tables
+
+    own = {"seed", "sentences", "sizes", "vocabulary", "embeddings", "encoder"}
+    tables = [t for s in SECTIONS for t in s.tables]
+    assert len(tables) == len(set(tables)) and not own & set(tables), tables
+    assert set(tomllib.loads(default_numbers_text())) <= own | section_tables()
+    fields = {f.name for f in dataclasses.fields(Scenario)}
+    assert {s.field for s in SECTIONS} <= fields
+    assert len({s.field for s in SECTIONS}) == len(SECTIONS)
+    # A table the registry does not list is refused, with the known keys named.
+    with pytest.raises(NumbersError, match=r"^cnns: unknown key \(known here: .*\bcnn\b.*\bworked_example\b"):
+        parse_numbers({**default_data(), "cnns": {}})

@@ -1,6 +1,6 @@
 """Training and measuring the captioner; the shipped weights.
 
-The CNN's filters are fixed (the hand-made bank of :mod:`attention_core.cnn`:
+The CNN's filters are fixed (the hand-made bank of :mod:`attention_core.cnn_features`:
 colour, brightness and edge detectors); only the decoder and its attention
 are trained, with Adam on the caption cross-entropy and a small penalty on
 the attention's entropy (it should pick a few cells). No loss ever sees where
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cnn import grid_features, hand_filters
+from ..cnn_features import grid_features, hand_filters
 from ..text import END, START
 from ..training import Adam, read_weights, save_weights
 from . import model

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..numbers_parsing import NumbersError, as_int, as_number, as_str, as_table, check_keys
 from .corpus import source_words
 from .train import DEFAULT_CONFIG, TrainConfig, plain_config
 
@@ -52,16 +53,12 @@ class ModelSettings:
 
 
 def _bool(value: Any, where: str) -> bool:
-    from ..numbers_file import NumbersError
-
     if not isinstance(value, bool):
         raise NumbersError(f"{where}: expected true or false, got {value!r}")
     return value
 
 
 def _float(value: Any, where: str, lo: float, hi: float, lo_open: bool = False) -> float:
-    from ..numbers_file import NumbersError, as_number
-
     v = as_number(value, where)
     if (v <= lo if lo_open else v < lo) or v > hi:
         low = f"above {lo:g}" if lo_open else f"from {lo:g}"
@@ -75,8 +72,6 @@ def parse_model_table(value: Any, source_tokens: tuple[str, ...]) -> ModelSettin
     With ``weights = "trained"`` every source word must be one the grammar
     knows, since the trained model has embeddings only for those.
     """
-    from ..numbers_file import NumbersError, as_int, as_str, as_table, check_keys
-
     if value is None:
         return None
     table: Mapping[str, Any] = as_table(value, "model")

@@ -1,0 +1,120 @@
+"""What every render process sets up before Manim draws, whole scene or part.
+
+The quality names, how many partial movies may encode at once within the
+memory budget, the encoders' options, the process's own LaTeX folder and the
+scene class from its reference. :mod:`publish.scene_render` (a whole scene)
+and :mod:`publish.split` (a scene drawn in parts) both read it, and neither
+imports the other's caller, :mod:`publish.pipeline`. Manim-free.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["QUALITIES", "WORK_PREFIX", "FRAME_BUDGET_MB", "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL", "MAX_INFLIGHT",
+           "PIXELS", "encoder_bytes", "inflight_encoders", "ENCODER_OPTIONS", "X264_OPTIONS", "encoder_options",
+           "tex_slot", "scene_ref", "resolve_scene"]
+
+QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
+#: The work folders of a render (OUT/.rendering-<pid>-...), removed when it ends.
+WORK_PREFIX = ".rendering-"
+#: Partial movie files Manim may encode while the scene goes on drawing are bounded by
+#: memory, not by a count. One encoder holds up to ENCODER_QUEUE + 1 RGBA frames (4 bytes a
+#: pixel) and libx264's own frames: measured 457 MB at 1080p with its default look-ahead
+#: of 40 frames, 217 MB with 10 (ENCODER_OPTIONS), about X264_BYTES_PER_PIXEL. So one
+#: encoder holds ~55 MiB at 480p, ~280 MiB at 1080p, ~1.1 GiB at 4K, and the budget
+#: (ATTENTION_FRAME_BUDGET_MB) lets 4 encode at once at 480p and 720p, 2 at 1080p, 1 at 4K.
+#: (Manim's default, 1, stops drawing at the end of every animation until its file is encoded.)
+FRAME_BUDGET_MB = 600
+ENCODER_QUEUE = 8  # Manim's encoder_queue_size
+X264_BYTES_PER_PIXEL = 105
+MAX_INFLIGHT = 4  # past this, more encoders only wait for the processor
+PIXELS = {"low": (854, 480), "medium": (1280, 720), "high": (1920, 1080), "4k": (3840, 2160)}
+
+
+def encoder_bytes(width: int, height: int) -> int:
+    """The memory one partial movie's encoder holds at most."""
+    return ((ENCODER_QUEUE + 1) * 4 + X264_BYTES_PER_PIXEL) * width * height
+
+
+def inflight_encoders(quality: str, budget_mb: float | None = None) -> int:
+    """How many partial movies may encode at once within the frame budget (at least 1);
+    ``ATTENTION_INFLIGHT_ENCODERS`` overrides it (1 is Manim's way)."""
+    value = os.environ.get("ATTENTION_INFLIGHT_ENCODERS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    if budget_mb is None:
+        env = os.environ.get("ATTENTION_FRAME_BUDGET_MB", "")
+        budget_mb = float(env) if env.replace(".", "", 1).isdigit() and float(env) > 0 else FRAME_BUDGET_MB
+    width, height = PIXELS[quality]
+    return max(1, min(MAX_INFLIGHT, int(budget_mb * (1 << 20) // encoder_bytes(width, height))))
+
+
+#: Options of every partial movie's encoder. libx264 (and libvpx) split one file over
+#: threads by default, and then give different bytes for the same frames now and then
+#: (1 encode in 8 on a 2-core machine): a split render was not the whole render's twin.
+#: One thread per file encodes the same frames to the same bytes; the in-flight
+#: encoders still encode several files at once. libx264 looks 10 frames ahead instead
+#: of 40: less than half the memory (files ~3 % larger).
+ENCODER_OPTIONS = {"threads": "1"}
+X264_OPTIONS = {**ENCODER_OPTIONS, "rc-lookahead": "10"}
+
+
+def encoder_options(transparent: bool = False) -> dict[str, str]:
+    """The partial movies' encoder options: libx264's (mp4), or libvpx's (transparent webm)."""
+    return dict(ENCODER_OPTIONS if transparent else X264_OPTIONS)
+
+
+_tex_lock: Any = None  # held for the life of the process
+_tex_dir: Path | None = None
+
+
+def tex_slot() -> Path:
+    """A LaTeX folder no other running process uses, kept across runs.
+
+    Slots are numbered folders, each claimed with an exclusive lock held
+    until the process ends, so concurrent renders (this run's workers or
+    another run's) never share one, and a later run reuses the compiled
+    formulas.
+    """
+    global _tex_lock, _tex_dir
+    if _tex_dir is not None:
+        return _tex_dir
+    base = Path(tempfile.gettempdir()) / f"attention-render-tex-{os.getuid()}"
+    base.mkdir(parents=True, exist_ok=True)
+    for n in range(256):
+        fh = open(base / f"slot-{n}.lock", "w")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            continue
+        _tex_lock, _tex_dir = fh, base / f"slot-{n}"
+        _tex_dir.mkdir(exist_ok=True)
+        return _tex_dir
+    raise RuntimeError(f"no free LaTeX folder under {base}")
+
+
+def scene_ref(cls: type) -> str:
+    """``module:QualName`` of a scene class, importable in a spawned process."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def resolve_scene(scene: str | type) -> type:
+    """The scene class a :func:`scene_ref` names (or a registered id, or the class itself)."""
+    if isinstance(scene, type):
+        return scene
+    if ":" in scene:
+        module, _, name = scene.partition(":")
+        obj: Any = importlib.import_module(module)
+        for part in name.split("."):
+            obj = getattr(obj, part)
+        return obj
+    from scenes import SCENES
+
+    return SCENES[scene]
