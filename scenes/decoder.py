@@ -49,6 +49,7 @@ from .components import (
     fade_out,
     fit_within,
     math_label,
+    on_baseline,
     readable_text,
     subscript,
     word_box,
@@ -368,7 +369,7 @@ class DecoderScene(WalkthroughScene):
         number = VGroup(caption("p =", theme, TEXT_FONT, theme.muted),
                         NumberLabel(p, theme, view.chosen_probability_keys[t - 1], font_size=TEXT_FONT))
         # Above the word: under it is the way the word goes down to the words written.
-        number.arrange(RIGHT, buff=0.1).next_to(word, UP, buff=0.2)
+        on_baseline(number.arrange(RIGHT, buff=0.1)).next_to(word, UP, buff=0.2)  # "p" has a descender
         # The bar's length is p times the track's: layout, not arithmetic shown as a number.
         track = Rectangle(width=PROB_BAR_W, height=0.16, stroke_color=theme.muted, stroke_width=1)
         bar = Rectangle(width=max(PROB_BAR_W * float(p), 0.01), height=0.16, stroke_width=0,
