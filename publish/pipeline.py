@@ -96,7 +96,15 @@ def _disk_full(folder: Path) -> bool:
         return False
 
 
-def describe_failure(exc: BaseException, out_dir: Path) -> str:
+def _folder_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def describe_failure(exc: BaseException, out_dir: Path, identity: tuple[int, int] | None = None) -> str:
     """One line for a failed render.
 
     A full disk shows up as ENOSPC, or indirectly: manim's text goes through
@@ -107,9 +115,11 @@ def describe_failure(exc: BaseException, out_dir: Path) -> str:
         return f"no space left on device writing {exc.filename or out_dir}"
     if isinstance(exc, OutputFolderMoved):
         return str(exc)
-    if not Path(out_dir).is_dir():
+    if not Path(out_dir).is_dir() or (identity is not None and _folder_identity(out_dir) != identity):
         # Renamed or deleted while the scene was drawn: Manim then fails on a
-        # file it cannot name ("cannot write <none>").
+        # file it cannot name ("cannot write <none>"), and may even have made a
+        # new, empty folder of that name on its way (``identity``: the folder's
+        # device and inode when the render began).
         return f"the output folder {out_dir} was moved or deleted while rendering; run again"
     if _disk_full(Path(out_dir)):
         return f"no space left on device writing {out_dir} ({type(exc).__name__}: {exc})"
@@ -123,12 +133,13 @@ def describe_failure(exc: BaseException, out_dir: Path) -> str:
 def run_job(job: Job) -> Result:
     """Render one job; any error becomes a failed :class:`Result` (never raised)."""
     start = time.monotonic()
+    identity = _folder_identity(job.out_dir)
     try:
         render_scene(job.scene, job.trace, job.out_dir, job.quality, job.formats, job.theme, job.keys,
                      job.source_video, job.options)
     except Exception as exc:  # one scene failing must not stop the others
         return Result(job.scene_id, "failed", job.formats, time.monotonic() - start,
-                      describe_failure(exc, job.out_dir))
+                      describe_failure(exc, job.out_dir, identity))
     return Result(job.scene_id, "rendered", job.formats, time.monotonic() - start)
 
 
