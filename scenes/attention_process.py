@@ -396,8 +396,8 @@ class AttentionProcessScene(WalkthroughScene):
             self.weigh_scores(t, mode)
             self.weigh_and_sum_context(t, mode)
             self.decode_word(t, mode)
-            self.file_weights_row(t, mode)
-            self.pass_state_and_word_on(t, mode)
+            filing = self.file_weights_row(t, mode)
+            self.pass_state_and_word_on(t, mode, alongside=filing)
         self.build_alignment_from_rows()
         self.hold_final()
 
@@ -553,17 +553,26 @@ class AttentionProcessScene(WalkthroughScene):
             self.play(fade_in(st.word), fade_in(st.p_label), run_time=0.4 if mode == "brief" else 0.25)
         self.pause_on_result("word")
 
-    def file_weights_row(self, t: int, mode: str) -> None:
+    def file_weights_row(self, t: int, mode: str) -> Animation | None:
         """This step's weight row itself leaves for row t of the alignment so far: its digits
-        fade, its heat boxes shrink and slide right along their own line, then up into the row."""
+        fade, its heat boxes shrink and slide right along their own line, then up into the row.
+
+        Played on its own when the step is explained in full; otherwise returned, to play
+        while s_t moves on (the two paths are far apart).
+        """
         st = self.stage
         row = self._alignment_row(t)
-        self.play(file_row(st.weights, row, t), run_time=1.0 if mode != "quick" else 0.7)
-        self.remove(st.weights)
         st.align_rows.append(row)
+        filing = file_row(st.weights, row, t)
+        if mode != "full":
+            return filing
+        self.play(filing, run_time=1.0)
+        self.remove(st.weights)
+        return None
 
-    def pass_state_and_word_on(self, t: int, mode: str) -> None:
-        """The word joins the strip; s_t moves into the s_{t-1} slot; the word goes up into op."""
+    def pass_state_and_word_on(self, t: int, mode: str, alongside: Animation | None = None) -> None:
+        """The word joins the strip; s_t moves into the s_{t-1} slot (``alongside``: the weight
+        row filing away at the same time); the word goes up into op."""
         st, theme, view = self.stage, self.theme, self.view
         step = view.steps[t]
         new_strip = self._strip_word(step.chosen, theme.target_embedding)
@@ -576,17 +585,18 @@ class AttentionProcessScene(WalkthroughScene):
             nxt = view.steps[t + 1]
             next_op = self._panel_column(nxt.input_embedding, nxt.input_embedding_key,
                                          f"op{subscript(t + 1)}", theme.target_embedding, self.x_op)
-            st.s_prev = self._hand_off_state(st.s_new, [st.s_prev, *leaving, st.p_label], t, nxt, mode)
+            st.s_prev = self._hand_off_state(st.s_new, [st.s_prev, *leaving, st.p_label], t, nxt, mode, alongside)
             self.play(Transform(st.word, new_strip), *moves, run_time=0.7 if mode != "quick" else 0.4)
             self.remove(st.word)
             self.add(new_strip)
             st.op_col = self._feed_word_back(new_strip, st.op_col, next_op, t, mode)
         else:
-            self.play(*[caption_out(m) for m in [*leaving, st.p_label]], Transform(st.word, new_strip), *moves,
-                      run_time=0.6)
+            self.play(*([alongside] if alongside else []), *[caption_out(m) for m in [*leaving, st.p_label]],
+                      Transform(st.word, new_strip), *moves, run_time=0.7)
             st.final = [st.s_prev, st.op_col, st.s_new, st.box]
             self.remove(st.word)
             self.add(new_strip)
+        self.remove(st.weights)
         self.step_times.append((st.step_start, self.time))
         self.strip_log.append(tuple(getattr(w, "full_text", "") for w in st.strip_words[hidden:]))
 
@@ -635,7 +645,7 @@ class AttentionProcessScene(WalkthroughScene):
         st.pacer._wait_for_reader()
         parts = self._alignment_parts()
         matrix, heading, note = parts["matrix"], parts["heading"], parts["note"]
-        panel = [*st.final, st.states, st.e_name, st.a_name, st.bar_base, st.align_name]
+        panel = [*st.final, st.states, st.e_name, st.a_name, st.bar_base]
         self.play(*[fade_out(m) for m in panel], fade_out(st.kind), fade_out(st.step_label),
                   caption_out(st.pacer.current), caption_out(st.title), caption_in(heading), run_time=0.8)
         slides = [slide(w, c, what="source_word", src=("word", k), dst=("column", k))
@@ -646,7 +656,7 @@ class AttentionProcessScene(WalkthroughScene):
         self.play(self._words_to_row_names(parts["rows"]), run_time=max(1.2, 0.25 * len(parts["rows"])))
         start = self.time
         self.play(self._enlarge_rows(matrix, [i for i, _ in parts["rows"]]), fade_in(parts["src"]),
-                  fade_in(parts["out"]), caption_out(self.strip_label), caption_in(note), run_time=1.8)
+                  fade_in(parts["out"]), fade_out(st.align_name), caption_in(note), run_time=1.8)
         # Heading and note arrive together (one caption): with the final hold, long enough to read both.
         due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
         if due > 0:
@@ -657,7 +667,7 @@ class AttentionProcessScene(WalkthroughScene):
         appears there); <START>, read but never written, and the ellipsis leave."""
         st = self.stage
         written = st.strip_words[1:]
-        moves: list[Animation] = [caption_out(st.strip_words[0])]
+        moves: list[Animation] = [caption_out(st.strip_words[0]), caption_out(self.strip_label)]
         if st.dots_shown:
             moves.append(caption_out(self.strip_dots))
         for i, label in rows:
@@ -741,12 +751,14 @@ class AttentionProcessScene(WalkthroughScene):
 
     # -- moves between steps ----------------------------------------------------
 
-    def _hand_off_state(self, s_new: VectorColumn, leaving: list, t: int, nxt, mode: str) -> VectorColumn:
+    def _hand_off_state(self, s_new: VectorColumn, leaving: list, t: int, nxt, mode: str,
+                        alongside: Animation | None = None) -> VectorColumn:
         """s_t moves, as a chip over the decoder box and c_t's slot, into the s_{t-1} slot
-        (``leaving``: its old occupant and this step's pieces, gone in the first third)."""
+        (``leaving``: its old occupant and this step's pieces, gone in the first third;
+        ``alongside``: a move played with it)."""
         top = leaving[0].label.get_top()[1] + 0.3
         slot = s_new.get_center() + RIGHT * (self.x_s - s_new.frame.get_x())
-        self.play(hand_off(s_new, slot, leaving=leaving, shrink=0.8,
+        self.play(*([alongside] if alongside else []), hand_off(s_new, slot, leaving=leaving, shrink=0.8,
                            via=[(s_new.get_x(), top, 0), (slot[0], top, 0)],
                            what="s", src=("s", t + 1), dst=("s_prev", t + 2)),
                   run_time=1.4 if mode != "quick" else 0.7)
