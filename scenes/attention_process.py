@@ -815,6 +815,7 @@ class AttentionProcessScene(WalkthroughScene):
             g = VGroup(*[b.copy().match_width(tb, stretch=True).match_height(tb, stretch=True)
                          .stretch(max(weight, 0.05), 0).move_to(tb) for b, tb in zip(boxes, targets)])
             g.set_opacity(weight)
+            g.set_z_index(-1)  # under every cell: a copy leaving h_j, or passing the scores, hides no digit
             sources.add(boxes)
             ghosts.add(g)
         return sources, ghosts
