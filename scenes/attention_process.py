@@ -9,8 +9,13 @@ weighted sum of the h_j is the context c_t (each h_j's copy scaled and
 faded by a_tj on its way), and the decoder turns op_{t-1}, s_{t-1} and
 c_t into s_t and the next word op_t, which joins the "French so far"
 strip. The first step is explained phase by phase, the second more
-briefly, the others quickly (each still pausing on its word). The clip
-ends on the alignment matrix: one row of weights per output word.
+briefly, the others quickly (each still pausing on its word). Each step's
+weight row files into an alignment-so-far grid right of the h_j; the clip
+ends on that grid grown into the alignment matrix (one row of weights per
+output word), the source words its columns, the strip's words its rows.
+
+``construct`` is the storyboard: one method per beat, named for what the
+reader sees, sharing the on-screen slots in :class:`Stage`.
 
 The values are the Trace section ``model``: the network WITH attention,
 the same encoder and decoder as the Part 1 scenes' network plus attention
@@ -625,7 +630,6 @@ class AttentionProcessScene(WalkthroughScene):
 
     def _alignment_name(self) -> Mobject:
         """The name over the alignment so far: a_tj in the weights' colour."""
-        w, _ = self._align_geometry()
         name = math_label(r"a_{tj}", self.theme, 32, self.theme.weight)
         return name.move_to([(ALIGN_LEFT + ALIGN_RIGHT) / 2, ALIGN_TOP + 0.3, 0])
 
