@@ -141,6 +141,12 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
     return out
 
 
+def _touch(a: Mobject, b: Mobject, gap: float = 0.05) -> bool:
+    """Whether the boxes of ``a`` and ``b`` come within ``gap`` of each other."""
+    return (a.get_left()[0] < b.get_right()[0] + gap and b.get_left()[0] < a.get_right()[0] + gap
+            and a.get_bottom()[1] < b.get_top()[1] + gap and b.get_bottom()[1] < a.get_top()[1] + gap)
+
+
 def _legible_dots(col: VectorColumn) -> VectorColumn:
     """The elision dots of a column at the formulas' legibility floor (they are drawn at 24 pt)."""
     for cell in col.cells:
@@ -494,7 +500,7 @@ class AttentionProcessScene(WalkthroughScene):
     def weigh_scores(self, t: int, mode: str) -> None:
         """Softmax: the score boxes become weight boxes; bars rise; the links thicken by a_tj."""
         st = self.stage
-        w_boxes = VGroup(*[c.box for c in st.weights])
+        w_boxes = VGroup(*[c.box for c in st.weights]).set_z_index(-1)  # the copies pass under the scores' digits
         w_numbers = VGroup(*[c.number for c in st.weights])
         weighted = self._links(st.s_prev, self.view.steps[t].weights)
         grow = [TransformFromCopy(VGroup(*[c.box for c in st.scores]), w_boxes),
@@ -654,13 +660,14 @@ class AttentionProcessScene(WalkthroughScene):
                   caption_out(st.pacer.current), caption_out(st.title), caption_in(heading), run_time=0.8)
         slides = [slide(w, c, what="source_word", src=("word", k), dst=("column", k))
                   for k, (w, c) in enumerate(zip(st.words, parts["cols"]))]
-        self.play(LaggedStart(*slides, lag_ratio=0.05), fade_in(matrix.frame), run_time=1.2)
+        self.play(LaggedStart(*slides, lag_ratio=0.05), run_time=1.2)
         self.remove(*st.words)
         self.add(parts["cols"])
         self.play(self._words_to_row_names(parts["rows"]), run_time=max(1.2, 0.25 * len(parts["rows"])))
         start = self.time
         self.play(self._enlarge_rows(matrix, [i for i, _ in parts["rows"]]), fade_in(parts["src"]),
-                  fade_in(parts["out"]), fade_out(st.align_name), caption_in(note), run_time=1.8)
+                  fade_in(parts["out"]), fade_out(st.align_name), caption_in(note),
+                  fade_in(matrix.frame, rate_func=window(0.5, 1.0)), run_time=1.8)
         # Heading and note arrive together (one caption): with the final hold, long enough to read both.
         due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
         if due > 0:
@@ -671,7 +678,8 @@ class AttentionProcessScene(WalkthroughScene):
         appears there); <START>, read but never written, and the ellipsis leave."""
         st = self.stage
         written = st.strip_words[1:]
-        moves: list[Animation] = [caption_out(st.strip_words[0]), caption_out(self.strip_label)]
+        # (<START> only if still shown: fading out a word hidden behind the ellipsis would show it.)
+        moves: list[Animation] = [caption_out(m) for m in (st.strip_words[0], self.strip_label) if m in self.mobjects]
         if st.dots_shown:
             moves.append(caption_out(self.strip_dots))
         for i, label in rows:
@@ -743,15 +751,29 @@ class AttentionProcessScene(WalkthroughScene):
             lab.set_color(theme.target_embedding).align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
         xs = [matrix.cell(0, j).get_x() for j in range(T) if matrix.cell(0, j) is not None]
         cols = word_labels(view.source_tokens[:len(xs)], xs, top_room + 0.4, cell_w, theme)
-        src = caption("source words", theme, 20, theme.encoder)
-        src.move_to([matrix.frame.get_x(), top_room + 0.8, 0])
         out = caption("output words", theme, 20, theme.target_embedding)
         out.move_to([0, top_room + 0.8, 0]).align_to(matrix.row_labels, RIGHT)
-        if out.get_right()[0] > src.get_left()[0] - 0.2:
-            out.align_to([src.get_left()[0] - 0.3, 0, 0], RIGHT)
+        src = self._source_words_name(cols, out, top_room)
         shown_rows = sorted({i for (i, _) in matrix.cell_by_index})
         return dict(matrix=matrix, heading=heading, note=note, cols=cols, src=src, out=out,
                     rows=list(zip(shown_rows, matrix.row_labels)))
+
+    def _source_words_name(self, cols: VGroup, out: Mobject, top_room: float) -> Mobject:
+        """"source words" where it touches no column word: left of them, in the corner under
+        "output words" (a table's corner), else above them (centred, then at the right end)."""
+        src = caption("source words", self.theme, 20, self.theme.encoder)
+        left, right = cols.get_left()[0], cols.get_right()[0]
+        spots = [[left - 0.25 - src.width / 2, top_room + 0.4], [(left + right) / 2, top_room + 0.8],
+                 [right - src.width / 2, top_room + 0.8]]
+
+        def clear(mob: Mobject) -> bool:
+            inside = mob.get_left()[0] >= -6.95 and mob.get_right()[0] <= 6.95
+            return inside and not any(_touch(mob, other) for other in [*cols, out])
+
+        for x, y in spots:
+            if clear(src.move_to([x, y, 0])):
+                return src
+        return src.move_to([spots[0][0], spots[0][1], 0]) if spots[0][0] - src.width / 2 >= -6.95 else src
 
     # -- moves between steps ----------------------------------------------------
 
