@@ -9,8 +9,13 @@ weighted sum of the h_j is the context c_t (each h_j's copy scaled and
 faded by a_tj on its way), and the decoder turns op_{t-1}, s_{t-1} and
 c_t into s_t and the next word op_t, which joins the "French so far"
 strip. The first step is explained phase by phase, the second more
-briefly, the others quickly (each still pausing on its word). The clip
-ends on the alignment matrix: one row of weights per output word.
+briefly, the others quickly (each still pausing on its word). Each step's
+weight row files into an alignment-so-far grid right of the h_j; the clip
+ends on that grid grown into the alignment matrix (one row of weights per
+output word), the source words its columns, the strip's words its rows.
+
+``construct`` is the storyboard: one method per beat, named for what the
+reader sees, sharing the on-screen slots in :class:`Stage`.
 
 The values are the Trace section ``model``: the network WITH attention,
 the same encoder and decoder as the Part 1 scenes' network plus attention
@@ -21,6 +26,8 @@ gives both the same shape, so one code path draws either.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 from manim import (
@@ -49,7 +56,7 @@ from manim import (
 )
 
 from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
-from .motion import fly, hand_off, moved, slide, window
+from .motion import file_row, hand_off, moved, slide, window
 from .process_view import ProcessView, process_view
 from .seq2seq_view import network_note
 from .components import (
@@ -75,24 +82,26 @@ from .components import (
     subscript,
 )
 
-__all__ = ["AttentionProcessScene", "word_labels", "MIN_FLYING_WEIGHT"]
+__all__ = ["AttentionProcessScene", "Stage", "word_labels", "MIN_FLYING_WEIGHT"]
 
 # Layout (frame is 14.2 x 8 units; at 480p one unit is 60 px).
 TITLE_Y = 3.62
-SOURCE_CENTRE_X = 0.55  # the source columns leave room on the left for row names
-SOURCE_WIDTH = 11.6
-MAX_STATE_ROWS = 6  # longer vectors are elided with dots
+SOURCE_LEFT, SOURCE_RIGHT = -4.6, 5.45  # the columns' outer edges: row names left, the alignment so far right
+MAX_STATE_ROWS = 4  # longer vectors are elided with dots (short columns leave the links room to fan out)
 CELL_H = 0.28  # a 20-pt number (0.21 high) fits with its margin
 WORD_FONT = 20
 BAR_MAX_H = 0.58
-PANEL_TOP = -1.58  # top of the decoder panel's columns (their labels above)
+PANEL_TOP = -2.2  # top of the decoder panel's columns (their labels above)
 STRIP_Y = -3.72  # the "French so far" strip
 EXPLAIN_LEFT, EXPLAIN_RIGHT, EXPLAIN_TOP = 2.7, 6.95, -1.3  # the equation and caption of the moment
 EQUATION_SIZE = 30  # >= 28.2 pt: 12 px capitals at 480p
 DOTS_SIZE = 29
 STRIP_WORD = 22
 MIN_FLYING_WEIGHT = 0.02  # lighter copies of h_j do not fly into c_t (issue 13)
+STATE_CELL_W = 0.96  # a 20-pt − 0.94 is 0.82 wide: at CELL_W (0.9) it lost a decimal
 FULL_STEPS = 1  # steps explained phase by phase; the next one briefly, the rest quickly
+# The alignment so far: each step's weight row files into it, right of the h_j columns.
+ALIGN_LEFT, ALIGN_RIGHT, ALIGN_TOP = 5.62, 6.92, 2.62
 
 _SCORE_TEX = {
     "additive": [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"= v^{\top}\tanh(W_a\,s_{t-1} + U_a\,h_j)"],
@@ -132,6 +141,12 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
     return out
 
 
+def _touch(a: Mobject, b: Mobject, gap: float = 0.05) -> bool:
+    """Whether the boxes of ``a`` and ``b`` come within ``gap`` of each other."""
+    return (a.get_left()[0] < b.get_right()[0] + gap and b.get_left()[0] < a.get_right()[0] + gap
+            and a.get_bottom()[1] < b.get_top()[1] + gap and b.get_bottom()[1] < a.get_top()[1] + gap)
+
+
 def _legible_dots(col: VectorColumn) -> VectorColumn:
     """The elision dots of a column at the formulas' legibility floor (they are drawn at 24 pt)."""
     for cell in col.cells:
@@ -145,9 +160,9 @@ def _legible_dots(col: VectorColumn) -> VectorColumn:
 
 
 def _one_precision(row: VGroup, theme) -> VGroup:
-    """Every number of a row at the decimals of its widest one (-2.2, -2.3, -12.5, not
-    -2.22, -2.3, -12.5): a row is read as one set of numbers."""
-    cells = [c for c in row if isinstance(c, ValueCell) and c.number is not None]
+    """Every number of a row (or of columns: any group of cells) at the decimals of its widest
+    one (-2.2, -2.3, -12.5, not -2.22, -2.3, -12.5): a group is read as one set of numbers."""
+    cells = [c for c in row.get_family() if isinstance(c, ValueCell) and c.number is not None]
     fewest = min((c.number.decimals for c in cells), default=theme.decimals)
     for c in cells:
         if c.number.decimals == fewest:
@@ -160,6 +175,44 @@ def _one_precision(row: VGroup, theme) -> VGroup:
         c.add(new.move_to(c.box))
         c.number = new
     return row
+
+
+@dataclass
+class Stage:
+    """What is on screen across the beats: the slots a beat reads and writes (STYLE.md §3.2)."""
+
+    title: Mobject
+    kind: Mobject | None = None
+    words: VGroup | None = None
+    states: VGroup | None = None
+    e_name: Mobject | None = None
+    a_name: Mobject | None = None
+    bar_base: Mobject | None = None
+    align_name: Mobject | None = None
+    box: Mobject | None = None
+    s_prev: VectorColumn | None = None
+    op_col: VectorColumn | None = None
+    pacer: CaptionPacer | None = None
+    strip_words: list = field(default_factory=list)
+    dots_shown: bool = False
+    step_label: Mobject | None = None
+    align_rows: list = field(default_factory=list)  # row t of the alignment so far, filed at step t
+    final: list = field(default_factory=list)  # the panel's pieces left after the last step
+    # This step's pieces (built by open_step and the beats, gone by the next step).
+    step_start: float = 0.0
+    label_anim: Animation | None = None
+    scores: VGroup | None = None
+    weights: VGroup | None = None
+    bars: VGroup | None = None
+    links: VGroup | None = None
+    focus: Mobject | None = None
+    c_col: VectorColumn | None = None
+    bracket: Mobject | None = None
+    into: Mobject | None = None
+    out: Mobject | None = None
+    s_new: VectorColumn | None = None
+    word: Mobject | None = None
+    p_label: Mobject | None = None
 
 
 class AttentionProcessScene(WalkthroughScene):
@@ -177,12 +230,14 @@ class AttentionProcessScene(WalkthroughScene):
         self.view: ProcessView = process_view(self.trace)
         T, H = self.view.encoder_states.shape
         self.T, self.H = T, H
-        self.pitch = min(1.25, SOURCE_WIDTH / T)
-        self.cell_w = min(CELL_W, self.pitch - 0.1)
+        room = SOURCE_RIGHT - SOURCE_LEFT
+        self.pitch = min(1.25, room / T)
+        self.cell_w = min(STATE_CELL_W, self.pitch - 0.1)
         self.cell_h = CELL_H
         shown_rows = min(H, MAX_STATE_ROWS)
         span = (T - 1) * self.pitch
-        self.xs = [SOURCE_CENTRE_X - span / 2 + i * self.pitch for i in range(T)]
+        centre = (SOURCE_LEFT + SOURCE_RIGHT) / 2
+        self.xs = [centre - span / 2 + i * self.pitch for i in range(T)]
         col_h = shown_rows * self.cell_h + 0.08
         self.words_y = 3.08
         self.h_top = 2.66
@@ -198,13 +253,13 @@ class AttentionProcessScene(WalkthroughScene):
         #: The words the "French so far" strip shows after each step (full words, the hidden front dropped).
         self.strip_log: list[tuple[str, ...]] = []
 
-    def _column(self, values, key: str, label: str, colour, width: float = CELL_W) -> VectorColumn:
+    def _column(self, values, key: str, label: str, colour, width: float = STATE_CELL_W) -> VectorColumn:
         col = _legible_dots(VectorColumn(values, self.theme, key=key, colour=colour, cell_width=width,
                                          cell_height=self.cell_h, max_rows=MAX_STATE_ROWS))
         # Pango names with Unicode subscripts: a LaTeX run per step would be slow.
         col.label = caption(label, self.theme, 22, colour).next_to(col.frame, UP, buff=0.1)
         col.add(col.label)
-        return col
+        return _one_precision(col, self.theme)
 
     def _panel_column(self, values, key: str, label: str, colour, x: float) -> VectorColumn:
         col = self._column(values, key, label, colour)
@@ -224,7 +279,7 @@ class AttentionProcessScene(WalkthroughScene):
             col.shift(np.array([self.xs[i], self.h_top, 0]) - col.frame.get_top())
             name = caption(f"h{subscript(i + 1)}", theme, 20, theme.encoder).move_to([self.xs[i], self.h_name_y, 0])
             cols.add(VGroup(col, name))
-        return cols
+        return _one_precision(cols, theme)
 
     def _score_row(self, t: int) -> VGroup:
         step = self.view.steps[t]
@@ -341,18 +396,323 @@ class AttentionProcessScene(WalkthroughScene):
             x += w.width + gap
         return places, first
 
-    # -- the scene -----------------------------------------------------------
+    # -- the scene: a storyboard of beats --------------------------------------
 
     def construct(self) -> None:
+        self.set_stage()
+        self.show_encoder_states()
+        for t, mode in self.step_modes():
+            self.open_step(t, mode)
+            self.score_each_h_j(t, mode)
+            self.weigh_scores(t, mode)
+            self.weigh_and_sum_context(t, mode)
+            self.decode_word(t, mode)
+            filing = self.file_weights_row(t, mode)
+            self.pass_state_and_word_on(t, mode, alongside=filing)
+        self.build_alignment_from_rows()
+        self.hold_final()
+
+    def step_modes(self) -> list[tuple[int, str]]:
+        """Each step and how fully it is explained: "full", then "brief", then "quick"."""
+        return [(t, "full" if t < FULL_STEPS else ("brief" if t == FULL_STEPS else "quick"))
+                for t in range(len(self.view.steps))]
+
+    def set_stage(self) -> None:
+        """Layout and every piece that lives across steps; the first frame names the clip."""
         theme = self.theme
         self._layout()
-        view = self.view
-        n = len(view.steps)
+        view, n = self.view, len(self.view.steps)
+        first = view.steps[0]
+        self.stage = st = Stage(title=caption("Attention over the encoder states", theme, 28))
+        st.title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
+        st.kind = self._kind_note(st.title, n)
+        st.words = word_labels(view.source_tokens, self.xs, self.words_y, self.pitch, theme)
+        st.states = self._encoder_states()
+        st.e_name = self._row_name("score", r"e_{tj}", theme.score, self.scores_y)
+        st.a_name = self._row_name("weight", r"a_{tj}", theme.weight, self.weights_y)
+        st.bar_base = self._bar_base()
+        st.s_prev = self._panel_column(first.previous_state, first.previous_state_key, f"s{subscript(0)}",
+                                       theme.decoder, self.x_s)
+        st.op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{subscript(0)}",
+                                       theme.target_embedding, self.x_op)
+        st.box = CellBox("decoder", theme, theme.decoder, width=1.6, height=1.1)
+        st.box.move_to([self.x_box, st.s_prev.frame.get_center()[1], 0])
+        # The strip starts with <START>, op_0: the word the decoder reads next is always its last.
+        self.strip_label = caption("French so far:", theme, 20, theme.muted)
+        self.strip_label.move_to([0, STRIP_Y, 0]).align_to([-6.9, 0, 0], LEFT)
+        self.strip_dots = caption(ELLIPSIS, theme, STRIP_WORD, theme.muted)
+        self.strip_dots.move_to([self.strip_label.get_right()[0] + 0.3 + self.strip_dots.width / 2, STRIP_Y, 0])
+        st.strip_words = [self._strip_word(first.input_word, theme.target_embedding)]
+        st.strip_words[0].move_to(self._strip_layout(st.strip_words)[0][0])
+        st.align_name = self._alignment_name()
+        st.pacer = CaptionPacer(self)
+        self.add(st.title, st.kind, st.words)
 
-        title = caption("Attention over the encoder states", theme, 28)
+    def show_encoder_states(self) -> None:
+        """h_1 ... h_T appear under their words; s_0, op_0 and the decoder in the panel."""
+        st, view = self.stage, self.view
+        intro = ("Untrained, seeded weights: expect no real alignment." if view.untrained
+                 else "One encoder state h\u2c7c per source word.")
+        st.pacer.swap(self._explain([], intro + " The decoder starts from s\u2080 = 0."),
+                      LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in st.states], lag_ratio=0.08),
+                      fade_in(st.s_prev), fade_in(st.op_col), Create(st.box), fade_in(self.strip_label),
+                      fade_in(st.strip_words[0]), run_time=1.2)
+
+    def open_step(self, t: int, mode: str) -> None:
+        """This step's pieces, built now that the previous step has come to rest (nothing played)."""
+        st, theme, n = self.stage, self.theme, len(self.view.steps)
+        st.step_start = self.time
+        label = caption(f"step {t + 1} of {n}", theme, 22, theme.highlight)
+        label.align_to(st.title, DOWN).align_to([6.9, 0, 0], RIGHT)
+        # The counter's texts swap without crossing (each is its own caption cue).
+        st.label_anim = (fade_in(label) if st.step_label is None
+                         else AnimationGroup(caption_out(st.step_label), caption_in(label)))
+        st.step_label = label
+        st.scores, st.weights, st.bars = self._score_row(t), self._weight_row(t), self._weight_bars(t)
+        st.links = self._links(st.s_prev)
+
+    def score_each_h_j(self, t: int, mode: str) -> None:
+        """f_att scores every h_j against s_{t-1}: a thin link to each, its score under it."""
+        st, theme, view = self.stage, self.theme, self.view
+        st.focus = SurroundingRectangle(st.s_prev.frame, color=theme.highlight, buff=0.06)
+        if mode == "quick":
+            if t == FULL_STEPS + 1:
+                st.pacer.swap(self._explain([], "Faster now: thick links show which h\u2c7c make "
+                                                "up each context."), run_time=0.5)
+            self.play(st.label_anim, fade_in(st.scores), Create(st.links), run_time=0.3)
+            return
+        first = [fade_in(st.e_name), fade_in(st.a_name), Create(st.bar_base), fade_in(st.align_name)] \
+            if t == 0 else []
+        s_name = f"s{subscript(t)}"
+        text = (self._explain(_SCORE_TEX[view.score], f"f\u2090\u209c\u209c scores every h\u2c7c against {s_name}.")
+                if mode == "full" else
+                self._explain([], f"Step {t + 1}: the same with {s_name}, the state after "
+                                  f"\u201c{view.steps[t - 1].chosen}\u201d."))
+        st.pacer.swap(text, st.label_anim, Create(st.focus), *first, run_time=0.8)
+        self.play(Create(st.links), LaggedStart(*[
+            AnimationGroup(Indicate(st.states[i][0].frame, color=theme.highlight, scale_factor=1.03),
+                           fade_in(st.scores[i], shift=DOWN * 0.1))
+            for i in range(self.T)], lag_ratio=0.25 if mode == "full" else 0.1),
+            run_time=2.0 if mode == "full" else 1.2)
+        if mode == "full":
+            self.pause_on_result("scores")
+
+    def weigh_scores(self, t: int, mode: str) -> None:
+        """Softmax: the score boxes become weight boxes; bars rise; the links thicken by a_tj."""
+        st = self.stage
+        w_boxes = VGroup(*[c.box for c in st.weights]).set_z_index(-1)  # the copies pass under the scores' digits
+        w_numbers = VGroup(*[c.number for c in st.weights])
+        weighted = self._links(st.s_prev, self.view.steps[t].weights)
+        grow = [TransformFromCopy(VGroup(*[c.box for c in st.scores]), w_boxes),
+                Transform(st.links, weighted)]
+        if mode == "quick":
+            self.play(*grow, fade_in(w_numbers, rate_func=lambda x: x),
+                      *[GrowFromEdge(b, DOWN) for b in st.bars], run_time=0.5)
+        else:
+            unfocus = [fade_out(st.focus)]
+            if mode == "full":
+                st.pacer.swap(self._explain([r"a_{tj} = \mathrm{softmax}_j\,(e_{tj})"],
+                                            "Softmax: weights summing to 1, drawn as bars and links."),
+                              *unfocus, run_time=0.8)
+                unfocus = []
+            self.play(*grow, *unfocus, LaggedStart(*[GrowFromEdge(b, DOWN) for b in st.bars], lag_ratio=0.05),
+                      run_time=1.0 if mode == "full" else 0.7)
+            self.play(fade_in(w_numbers), run_time=0.3)
+            self.pause_on_result("weights")
+        self.remove(w_boxes, w_numbers)
+        self.add(st.weights)
+
+    def weigh_and_sum_context(self, t: int, mode: str) -> None:
+        """c_t forms from the h_j, each copy scaled and faded by its weight on the way."""
+        st, theme, step = self.stage, self.theme, self.view.steps[t]
+        c_name = f"c{subscript(t + 1)}"
+        st.c_col = self._panel_column(step.context, step.context_key, c_name, theme.value, self.x_c)
+        sources, ghosts = self._weighted_ghosts(st.states, t, st.c_col)
+        if mode == "full":
+            st.pacer.swap(self._explain([r"c_t = \textstyle\sum_j a_{tj}\,h_j"],
+                                        f"{c_name}: each h\u2c7c scaled and faded by its weight."), run_time=0.8)
+        self.play(LaggedStart(*[TransformFromCopy(src, g) for src, g in zip(sources, ghosts)], lag_ratio=0.05),
+                  run_time={"full": 1.6, "brief": 1.1}.get(mode, 0.6))
+        self.play(fade_out(ghosts), fade_in(st.c_col), run_time=0.6 if mode != "quick" else 0.25)
+        if mode == "full":
+            self.pause_on_result("context")
+
+    def decode_word(self, t: int, mode: str) -> None:
+        """The decoder reads op_{t-1}, s_{t-1} and c_t, writes s_t, then the closest French word."""
+        st, theme, view = self.stage, self.theme, self.view
+        inputs = VGroup(st.op_col.frame, st.s_prev.frame, st.c_col.frame,
+                        st.op_col.label, st.s_prev.label, st.c_col.label)
+        st.bracket = DashedVMobject(RoundedRectangle(corner_radius=0.12, width=inputs.width + 0.25,
+                                                     height=inputs.height + 0.2, stroke_color=theme.muted,
+                                                     stroke_width=2).move_to(inputs), num_dashes=40)
+        st.into = arrow_between(st.bracket, st.box.box, theme.decoder, buff=0.05)
+        step = view.steps[t]
+        st.s_new = self._panel_column(step.state, step.state_key, f"s{subscript(t + 1)}", theme.decoder, self.x_new)
+        st.out = arrow_between(st.box.box, st.s_new.frame, theme.decoder, buff=0.08)
+        st.word, st.p_label = self._emitted(t, st.s_new)
+        if mode == "full":
+            st.pacer.swap(self._explain([*_DECODER_TEX[view.decoder], _OUTPUT_TEX],
+                                        f"The decoder writes s{subscript(t + 1)}, then the closest French word."),
+                          run_time=0.8)
+            self.play(Create(st.bracket), GrowArrow(st.into), run_time=0.6)
+            self.play(Indicate(st.box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(st.out),
+                      fade_in(st.s_new, shift=RIGHT * 0.2), run_time=0.9)
+            self.play(fade_in(st.word, shift=RIGHT * 0.2), fade_in(st.p_label), run_time=0.6)
+        else:
+            self.play(Create(st.bracket), GrowArrow(st.into), GrowArrow(st.out), fade_in(st.s_new),
+                      run_time=0.8 if mode == "brief" else 0.4)
+            self.play(fade_in(st.word), fade_in(st.p_label), run_time=0.4 if mode == "brief" else 0.25)
+        self.pause_on_result("word")
+
+    def file_weights_row(self, t: int, mode: str) -> Animation | None:
+        """This step's weight row itself leaves for row t of the alignment so far: its digits
+        fade, its heat boxes shrink and slide right along their own line, then up into the row.
+
+        Played on its own when the step is explained in full; otherwise returned, to play
+        while s_t moves on (the two paths are far apart).
+        """
+        st = self.stage
+        row = self._alignment_row(t)
+        st.align_rows.append(row)
+        filing = file_row(st.weights, row, t)
+        if mode != "full":
+            return filing
+        self.play(filing, run_time=1.0)
+        self.remove(st.weights)
+        return None
+
+    def pass_state_and_word_on(self, t: int, mode: str, alongside: Animation | None = None) -> None:
+        """The word joins the strip; s_t moves into the s_{t-1} slot (``alongside``: the weight
+        row filing away at the same time); the word goes up into op."""
+        st, theme, view = self.stage, self.theme, self.view
+        step = view.steps[t]
+        new_strip = self._strip_word(step.chosen, theme.target_embedding)
+        st.strip_words.append(new_strip)
+        places, hidden = self._strip_layout(st.strip_words)
+        moves = self._strip_moves(places, hidden)
+        new_strip.move_to(places[-1])
+        leaving = [st.scores, st.bars, st.links, st.bracket, st.into, st.out, st.c_col]
+        if t + 1 < len(view.steps):
+            nxt = view.steps[t + 1]
+            next_op = self._panel_column(nxt.input_embedding, nxt.input_embedding_key,
+                                         f"op{subscript(t + 1)}", theme.target_embedding, self.x_op)
+            st.s_prev = self._hand_off_state(st.s_new, [st.s_prev, *leaving, st.p_label], t, nxt, mode, alongside)
+            self.play(Transform(st.word, new_strip), *moves, run_time=0.7 if mode != "quick" else 0.4)
+            self.remove(st.word)
+            self.add(new_strip)
+            st.op_col = self._feed_word_back(new_strip, st.op_col, next_op, t, mode)
+        else:
+            self.play(*([alongside] if alongside else []), *[caption_out(m) for m in [*leaving, st.p_label]],
+                      Transform(st.word, new_strip), *moves, run_time=0.7)
+            st.final = [st.s_prev, st.op_col, st.s_new, st.box]
+            self.remove(st.word)
+            self.add(new_strip)
+        self.remove(st.weights)
+        self.step_times.append((st.step_start, self.time))
+        self.strip_log.append(tuple(getattr(w, "full_text", "") for w in st.strip_words[hidden:]))
+
+    def _strip_moves(self, places: list, hidden: int) -> list[Animation]:
+        """The strip's words shift left to make room (the oldest give way to an ellipsis)."""
+        st = self.stage
+        moves: list[Animation] = []
+        for k, w in enumerate(st.strip_words[:-1]):
+            if places[k] is None:
+                if w in self.mobjects:
+                    moves.append(caption_out(w))
+            else:
+                moves.append(w.animate.move_to(places[k]))
+        if hidden and not st.dots_shown:
+            moves.append(caption_in(self.strip_dots))
+            st.dots_shown = True
+        return moves
+
+    # -- the alignment: grown row by row, then enlarged ------------------------------
+
+    def _align_geometry(self) -> tuple[float, float]:
+        """Cell width and height of the alignment so far (every row above the weights' line)."""
+        n = len(self.view.steps)
+        bottom = self.weights_y + self.cell_h / 2 + 0.15
+        return (ALIGN_RIGHT - ALIGN_LEFT) / self.T, min(0.2, (ALIGN_TOP - bottom) / n)
+
+    def _alignment_name(self) -> Mobject:
+        """The name over the alignment so far: a_tj in the weights' colour."""
+        name = math_label(r"a_{tj}", self.theme, 32, self.theme.weight)
+        return name.move_to([(ALIGN_LEFT + ALIGN_RIGHT) / 2, ALIGN_TOP + 0.3, 0])
+
+    def _alignment_row(self, t: int) -> VGroup:
+        """Row t of the alignment so far: the step's weights as heat boxes, no digits."""
+        theme, a = self.theme, self.view.steps[t].weights
+        w, h = self._align_geometry()
+        y = ALIGN_TOP - (t + 0.5) * h
+        return VGroup(*[ValueCell(a[j], theme, None, w, h, show_number=False, fill=theme.heat(a[j]))
+                        .move_to([ALIGN_LEFT + (j + 0.5) * w, y, 0]) for j in range(self.T)])
+
+    def build_alignment_from_rows(self) -> None:
+        """The steps' pieces leave while the title becomes the heading; the source words slide up
+        to be the columns' names, the strip's words travel to be the rows' names, and the rows
+        filed at every step grow into the matrix, whose numbers then appear."""
+        st = self.stage
+        st.pacer._wait_for_reader()
+        parts = self._alignment_parts()
+        matrix, heading, note = parts["matrix"], parts["heading"], parts["note"]
+        panel = [*st.final, st.states, st.e_name, st.a_name, st.bar_base]
+        self.play(*[fade_out(m) for m in panel], fade_out(st.kind), fade_out(st.step_label),
+                  caption_out(st.pacer.current), caption_out(st.title), caption_in(heading), run_time=0.8)
+        slides = [slide(w, c, what="source_word", src=("word", k), dst=("column", k))
+                  for k, (w, c) in enumerate(zip(st.words, parts["cols"]))]
+        self.play(LaggedStart(*slides, lag_ratio=0.05), run_time=1.2)
+        self.remove(*st.words)
+        self.add(parts["cols"])
+        self.play(self._words_to_row_names(parts["rows"]), run_time=max(1.2, 0.25 * len(parts["rows"])))
+        start = self.time
+        self.play(self._enlarge_rows(matrix, [i for i, _ in parts["rows"]]), fade_in(parts["src"]),
+                  fade_in(parts["out"]), fade_out(st.align_name), caption_in(note),
+                  fade_in(matrix.frame, rate_func=window(0.5, 1.0)), run_time=1.8)
+        # Heading and note arrive together (one caption): with the final hold, long enough to read both.
+        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
+        if due > 0:
+            self.wait(due + 1.0 / config.frame_rate)
+
+    def _words_to_row_names(self, rows: list) -> Animation:
+        """Each word of the strip travels up to name its row (a word hidden behind the ellipsis
+        appears there); <START>, read but never written, and the ellipsis leave."""
+        st = self.stage
+        written = st.strip_words[1:]
+        # (<START> only if still shown: fading out a word hidden behind the ellipsis would show it.)
+        moves: list[Animation] = [caption_out(m) for m in (st.strip_words[0], self.strip_label) if m in self.mobjects]
+        if st.dots_shown:
+            moves.append(caption_out(self.strip_dots))
+        for i, label in rows:
+            word = written[i]
+            if word in self.mobjects:
+                k = label.height / word.height
+                # Right-aligned like the names it stands for (a word cut longer than they are
+                # reaches further left, never into the matrix).
+                to = [label.get_right()[0] - word.width * k / 2, label.get_y(), 0]
+                moves.append(slide(word, to, scale=k, what="row_name", src=("strip", i + 1), dst=("row_name", i)))
+            else:
+                moves.append(fade_in(label))
+        return LaggedStart(*moves, lag_ratio=0.15)
+
+    def _enlarge_rows(self, matrix: ValueMatrix, rows: list[int]) -> Animation:
+        """The alignment so far grows, as one grid, into the matrix (every row keeps its place in
+        the grid, so no row crosses another); the numbers fade in once it has landed."""
+        st = self.stage
+        pairs = [(st.align_rows[i][j], matrix.cell(i, j)) for i in rows for j in range(self.T)
+                 if matrix.cell(i, j) is not None]
+        big = VGroup(*[b for _, b in pairs])
+        boxes = VGroup(*[a.box.copy() for a, _ in pairs])
+        goal = VGroup(*[b.box.copy() for _, b in pairs])
+        return moved(Transform(boxes, goal, remover=True, rate_func=window(0.0, 0.75)),
+                     fade_out(VGroup(*st.align_rows), rate_func=window(0.0, 0.05)),
+                     fade_in(big, rate_func=window(0.72, 1.0)),
+                     what="enlarge", src="alignment so far", dst=("matrix", tuple(rows)))
+
+    def _kind_note(self, title: Mobject, n: int) -> Mobject:
+        """The score's kind and how the network was trained, after the title; the step counter
+        ("step 13 of 13") keeps the right end of the line."""
+        view, theme = self.view, self.theme
         which = self.trace.model.training_note if view.trained else "untrained"
-        title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
-        # The step counter ("step 13 of 13") takes the right end of the title line.
         counter_left = 6.9 - caption(f"step {n} of {n}", theme, 22).width - 0.3
         for said in (f"{_SCORE_NAME[view.score]} score, {which}", f"{view.score.replace('_', ' ')} score, {which}",
                      which):  # the training note alone when the score's name leaves it no room
@@ -360,227 +720,7 @@ class AttentionProcessScene(WalkthroughScene):
             kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
             if kind.get_right()[0] <= counter_left:
                 break
-        words = word_labels(view.source_tokens, self.xs, self.words_y, self.pitch, theme)
-        states = self._encoder_states()
-        # The first frame already names the clip and shows the sentence.
-        self.add(title, kind, words)
-
-        pacer = CaptionPacer(self)
-        if view.untrained:
-            intro = "Untrained, seeded weights: expect no real alignment."
-        else:
-            intro = "One encoder state h\u2c7c per source word."
-        e_name = self._row_name("score", r"e_{tj}", theme.score, self.scores_y)
-        a_name = self._row_name("weight", r"a_{tj}", theme.weight, self.weights_y)
-        bar_base = self._bar_base()
-
-        first = view.steps[0]
-        s_prev = self._panel_column(first.previous_state, first.previous_state_key, f"s{subscript(0)}",
-                                    theme.decoder, self.x_s)
-        op_col = self._panel_column(first.input_embedding, first.input_embedding_key, f"op{subscript(0)}",
-                                    theme.target_embedding, self.x_op)
-        box = CellBox("decoder", theme, theme.decoder, width=1.6, height=1.1)
-        box.move_to([self.x_box, s_prev.frame.get_center()[1], 0])
-        # The strip starts with <START>, op_0: the word the decoder reads next is always its last.
-        self.strip_label = caption("French so far:", theme, 20, theme.muted)
-        self.strip_label.move_to([0, STRIP_Y, 0]).align_to([-6.9, 0, 0], LEFT)
-        self.strip_dots = caption(ELLIPSIS, theme, STRIP_WORD, theme.muted)
-        strip_words = [self._strip_word(first.input_word, theme.target_embedding)]
-        places, _ = self._strip_layout(strip_words)
-        strip_words[0].move_to(places[0])
-        self.strip_dots.move_to([self.strip_label.get_right()[0] + 0.3 + self.strip_dots.width / 2, STRIP_Y, 0])
-        dots_shown = False
-        pacer.swap(self._explain([], intro + " The decoder starts from s\u2080 = 0."),
-                   LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in states], lag_ratio=0.08),
-                   fade_in(s_prev), fade_in(op_col), Create(box), fade_in(self.strip_label),
-                   fade_in(strip_words[0]), run_time=1.2)
-
-        step_label = None
-        for t in range(n):
-            start_time = self.time
-            mode = "full" if t < FULL_STEPS else ("brief" if t == FULL_STEPS else "quick")
-            step_t = view.steps[t]
-            label = caption(f"step {t + 1} of {n}", theme, 22, theme.highlight)
-            label.align_to(title, DOWN).align_to([6.9, 0, 0], RIGHT)
-            # The counter's texts swap without crossing (each is its own caption cue).
-            label_anim = (fade_in(label) if step_label is None
-                          else AnimationGroup(caption_out(step_label), caption_in(label)))
-            step_label = label
-            s_name, c_name = f"s{subscript(t)}", f"c{subscript(t + 1)}"
-            scores = self._score_row(t)
-            weights = self._weight_row(t)
-            bars = self._weight_bars(t)
-            even = self._links(s_prev)
-            weighted = self._links(s_prev, step_t.weights)
-            w_boxes = VGroup(*[c.box for c in weights])
-            w_numbers = VGroup(*[c.number for c in weights])
-            focus = SurroundingRectangle(s_prev.frame, color=theme.highlight, buff=0.06)
-
-            # 1. f_att scores every h_j against s_{t-1}: a thin link to each.
-            if mode != "quick":
-                extra = [fade_in(e_name), fade_in(a_name), Create(bar_base)] if t == 0 else []
-                if mode == "full":
-                    pacer.swap(self._explain(_SCORE_TEX[view.score],
-                                             f"f\u2090\u209c\u209c scores every h\u2c7c against {s_name}."),
-                               label_anim, Create(focus), *extra, run_time=0.8)
-                else:
-                    pacer.swap(self._explain([], f"Step {t + 1}: the same with {s_name}, the state after "
-                                                 f"\u201c{view.steps[t - 1].chosen}\u201d."),
-                               label_anim, Create(focus), *extra, run_time=0.8)
-                self.play(Create(even), LaggedStart(*[
-                    AnimationGroup(Indicate(states[i][0].frame, color=theme.highlight, scale_factor=1.03),
-                                   fade_in(scores[i], shift=DOWN * 0.1))
-                    for i in range(self.T)], lag_ratio=0.25 if mode == "full" else 0.1),
-                    run_time=2.0 if mode == "full" else 1.2)
-                if mode == "full":
-                    self.pause_on_result("scores")
-                # 2. softmax: the weights, as numbers, bars and links.
-                if mode == "full":
-                    pacer.swap(self._explain([r"a_{tj} = \mathrm{softmax}_j\,(e_{tj})"],
-                                             "Softmax: weights summing to 1, drawn as bars and links."),
-                               fade_out(focus), run_time=0.8)
-                    fade_focus = []
-                else:
-                    fade_focus = [fade_out(focus)]
-                self.play(TransformFromCopy(VGroup(*[c.box for c in scores]), w_boxes),
-                          Transform(even, weighted), *fade_focus,
-                          LaggedStart(*[GrowFromEdge(b, DOWN) for b in bars], lag_ratio=0.05),
-                          run_time=1.0 if mode == "full" else 0.7)
-                self.play(fade_in(w_numbers), run_time=0.3)
-                self.pause_on_result("weights")
-            else:
-                if t == FULL_STEPS + 1:
-                    pacer.swap(self._explain([], "Faster now: thick links show which h\u2c7c make "
-                                                 "up each context."), run_time=0.5)
-                self.play(label_anim, fade_in(scores), Create(even), run_time=0.3)
-                self.play(TransformFromCopy(VGroup(*[c.box for c in scores]), w_boxes),
-                          Transform(even, weighted), fade_in(w_numbers, rate_func=lambda x: x),
-                          *[GrowFromEdge(b, DOWN) for b in bars], run_time=0.5)
-            self.remove(w_boxes, w_numbers)
-            self.add(weights)
-            links = even
-
-            # 3. c_t forms from the h_j, each scaled and faded by its weight.
-            c_col = self._panel_column(step_t.context, step_t.context_key, c_name, theme.value, self.x_c)
-            sources, ghosts = self._weighted_ghosts(states, t, c_col)
-            if mode == "full":
-                pacer.swap(self._explain([r"c_t = \textstyle\sum_j a_{tj}\,h_j"],
-                                         f"{c_name}: each h\u2c7c scaled and faded by its weight."),
-                           run_time=0.8)
-            fly = 1.6 if mode == "full" else (1.1 if mode == "brief" else 0.6)
-            self.play(LaggedStart(*[TransformFromCopy(src, g) for src, g in zip(sources, ghosts)],
-                                  lag_ratio=0.05), run_time=fly)
-            self.play(fade_out(ghosts), fade_in(c_col), run_time=0.6 if mode != "quick" else 0.25)
-            if mode == "full":
-                self.pause_on_result("context")
-
-            # 4. the decoder reads op_{t-1}, s_{t-1}, c_t, writes s_t, then the word.
-            inputs = VGroup(op_col.frame, s_prev.frame, c_col.frame, op_col.label, s_prev.label, c_col.label)
-            bracket = DashedVMobject(RoundedRectangle(corner_radius=0.12, width=inputs.width + 0.25,
-                                                      height=inputs.height + 0.2, stroke_color=theme.muted,
-                                                      stroke_width=2).move_to(inputs), num_dashes=40)
-            into = arrow_between(bracket, box.box, theme.decoder, buff=0.05)
-            s_new = self._panel_column(step_t.state, step_t.state_key, f"s{subscript(t + 1)}",
-                                       theme.decoder, self.x_new)
-            out = arrow_between(box.box, s_new.frame, theme.decoder, buff=0.08)
-            word, p_label = self._emitted(t, s_new)
-            if mode == "full":
-                pacer.swap(self._explain([*_DECODER_TEX[view.decoder], _OUTPUT_TEX],
-                                         f"The decoder writes s{subscript(t + 1)}, then the closest "
-                                         "French word."),
-                           run_time=0.8)
-                self.play(Create(bracket), GrowArrow(into), run_time=0.6)
-                self.play(Indicate(box.box, color=theme.decoder, scale_factor=1.05), GrowArrow(out),
-                          fade_in(s_new, shift=RIGHT * 0.2), run_time=0.9)
-                self.play(fade_in(word, shift=RIGHT * 0.2), fade_in(p_label), run_time=0.6)
-            else:
-                self.play(Create(bracket), GrowArrow(into), GrowArrow(out), fade_in(s_new),
-                          run_time=0.8 if mode == "brief" else 0.4)
-                self.play(fade_in(word), fade_in(p_label), run_time=0.4 if mode == "brief" else 0.25)
-            self.pause_on_result("word")
-
-            # The word joins the strip; s_t becomes s_{t-1}; this step's pieces leave.
-            new_strip = self._strip_word(step_t.chosen, theme.target_embedding)
-            strip_words.append(new_strip)
-            places, hidden = self._strip_layout(strip_words)
-            moves = []
-            for k, w in enumerate(strip_words[:-1]):
-                if places[k] is None:
-                    if w in self.mobjects:
-                        moves.append(caption_out(w))
-                else:
-                    moves.append(w.animate.move_to(places[k]))
-            if hidden and not dots_shown:
-                moves.append(caption_in(self.strip_dots))
-                dots_shown = True
-            new_strip.move_to(places[-1])
-            leaving = [scores, weights, bars, links, bracket, into, out, c_col]
-            if t + 1 < n:
-                nxt = view.steps[t + 1]
-                next_op = self._panel_column(nxt.input_embedding, nxt.input_embedding_key,
-                                             f"op{subscript(t + 1)}", theme.target_embedding, self.x_op)
-                # This step's pieces leave as s_t moves into the s_{t-1} slot; then the word joins the strip.
-                s_prev = self._hand_off_state(s_new, [s_prev, *leaving, p_label], t, nxt, mode)
-                self.play(Transform(word, new_strip), *moves, run_time=0.7 if mode != "quick" else 0.4)
-                self.remove(word)
-                self.add(new_strip)
-                op_col = self._feed_word_back(new_strip, op_col, next_op, t, mode)
-            else:
-                self.play(*[caption_out(m) for m in leaving], caption_out(p_label),
-                          Transform(word, new_strip), *moves, run_time=0.6)
-                final = [s_prev, op_col, s_new, box]
-            if word in self.mobjects:
-                self.remove(word)
-                self.add(new_strip)
-            self.step_times.append((start_time, self.time))
-            self.strip_log.append(tuple(getattr(w, "full_text", "") for w in strip_words[hidden:]))
-
-        # The alignment matrix: every step's weights, words on both axes, assembled from what is
-        # on screen (the source words, the French so far), never from a blank frame.
-        pacer._wait_for_reader()
-        self.strip_words, self.dots_shown = strip_words, dots_shown
-        self.reveal_alignment(title, kind, step_label, pacer.current, words,
-                              [*final, states, e_name, a_name, bar_base])
-        self.hold_final()
-
-    # -- the alignment, assembled --------------------------------------------
-
-    def reveal_alignment(self, title, kind, step_label, caption_now, words, panel) -> None:
-        """The steps' pieces leave while the title becomes the heading; the source words slide
-        up to be the columns' names; each step's weight row rises from where the weights stood
-        into its row of the matrix, named by its word from the strip."""
-        parts = self._alignment_parts()
-        matrix, heading, note = parts["matrix"], parts["heading"], parts["note"]
-        self.play(*[fade_out(m) for m in panel], fade_out(kind), fade_out(step_label), caption_out(caption_now),
-                  caption_out(title), caption_in(heading), run_time=0.8)
-        slides = [slide(w, c, what="source_word", src=("word", k), dst=("column", k))
-                  for k, (w, c) in enumerate(zip(words, parts["cols"]))]
-        self.play(LaggedStart(*slides, lag_ratio=0.05), fade_in(matrix.frame), run_time=1.2)
-        self.remove(*words)
-        self.add(parts["cols"])
-        # The strip's words become the rows' names: the note takes the strip's place.
-        gone = [w for w in self.strip_words if w in self.mobjects]
-        self.play(*[caption_out(w) for w in gone], caption_out(self.strip_label),
-                  *([caption_out(self.strip_dots)] if self.dots_shown else []), caption_in(note), run_time=0.8)
-        start = self.time
-        self.play(LaggedStart(*[self._drop_step_row(matrix, i, label) for i, label in parts["rows"]],
-                              lag_ratio=0.3), fade_in(parts["src"]), fade_in(parts["out"]),
-                  run_time=max(1.5, 0.35 * len(parts["rows"])))
-        # Heading and note arrive together (one caption): with the final hold, long enough to read both.
-        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD
-        if due > 0:
-            self.wait(due + 1.0 / config.frame_rate)
-
-    def _drop_step_row(self, matrix: ValueMatrix, i: int, label) -> Animation:
-        """Step i's weights, as heat boxes where its weight row stood, drop into row i; its word
-        (from the strip when still shown there) becomes the row's name."""
-        theme, a = self.theme, self.view.alignment[i]
-        js = [j for j in range(self.T) if matrix.cell(i, j) is not None]
-        row = VGroup(*[ValueCell(a[j], theme, None, self.cell_w, self.cell_h, show_number=False,
-                                 fill=theme.heat(a[j])).move_to([self.xs[j], self.weights_y, 0]) for j in js])
-        # (The strip's words cannot travel to the row names: the rows fill the frame down to the strip.)
-        return moved(fly(row, VGroup(*[matrix.cell(i, j) for j in js])),
-                     fade_in(label, rate_func=window(0.5, 1.0)), what="drop_row", src=("row", i), dst=("matrix", i))
+        return kind
 
     def _alignment_parts(self) -> dict:
         """The alignment matrix and its names, laid out, nothing shown."""
@@ -611,24 +751,40 @@ class AttentionProcessScene(WalkthroughScene):
             lab.set_color(theme.target_embedding).align_to(matrix.frame.get_left() + LEFT * 0.15, RIGHT)
         xs = [matrix.cell(0, j).get_x() for j in range(T) if matrix.cell(0, j) is not None]
         cols = word_labels(view.source_tokens[:len(xs)], xs, top_room + 0.4, cell_w, theme)
-        src = caption("source words", theme, 20, theme.encoder)
-        src.move_to([matrix.frame.get_x(), top_room + 0.8, 0])
         out = caption("output words", theme, 20, theme.target_embedding)
         out.move_to([0, top_room + 0.8, 0]).align_to(matrix.row_labels, RIGHT)
-        if out.get_right()[0] > src.get_left()[0] - 0.2:
-            out.align_to([src.get_left()[0] - 0.3, 0, 0], RIGHT)
+        src = self._source_words_name(cols, out, top_room)
         shown_rows = sorted({i for (i, _) in matrix.cell_by_index})
         return dict(matrix=matrix, heading=heading, note=note, cols=cols, src=src, out=out,
                     rows=list(zip(shown_rows, matrix.row_labels)))
 
+    def _source_words_name(self, cols: VGroup, out: Mobject, top_room: float) -> Mobject:
+        """"source words" where it touches no column word: left of them, in the corner under
+        "output words" (a table's corner), else above them (centred, then at the right end)."""
+        src = caption("source words", self.theme, 20, self.theme.encoder)
+        left, right = cols.get_left()[0], cols.get_right()[0]
+        spots = [[left - 0.25 - src.width / 2, top_room + 0.4], [(left + right) / 2, top_room + 0.8],
+                 [right - src.width / 2, top_room + 0.8]]
+
+        def clear(mob: Mobject) -> bool:
+            inside = mob.get_left()[0] >= -6.95 and mob.get_right()[0] <= 6.95
+            return inside and not any(_touch(mob, other) for other in [*cols, out])
+
+        for x, y in spots:
+            if clear(src.move_to([x, y, 0])):
+                return src
+        return src.move_to([spots[0][0], spots[0][1], 0]) if spots[0][0] - src.width / 2 >= -6.95 else src
+
     # -- moves between steps ----------------------------------------------------
 
-    def _hand_off_state(self, s_new: VectorColumn, leaving: list, t: int, nxt, mode: str) -> VectorColumn:
+    def _hand_off_state(self, s_new: VectorColumn, leaving: list, t: int, nxt, mode: str,
+                        alongside: Animation | None = None) -> VectorColumn:
         """s_t moves, as a chip over the decoder box and c_t's slot, into the s_{t-1} slot
-        (``leaving``: its old occupant and this step's pieces, gone in the first third)."""
+        (``leaving``: its old occupant and this step's pieces, gone in the first third;
+        ``alongside``: a move played with it)."""
         top = leaving[0].label.get_top()[1] + 0.3
         slot = s_new.get_center() + RIGHT * (self.x_s - s_new.frame.get_x())
-        self.play(hand_off(s_new, slot, leaving=leaving, shrink=0.8,
+        self.play(*([alongside] if alongside else []), hand_off(s_new, slot, leaving=leaving, shrink=0.8,
                            via=[(s_new.get_x(), top, 0), (slot[0], top, 0)],
                            what="s", src=("s", t + 1), dst=("s_prev", t + 2)),
                   run_time=1.4 if mode != "quick" else 0.7)
@@ -685,6 +841,7 @@ class AttentionProcessScene(WalkthroughScene):
             g = VGroup(*[b.copy().match_width(tb, stretch=True).match_height(tb, stretch=True)
                          .stretch(max(weight, 0.05), 0).move_to(tb) for b, tb in zip(boxes, targets)])
             g.set_opacity(weight)
+            g.set_z_index(-1)  # under every cell: a copy leaving h_j, or passing the scores, hides no digit
             sources.add(boxes)
             ghosts.add(g)
         return sources, ghosts

@@ -46,6 +46,7 @@ __all__ = [
     "hand_off",
     "feed_back",
     "drop_row",
+    "file_row",
     "gather",
     "veil",
     "focus",
@@ -361,6 +362,36 @@ def drop_row(row_cells: Sequence[Mobject], matrix_row: Sequence[Mobject], i: int
     if label is not None and row_label is not None:
         anims.extend(_carry(label, row_label, (), what + "_label", getattr(label, "text", None), ("matrix", i)))
     return MovesGroup(*anims, **kw)
+
+
+def _elbow(start: np.ndarray, end: np.ndarray, alpha: float) -> np.ndarray:
+    """A Transform path: every point goes along its own line first (to its end's x), then
+    straight up or down to its end, so a row leaves along the line it stood on."""
+    corner = start.copy()
+    corner[:, 0] = end[:, 0]
+    if alpha < 0.5:
+        return start + (corner - start) * (2 * alpha)
+    return corner + (end - corner) * (2 * alpha - 1)
+
+
+def file_row(row: Mobject, target: Mobject, i: int, what: str = "drop_row", **kw: Any) -> MovesGroup:
+    """A row of value cells files into row ``i`` of a matrix placed at the end of its own line.
+
+    The row's digits fade (the first fifth, above its boxes); its heat boxes
+    then shrink to the matrix's cells as they slide along the row's own line
+    and turn up (or down) into ``target``'s cells (an elbow, so they cross
+    nothing but that line's free end), which take their place as they land.
+    Box copies travel, no digits (STYLE.md §3.4); the row is gone after it.
+    """
+    digits = digits_of(row)
+    digits.set_z_index(max(m.z_index for m in row.get_family()) + 1)  # they fade above the copies
+    boxes = VGroup(*(b.copy() for b in cell_boxes(row)))
+    goal = VGroup(*(b.copy() for b in cell_boxes(target)))
+    anims = [fade_out(digits, rate_func=window(0.0, 0.2)),
+             fade_out(_shapes_of(row), rate_func=window(0.2, 0.25)),
+             Transform(boxes, goal, path_func=_elbow, remover=True, rate_func=window(0.2, 0.95)),
+             fade_in(target, rate_func=window(0.9, 1.0))]
+    return _note(MovesGroup(*anims, **kw), what, ("row", i), ("matrix", i))
 
 
 def gather(parts: Sequence[Mobject], total: Mobject, weights: Sequence[float] | None = None,

@@ -227,3 +227,32 @@ def test_a_slide_across_a_text_is_caught_by_the_audit():
     block = caption("obstacle", DARK)
     scene = _play(lambda s: (slide(word, RIGHT * 4, run_time=1), [word, block]), skip=True)
     assert any("texts overlap" in f for f in scene.audit.faults)
+
+
+def test_file_row_leaves_along_its_line_then_turns_into_the_matrix_row():
+    # A weight row files into its matrix row (attention_process): the boxes first slide along
+    # the row's own line (so they cross nothing above or below it), then turn up into the row.
+    from manim import VGroup
+
+    from scenes.components import ValueCell
+    from scenes.motion import _elbow, file_row
+
+    row = VGroup(*[ValueCell(v, DARK, ("w", j), 0.9, 0.28).move_to([-3 + j, -1, 0])
+                   for j, v in enumerate((0.1, 0.7, 0.2))])
+    target = VGroup(*[ValueCell(v, DARK, None, 0.2, 0.15, show_number=False).move_to([5 + 0.2 * j, 2, 0])
+                      for j, v in enumerate((0.1, 0.7, 0.2))])
+    start = np.array([[-3.0, -1.0, 0.0], [-1.0, -1.0, 0.0]])
+    end = np.array([[5.0, 2.0, 0.0], [5.4, 1.5, 0.0]])
+    corner = _elbow(start, end, 0.5)
+    assert np.allclose(corner[:, 0], end[:, 0]) and np.allclose(corner[:, 1], start[:, 1])
+    assert np.allclose(_elbow(start, end, 0.25)[:, 1], start[:, 1])  # along its own line
+    assert np.allclose(_elbow(start, end, 0.75)[:, 0], end[:, 0])  # then straight up
+    assert np.allclose(_elbow(start, end, 1.0), end)
+
+    scene = _play(lambda s: (file_row(row, target, 4, run_time=1.0), [row]), skip=True)
+    assert scene.moves == [("drop_row", ("row", 4), ("matrix", 4))]
+    assert all(c in scene.get_mobject_family_members() for c in target)
+    on_screen = scene.get_mobject_family_members()
+    digits = [m for c in row for m in c.get_family() if isinstance(m, NumberLabel)]
+    assert len(digits) == 3
+    assert not any(d in on_screen and d.get_fill_opacity() > 0 for d in digits)  # the row left its digits

@@ -24,8 +24,9 @@ LONGEST = "the white mouse has eaten the big white house in recent years"
 
 
 def _rows(n: int) -> list[int]:
-    """Vector rows on screen: up to 6, else the first four, dots, the last."""
-    return list(range(n)) if n <= 6 else [0, 1, 2, 3, n - 1]
+    """Vector rows on screen: up to 4, else the first two, dots, the last (short columns
+    leave the links from s_{t-1} room to fan out)."""
+    return list(range(n)) if n <= 4 else [0, 1, n - 1]
 
 
 def _model(trace) -> dict:
@@ -240,6 +241,59 @@ def test_states_words_and_weight_rows_travel_to_where_they_are_used(default_scen
     assert [m for m in scene.moves if m[0] == "drop_row"] == [("drop_row", ("row", i), ("matrix", i))
                                                               for i in range(min(n, 13))]
     assert len([m for m in scene.moves if m[0] == "source_word"]) == min(scene.T, 12)
+
+
+def test_each_step_files_its_own_weight_row_before_the_next_step(default_scene):
+    # Issue 22: the matrix was built at the end from fresh rows; each row must leave its step
+    # (before s_t moves on) and the end must enlarge those same rows, never new ones.
+    scene = default_scene
+    n = len(scene.view.steps)
+    order = [m for m in scene.moves if m[0] in ("drop_row", "s", "enlarge")]
+    expected = []
+    for t in range(n):
+        expected.append(("drop_row", ("row", t), ("matrix", t)))
+        if t + 1 < n:
+            expected.append(("s", ("s", t + 1), ("s_prev", t + 2)))
+    expected.append(("enlarge", "alignment so far", ("matrix", tuple(range(n)))))
+    assert order == expected
+    # The rows filed are the steps' weights, as heat: one box per h_j, coloured by a_tj.
+    for t, row in enumerate(scene.stage.align_rows):
+        a = scene.view.steps[t].weights
+        assert len(row) == scene.T
+        assert [c.value for c in row] == pytest.approx([float(x) for x in a])
+
+
+def test_the_strip_words_travel_to_the_row_names(default_scene):
+    # The words written are the rows' names: each one still in the strip flies up to its row.
+    scene = default_scene
+    n = len(scene.view.steps)
+    shown = [w for w in scene.strip_log[-1] if w != scene.view.steps[0].input_word]
+    assert shown and tuple(shown) == tuple(s.chosen for s in scene.view.steps[n - len(shown):])
+    assert [m for m in scene.moves if m[0] == "row_name"] == [
+        ("row_name", ("strip", i + 1), ("row_name", i)) for i in range(n - len(shown), n)]
+
+
+def test_the_links_fan_out():
+    # The links from s_{t-1} were squeezed into a thin band (0.3 units high, neighbours 0.2
+    # degrees apart): the reader must see which h_j each one reaches.
+    import math
+
+    from scenes.attention_process import AttentionProcessScene
+
+    scene = AttentionProcessScene(load_default_trace(), audit=False)
+    scene._layout()
+    step = scene.view.steps[0]
+    s_prev = scene._panel_column(step.previous_state, step.previous_state_key, "s", scene.theme.decoder,
+                                 scene.x_s)
+    from scenes.attention_process import PANEL_TOP
+
+    assert s_prev.frame.get_top()[1] == pytest.approx(PANEL_TOP)
+    links = scene._links(s_prev, step.weights)
+    angles = [math.degrees(math.atan2(l.get_end()[1] - l.get_start()[1], l.get_end()[0] - l.get_start()[0]))
+              for l in links]
+    rise = min(l.get_end()[1] - l.get_start()[1] for l in links)
+    assert rise >= 1.2, rise
+    assert min(abs(a - b) for a, b in zip(angles, angles[1:])) >= 1.0, angles
 
 
 def test_the_picture_never_goes_blank(default_scene):
