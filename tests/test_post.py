@@ -174,7 +174,9 @@ def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, reg
     # The draft's own numbers that our figures contradict are edited to the core's, and listed.
     edits = [(c.line, c.before) for c in report.changes if c.kind == "edit"]
     assert edits == [(23, "here we consider 4 for simplicity"), (123, "with 85% probability"),
-                     (139, "with increased sentence length Credits:")]
+                     (139, "with increased sentence length Credits:"),
+                     (207, "Note that in the animation I have not shown the normalization process for the "
+                           "attention scores for sake of simplicity.")]
     embedding = numbers["plain_model"]["sizes"]["embedding"]
     chosen = numbers["plain_output_mapping"]["chosen_probability"]
     assert [v for v, _ in values] == [str(embedding), f"{100 * chosen:.1f} %"]
