@@ -12,7 +12,9 @@ from __future__ import annotations
 import copy
 import tempfile
 import tomllib
-from typing import Any
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
 
 from manim import tempconfig
 
@@ -46,7 +48,8 @@ def varied(**changes: Any) -> dict[str, Any]:
 
 def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = True,
                 min_text_px: float | None = None, sample_transitions: bool = False,
-                timeline: bool = False) -> WalkthroughScene:
+                timeline: bool = False, observe: Callable[[WalkthroughScene], None] | None = None
+                ) -> WalkthroughScene:
     """Run a scene headless (dry run, nothing written) with the audit on.
 
     ``skip=True`` jumps each animation to its end state, which is what the
@@ -54,7 +57,8 @@ def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = T
     ``min_text_px`` turns on the audit's legibility floor (pixels at 480p);
     ``sample_transitions`` makes it look halfway through every animation too;
     ``timeline`` records the captions' times (``scene.timeline``) for the
-    pacing rules (``scene.pacing_faults()``).
+    pacing rules (``scene.pacing_faults()``). ``observe(scene)`` is called
+    after every audit snapshot (to record what was on screen then).
     """
     with tempfile.TemporaryDirectory() as media, tempconfig({
         "dry_run": True, "quality": "low_quality", "verbosity": "ERROR",
@@ -65,6 +69,12 @@ def build_scene(scene_id: str, trace: Trace, theme: Theme = DARK, skip: bool = T
         scene.audit.sample_transitions = sample_transitions
         if timeline:
             scene.timeline = Timeline()
+        if observe is not None:
+            def snapshot_and_observe() -> None:
+                WalkthroughScene._snapshot(scene)
+                observe(scene)
+
+            scene._snapshot = snapshot_and_observe  # the audit calls self._snapshot()
         scene.render()
     return scene
 
@@ -126,3 +136,53 @@ def check_scene(scene: WalkthroughScene, independent: Trace, expected: set[tuple
 
 def load_default_trace() -> Trace:
     return compute_trace(load_numbers())
+
+
+#: The legibility floor of the pacing tests: capitals at least this many pixels tall at 480p (issue 13).
+MIN_TEXT_PX = 12.0
+
+
+@dataclass
+class Observed:
+    """One headless build of a scene on the default numbers with every check on (the
+    legibility floor, a look halfway through every animation, the captions' timeline),
+    and what was on screen at each snapshot: ``texts`` (every text and formula as
+    written, numbers excluded) and ``labels`` (text, is it a formula, the fill colours
+    of its visible glyphs). Built once per test process and shared by the tests that
+    read the default build: pacing, role colours, continuity, notation."""
+
+    scene: WalkthroughScene
+    texts: set[str] = field(default_factory=set)
+    labels: dict[tuple[str, bool], set[str]] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=None)  # per test process (all 17 builds held in one process: 872 MB peak)
+def observed_default(scene_id: str, theme_name: str = "dark") -> Observed:  # call with both arguments
+    from manim import MathTex, SingleStringMathTex, Tex, Text
+
+    from scenes import THEMES
+    from scenes.components import NumberLabel
+
+    texts: set[str] = set()
+    labels: dict[tuple[str, bool], set[str]] = {}
+
+    def record(scene: WalkthroughScene) -> None:
+        for top in scene.mobjects:
+            for m in top.get_family():
+                if isinstance(m, NumberLabel):
+                    continue
+                if isinstance(m, Text):
+                    written, tex = m.original_text, False
+                elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
+                    written, tex = getattr(m, "tex_string", ""), True
+                else:
+                    continue
+                texts.add(written)
+                glyphs = [g for g in m.family_members_with_points() if g.get_fill_opacity() > 0.02]
+                if glyphs:
+                    labels.setdefault((written, tex), set()).update(
+                        g.get_fill_color().to_hex().upper() for g in glyphs)
+
+    scene = build_scene(scene_id, load_default_trace(), THEMES[theme_name], min_text_px=MIN_TEXT_PX,
+                        sample_transitions=True, timeline=True, observe=record)
+    return Observed(scene, texts, labels)

@@ -12,14 +12,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from manim import MathTex, SingleStringMathTex, Tex, Text
 
 from scenes import DARK, LIGHT, SCENES
-from scenes.base import WalkthroughScene
-from scenes.components import NumberLabel
 from scenes.theme import ROLES
 
-from .helpers import build_scene, load_default_trace
+from .helpers import observed_default
 
 _SUB = "\u2080-\u2089\u2090-\u209c\u1d62\u2c7c"  # Unicode subscript digits and letters
 # A symbol alone, optionally followed by "=" or "= 0" (h₀ = 0, op_{2} =).
@@ -57,38 +54,14 @@ def test_role_of_reads_the_notation():
         <= set(ROLES)
 
 
-_BUILT: dict[tuple[str, str], tuple] = {}
-
-
-def _labels_seen(scene_id: str, theme, monkeypatch) -> dict[tuple[str, str], set[str]]:
+def _labels_seen(scene_id: str, theme) -> dict[tuple[str, str], set[str]]:
     """(label, role) -> the colours its glyphs had at any snapshot (halfway through
-    every animation too); the scene is kept for the continuity test."""
-    if (scene_id, theme.name) in _BUILT:
-        return _BUILT[scene_id, theme.name][0]
+    every animation too), from the shared default build (helpers.observed_default)."""
     seen: dict[tuple[str, str], set[str]] = {}
-    snapshot = WalkthroughScene._snapshot
-
-    def recording(self):
-        snapshot(self)
-        for top in self.mobjects:
-            for m in top.get_family():
-                if isinstance(m, NumberLabel):
-                    continue
-                if isinstance(m, Text):
-                    role = role_of(m.original_text, tex=False)
-                elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
-                    role = role_of(getattr(m, "tex_string", ""), tex=True)
-                else:
-                    continue
-                glyphs = [g for g in m.family_members_with_points() if g.get_fill_opacity() > 0.02]
-                if role is None or not glyphs:
-                    continue
-                label = m.original_text if isinstance(m, Text) else m.tex_string
-                seen.setdefault((label, role), set()).update(g.get_fill_color().to_hex().upper() for g in glyphs)
-
-    monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
-    scene = build_scene(scene_id, load_default_trace(), theme, sample_transitions=True)
-    _BUILT[scene_id, theme.name] = (seen, scene)
+    for (written, tex), colours in observed_default(scene_id, theme.name).labels.items():
+        role = role_of(written, tex=tex)
+        if role is not None:
+            seen.setdefault((written, role), set()).update(colours)
     return seen
 
 
@@ -99,14 +72,14 @@ def _wrong(seen, theme) -> list[str]:
 
 
 @pytest.mark.parametrize("scene_id", list(SCENES))
-def test_every_labelled_symbol_has_its_role_colour(scene_id, monkeypatch):
-    seen = _labels_seen(scene_id, DARK, monkeypatch)
+def test_every_labelled_symbol_has_its_role_colour(scene_id):
+    seen = _labels_seen(scene_id, DARK)
     assert not _wrong(seen, DARK)
 
 
 @pytest.mark.parametrize("scene_id", ["decoder", "attention_process"])
-def test_the_light_theme_too(scene_id, monkeypatch):
-    seen = _labels_seen(scene_id, LIGHT, monkeypatch)
+def test_the_light_theme_too(scene_id):
+    seen = _labels_seen(scene_id, LIGHT)
     assert seen and not _wrong(seen, LIGHT)
 
 
@@ -122,8 +95,7 @@ _OTHERS_OPEN: dict[str, str] = {
 @pytest.mark.parametrize("scene_id", [
     pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=_OTHERS_OPEN[s])) if s in _OTHERS_OPEN else s
     for s in SCENES])
-def test_no_blank_moment_and_no_blink(scene_id, monkeypatch):
-    _labels_seen(scene_id, DARK, monkeypatch)
-    scene = _BUILT[scene_id, DARK.name][1]
+def test_no_blank_moment_and_no_blink(scene_id):
+    scene = observed_default(scene_id, "dark").scene
     assert scene.audit.snapshots > 10
     assert not scene.audit.motion_faults()

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
+from .helpers import build_scene, check_scene, load_default_trace, observed_default, trace_from, varied
 
 PART1 = ("seq2seq_overview", "word_embeddings", "encoder", "hidden_state_map", "decoder", "output_mapping",
          "bottleneck", "length_curve", "attention_process", "attention_learning")
@@ -45,9 +45,9 @@ def test_the_patterns_catch_the_old_symbols():
 
 
 @pytest.mark.parametrize("scene_id", PART1)
-def test_default_shows_only_the_drafts_symbols(scene_id, texts_seen):
-    trace = load_default_trace()
-    scene = build_scene(scene_id, trace)
+def test_default_shows_only_the_drafts_symbols(scene_id):
+    observed = observed_default(scene_id, "dark")  # the shared default build (every snapshot's texts recorded)
+    scene, texts_seen = observed.scene, observed.texts
     check_scene(scene, load_default_trace())
     assert texts_seen
     bad = sorted(t for t in texts_seen if _TEX_FORBIDDEN.search(t) or _TEXT_FORBIDDEN.search(t))
