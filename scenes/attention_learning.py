@@ -178,7 +178,7 @@ class AttentionLearningScene(WalkthroughScene):
         group = VGroup()
         for i, w in enumerate(self.data["rows"]):
             lab = readable_text(w, self.theme, WORD_FONT, max_width=ROW_LABEL_AREA - 0.2,
-                                colour=self.theme.decoder)
+                                colour=self.theme.target_embedding)  # output words: op's colour, as in attention_process
             lab.move_to([self.left_x - 0.12, self._centre(self.left_x, i, 0)[1], 0], aligned_edge=RIGHT)
             group.add(lab)
         return group
