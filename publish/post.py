@@ -341,16 +341,21 @@ def _render(needs: dict[str, dict[str, Any]], trace: Any, site: Path, quality: s
 
 # -- figures ------------------------------------------------------------------------
 
-def _content_box(image: Any, background: tuple[int, int, int], margin: int) -> tuple[int, int, int, int]:
+def _content_mask(image: Any, background: tuple[int, int, int]) -> Any:
+    """White where ``image`` differs from ``background``, black elsewhere (a PIL "L" image)."""
     from PIL import Image, ImageChops
 
     rgb = image.convert("RGB")
     diff = ImageChops.difference(rgb, Image.new("RGB", rgb.size, background)).convert("L")
-    box = diff.point(lambda p: 255 if p > 10 else 0).getbbox()
+    return diff.point(lambda p: 255 if p > 10 else 0)
+
+
+def _content_box(mask: Any, margin: int) -> tuple[int, int, int, int]:
+    box = mask.getbbox()
     if box is None:
-        return (0, 0, rgb.width, rgb.height)
+        return (0, 0, mask.width, mask.height)
     x0, y0, x1, y1 = box
-    return (max(0, x0 - margin), max(0, y0 - margin), min(rgb.width, x1 + margin), min(rgb.height, y1 + margin))
+    return (max(0, x0 - margin), max(0, y0 - margin), min(mask.width, x1 + margin), min(mask.height, y1 + margin))
 
 
 def _hex_rgb(color: str) -> tuple[int, int, int]:
@@ -360,28 +365,13 @@ def _hex_rgb(color: str) -> tuple[int, int, int]:
 
 def crop_png(src: Path, dst: Path, background: str, margin_fraction: float = 0.02) -> tuple[int, int, int, int]:
     """Crop ``src`` to what differs from the background, plus a margin; return the box (pixels of ``src``)."""
-    from PIL import Image
-
-    with Image.open(src) as image:
-        margin = max(4, round(margin_fraction * image.width))
-        box = _content_box(image, _hex_rgb(background), margin)
-        cropped = image.crop(box)
-        _atomic(dst, lambda tmp: cropped.save(tmp, format="PNG", optimize=True))
+    box, _ = figure_crop(src, dst, background, margin_fraction, close_bands=False)
     return box
 
 
 #: An empty band across a still longer than this share of the frame's height (the room a clip
 #: keeps between its picture and its caption line) is closed up in the figure to one margin.
 MAX_EMPTY_BAND = 0.06
-
-
-def _empty_rows(image: Any, background: tuple[int, int, int], box: tuple[int, int, int, int]) -> list[bool]:
-    from PIL import Image, ImageChops
-
-    rgb = image.convert("RGB").crop(box)
-    diff = ImageChops.difference(rgb, Image.new("RGB", rgb.size, background)).convert("L")
-    mask = diff.point(lambda p: 255 if p > 10 else 0)
-    return [mask.crop((0, y, mask.width, y + 1)).getbbox() is None for y in range(mask.height)]
 
 
 def row_segments(empty: list[bool], longest: int, keep: int) -> list[tuple[int, int]]:
@@ -404,23 +394,30 @@ def row_segments(empty: list[bool], longest: int, keep: int) -> list[tuple[int, 
     return segments
 
 
-def figure_crop(src: Path, dst: Path, background: str, margin_fraction: float = 0.02
+def figure_crop(src: Path, dst: Path, background: str, margin_fraction: float = 0.02, close_bands: bool = True
                 ) -> tuple[tuple[int, int, int, int], list[tuple[int, int]]]:
-    """:func:`crop_png`, with long empty bands inside the picture closed up; returns the box and
-    the kept row runs, in pixels of ``src``."""
+    """Crop ``src`` to what differs from the background, plus a margin, with long empty bands
+    inside the picture closed up (``close_bands``); returns the box and the kept row runs, in
+    pixels of ``src``."""
     from PIL import Image
 
     with Image.open(src) as image:
         margin = max(4, round(margin_fraction * image.width))
-        box = _content_box(image, _hex_rgb(background), margin)
-        runs = row_segments(_empty_rows(image, _hex_rgb(background), box),
-                            round(MAX_EMPTY_BAND * image.height), margin)
-        segments = [(box[1] + a, box[1] + b) for a, b in runs]
-        out = Image.new(image.mode, (box[2] - box[0], sum(b - a for a, b in segments)))
-        y = 0
-        for a, b in segments:
-            out.paste(image.crop((box[0], a, box[2], b)), (0, y))
-            y += b - a
+        mask = _content_mask(image, _hex_rgb(background))
+        box = _content_box(mask, margin)
+        segments = [(box[1], box[3])]
+        if close_bands:
+            inside = mask.crop(box)
+            empty = [inside.crop((0, y, inside.width, y + 1)).getbbox() is None for y in range(inside.height)]
+            runs = row_segments(empty, round(MAX_EMPTY_BAND * image.height), margin)
+            segments = [(box[1] + a, box[1] + b) for a, b in runs]
+        out = image.crop(box)
+        if len(segments) > 1:  # the kept runs of rows, stacked
+            out = Image.new(image.mode, (box[2] - box[0], sum(b - a for a, b in segments)))
+            y = 0
+            for a, b in segments:
+                out.paste(image.crop((box[0], a, box[2], b)), (0, y))
+                y += b - a
         _atomic(dst, lambda tmp: out.save(tmp, format="PNG", optimize=True))
     return box, segments
 

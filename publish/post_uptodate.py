@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -67,12 +66,8 @@ def write_stamp(site: Path, inputs: str, renders: list[dict[str, Any]], shown: l
     """Record a finished build: ``renders`` as ``{"theme", "scenes", "formats", "steps"}``,
     ``shown`` the files of SITE the page uses (relative paths), ``summary`` its last line."""
     files = {rel: _file_state(site / rel) for rel in ["index.html", *shown] if (site / rel).is_file()}
-    stamp = site / STAMP
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    tmp = stamp.with_name(stamp.name + ".tmp")
-    tmp.write_text(json.dumps({"inputs": inputs, "renders": renders, "files": files, "summary": summary}),
-                   encoding="utf-8")
-    os.replace(tmp, stamp)
+    cache.atomic_write_text(site / STAMP, json.dumps({"inputs": inputs, "renders": renders, "files": files,
+                                                      "summary": summary}))
 
 
 def post_is_current(draft: Path, site: Path, links: Path | None, numbers: str | Path | None, quality: str,
