@@ -38,24 +38,16 @@ def render_speedups():
 def texts_seen(monkeypatch):
     """Every text and formula on screen at any audit snapshot, as written
     (numbers excluded): what a reader saw at some moment, not only at the end."""
-    from manim import MathTex, SingleStringMathTex, Tex, Text
-
     from scenes.base import WalkthroughScene
-    from scenes.components import NumberLabel
+
+    from .helpers import record_screen
 
     seen: set[str] = set()
     snapshot = WalkthroughScene._snapshot
 
     def recording(self):
         snapshot(self)
-        for top in self.mobjects:
-            for m in top.get_family():
-                if isinstance(m, NumberLabel):
-                    continue
-                if isinstance(m, Text):
-                    seen.add(m.original_text)
-                elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
-                    seen.add(getattr(m, "tex_string", ""))
+        record_screen(self, seen)
 
     monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
     return seen

@@ -156,33 +156,40 @@ class Observed:
     labels: dict[tuple[str, bool], set[str]] = field(default_factory=dict)
 
 
-@lru_cache(maxsize=None)  # per test process (all 17 builds held in one process: 872 MB peak)
-def observed_default(scene_id: str, theme_name: str = "dark") -> Observed:  # call with both arguments
+def record_screen(scene: WalkthroughScene, texts: set[str],
+                  labels: dict[tuple[str, bool], set[str]] | None = None) -> None:
+    """Add what ``scene`` shows now to ``texts`` (every text and formula as written, numbers
+    excluded) and, if given, to ``labels`` ((text, is it a formula) -> the fill colours of its
+    visible glyphs)."""
     from manim import MathTex, SingleStringMathTex, Tex, Text
 
-    from scenes import THEMES
     from scenes.components import NumberLabel
+
+    for top in scene.mobjects:
+        for m in top.get_family():
+            if isinstance(m, NumberLabel):
+                continue
+            if isinstance(m, Text):
+                written, tex = m.original_text, False
+            elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
+                written, tex = getattr(m, "tex_string", ""), True
+            else:
+                continue
+            texts.add(written)
+            if labels is None:
+                continue
+            glyphs = [g for g in m.family_members_with_points() if g.get_fill_opacity() > 0.02]
+            if glyphs:
+                labels.setdefault((written, tex), set()).update(g.get_fill_color().to_hex().upper() for g in glyphs)
+
+
+@lru_cache(maxsize=None)  # per test process (all 17 builds held in one process: 872 MB peak)
+def observed_default(scene_id: str, theme_name: str = "dark") -> Observed:  # call with both arguments
+    from scenes import THEMES
 
     texts: set[str] = set()
     labels: dict[tuple[str, bool], set[str]] = {}
-
-    def record(scene: WalkthroughScene) -> None:
-        for top in scene.mobjects:
-            for m in top.get_family():
-                if isinstance(m, NumberLabel):
-                    continue
-                if isinstance(m, Text):
-                    written, tex = m.original_text, False
-                elif isinstance(m, (MathTex, SingleStringMathTex, Tex)):
-                    written, tex = getattr(m, "tex_string", ""), True
-                else:
-                    continue
-                texts.add(written)
-                glyphs = [g for g in m.family_members_with_points() if g.get_fill_opacity() > 0.02]
-                if glyphs:
-                    labels.setdefault((written, tex), set()).update(
-                        g.get_fill_color().to_hex().upper() for g in glyphs)
-
     scene = build_scene(scene_id, load_default_trace(), THEMES[theme_name], min_text_px=MIN_TEXT_PX,
-                        sample_transitions=True, timeline=True, observe=record)
+                        sample_transitions=True, timeline=True,
+                        observe=lambda shown: record_screen(shown, texts, labels))
     return Observed(scene, texts, labels)
