@@ -35,6 +35,7 @@ from .theme import Theme
 
 __all__ = [
     "NumberLabel",
+    "OpacityScaling",
     "ValueCell",
     "VectorColumn",
     "ValueMatrix",
@@ -516,7 +517,29 @@ def set_dimmed(mob: VMobject, dimmed: bool = True, opacity: float = 0.25) -> VMo
     return mob.set_opacity(opacity if dimmed else 1.0)
 
 
-class _Fade(Animation):
+class OpacityScaling(Animation):
+    """An animation that scales each part's own opacity (fill and stroke) by a factor,
+    without copying the mobject; subclasses say which factor when."""
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()  # unused: interpolation reads the saved opacities
+
+    def begin(self) -> None:
+        # Containers without points too (a Text holding its glyphs), so the
+        # whole object, not only its glyphs, is transparent once faded out.
+        self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
+                      for m in self.mobject.get_family()
+                      if len(getattr(m, "fill_rgbas", ())) and len(getattr(m, "stroke_rgbas", ()))]
+        super().begin()
+
+    def scale_opacity(self, k: float) -> None:
+        """Each part at ``k`` times the opacity it had when the animation began."""
+        for m, fill, stroke in self.saved:
+            m.fill_rgbas[:, 3] = fill * k
+            m.stroke_rgbas[:, 3] = stroke * k
+
+
+class _Fade(OpacityScaling):
     """A fade in or out that scales each part's own opacity, without copying.
 
     Manim's FadeIn/FadeOut deep-copy their mobject, which for columns of
@@ -530,24 +553,10 @@ class _Fade(Animation):
         self._applied = np.zeros(3)
         super().__init__(mobject, remover=out, introducer=not out, **kw)
 
-    def create_starting_mobject(self) -> Mobject:
-        return Mobject()  # unused: interpolation reads the saved opacities
-
-    def begin(self) -> None:
-        # Containers without points too (a Text holding its glyphs), so the
-        # whole object, not only its glyphs, is transparent once faded out.
-        self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
-                      for m in self.mobject.get_family()
-                      if len(getattr(m, "fill_rgbas", ())) and len(getattr(m, "stroke_rgbas", ()))]
-        super().begin()
-
     def interpolate_mobject(self, alpha: float) -> None:
         # Manim applies rate_func per submobject, in the code this replaces.
         alpha = self.rate_func(alpha)
-        k = 1.0 - alpha if self.out else alpha
-        for m, fill, stroke in self.saved:
-            m.fill_rgbas[:, 3] = fill * k
-            m.stroke_rgbas[:, 3] = stroke * k
+        self.scale_opacity(1.0 - alpha if self.out else alpha)
         # Fade in arrives from -shift; fade out leaves towards +shift.
         want = self.offset * (alpha if self.out else alpha - 1.0)
         self.mobject.shift(want - self._applied)
@@ -557,9 +566,7 @@ class _Fade(Animation):
         super().clean_up_from_scene(scene)
         if self.out:  # gone from the scene: give it back its look and place
             self.mobject.shift(-self._applied)
-            for m, fill, stroke in self.saved:
-                m.fill_rgbas[:, 3] = fill
-                m.stroke_rgbas[:, 3] = stroke
+            self.scale_opacity(1.0)
 
 
 def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:

@@ -33,7 +33,7 @@ from manim import (
 )
 from manim.utils.rate_functions import smooth
 
-from .components import NumberLabel, ValueCell, caption_in, caption_out, fade_in, fade_out
+from .components import NumberLabel, OpacityScaling, ValueCell, caption_in, caption_out, fade_in, fade_out
 
 __all__ = [
     "MAX_ARC",
@@ -283,21 +283,12 @@ def hand_off(col: Mobject, slot: Any, leaving: Sequence[Mobject] = (), via: Sequ
                  dst if dst is not None else _key_of(slot) if isinstance(slot, Mobject) else None)
 
 
-class _Blink(Animation):
+class _Blink(OpacityScaling):
     """Opacity of ``mobject`` goes to 0 by ``off`` and back to its own by ``on`` (no copy)."""
 
     def __init__(self, mobject: Mobject, off: float, on: float, **kw: Any) -> None:
         self.off, self.on = off, on
         super().__init__(mobject, **kw)
-
-    def create_starting_mobject(self) -> Mobject:
-        return Mobject()
-
-    def begin(self) -> None:
-        self.saved = [(m, m.fill_rgbas[:, 3].copy(), m.stroke_rgbas[:, 3].copy())
-                      for m in self.mobject.get_family()
-                      if len(getattr(m, "fill_rgbas", ())) and len(getattr(m, "stroke_rgbas", ()))]
-        super().begin()
 
     def interpolate_mobject(self, alpha: float) -> None:
         t = self.rate_func(alpha)
@@ -307,15 +298,11 @@ class _Blink(Animation):
             k = smooth((t - self.on) / (1 - self.on)) if self.on < 1 else 0.0
         else:
             k = 0.0
-        for m, fill, stroke in self.saved:
-            m.fill_rgbas[:, 3] = fill * k
-            m.stroke_rgbas[:, 3] = stroke * k
+        self.scale_opacity(k)
 
     def clean_up_from_scene(self, scene: Any) -> None:
         super().clean_up_from_scene(scene)
-        for m, fill, stroke in self.saved:  # exactly as it was
-            m.fill_rgbas[:, 3] = fill
-            m.stroke_rgbas[:, 3] = stroke
+        self.scale_opacity(1.0)  # exactly as it was
 
 
 def _carry(word: Mobject, target: Mobject, via: Sequence[Any], what: str, src: Any, dst: Any,
