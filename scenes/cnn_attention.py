@@ -17,7 +17,6 @@ from manim import (
     RIGHT,
     UP,
     Animation,
-    AnimationGroup,
     Create,
     DashedLine,
     LaggedStart,

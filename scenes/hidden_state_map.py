@@ -28,7 +28,6 @@ from manim import (
     PI,
     RIGHT,
     UP,
-    AnimationGroup,
     DashedLine,
     Create,
     Dot,
