@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
 import numpy as np
-from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGroup, Wait, config
+from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGroup, VMobject, Wait, config
 
 from attention_core import Trace
 
@@ -144,17 +144,52 @@ def _text_leaves(mob: Mobject) -> list[Mobject]:
     return out
 
 
+def _bounds(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
+    """The lower-left and upper-right corners of ``mob``'s bounding box, from the same
+    points Manim's ``get_corner`` reads (a VMobject's curve anchors over its family, any
+    other mobject's points), without its per-call generators: the audit asks this of every
+    shown mobject at every snapshot, and Manim's path was most of a headless build's time.
+    ``None`` when there is no point (Manim then answers the origin)."""
+    if isinstance(mob, VMobject):
+        parts = []
+        for sm in mob.get_family():
+            pts = sm.points
+            if len(pts) == 0:
+                continue
+            if len(pts) == 1:
+                parts.append(pts)
+                continue
+            n = sm.n_points_per_cubic_curve
+            parts.append(pts[::n])       # start anchors
+            parts.append(pts[n - 1::n])  # end anchors
+    else:
+        parts = [m.points for m in mob.get_family() if len(m.points)]
+    if not parts:
+        return None
+    points = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return points.min(axis=0), points.max(axis=0)
+
+
 def _box(mob: Mobject) -> tuple[float, float, float, float]:
-    lo = mob.get_corner(np.array([-1, -1, 0]))
-    hi = mob.get_corner(np.array([1, 1, 0]))
+    bounds = _bounds(mob)
+    if bounds is None:
+        return 0.0, 0.0, 0.0, 0.0
+    lo, hi = bounds
     return lo[0], lo[1], hi[0], hi[1]
+
+
+def _centre(mob: Mobject) -> np.ndarray:
+    """``mob.get_center()``, by :func:`_bounds`."""
+    bounds = _bounds(mob)
+    return np.zeros(3) if bounds is None else (bounds[0] + bounds[1]) / 2
 
 
 def text_height_px(mob: Mobject) -> float | None:
     """Height of a capital letter of ``mob`` on screen, in pixels at the
     current resolution, from its font size as scaled now; ``None`` for an
     empty text."""
-    if not getattr(mob, "initial_height", 0) or mob.height <= 0:
+    bounds = _bounds(mob) if getattr(mob, "initial_height", 0) else None
+    if bounds is None or bounds[1][1] - bounds[0][1] <= 0:
         return None  # an empty text, or one that is not a Text or formula
     size = float(mob.font_size)  # follows every scale applied since it was made
     per_point = TEXT_CAP_PER_POINT if isinstance(mob, Text) else TEX_CAP_PER_POINT
@@ -521,7 +556,7 @@ def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
                 continue
             words = str(getattr(mob, "shown", None) or getattr(mob, "original_text", None)
                         or getattr(mob, "tex_string", ""))
-            centre = mob.get_center()
+            centre = _centre(mob)
             y = float(centre[1])
             group.append(words)
             centres.append(centre)

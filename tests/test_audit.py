@@ -230,3 +230,36 @@ def test_a_group_that_goes_and_comes_back_unchanged_blinks():
 def test_a_changed_or_slow_return_is_no_blink(mode):
     audit = _continuity(mode)
     assert audit.motion_faults() == []
+
+
+def test_the_audits_box_is_manims_box():
+    """The audit's bounding box (scenes.base._bounds, a fast path) equals Manim's own
+    get_corner / get_center on every kind of mobject the scenes show: texts, formulas,
+    shapes with and without children, a lone point, groups, a mobject with no point."""
+    from manim import (DL, UR, Arc, Circle, Dot, Group, Line, MathTex, Mobject, Rectangle, Text,
+                       VGroup, VMobject)
+
+    from scenes.base import _box, _centre
+
+    single = VMobject()
+    single.set_points(np.array([[0.3, -0.2, 0.0]]))
+    shape_with_children = Rectangle(width=2, height=1).shift(LEFT)
+    shape_with_children.add(Dot().shift(RIGHT * 3 + np.array([0, 2.5, 0])))
+    plain = Mobject()
+    plain.points = np.array([[1.0, 2.0, 0.0], [-4.0, 0.5, 0.0]])
+    cases = [
+        Text("growth years", font_size=30).shift(RIGHT * 1.3),
+        MathTex(r"s_{t-1} = \sum_j a_{tj} h_j").rotate(0.3),
+        Arc(start_angle=0.4, angle=2.0),  # handles bulge past the anchors: corners read anchors only
+        Circle().scale(0.7).shift(np.array([2, -1, 0])),
+        Line(LEFT * 2, RIGHT + np.array([0, 3, 0])),
+        VGroup(Text("a"), VGroup(Dot().shift(LEFT * 5), VGroup())),
+        shape_with_children,
+        single,
+        Group(plain, Dot().shift(np.array([0, -3, 0]))),
+    ]
+    for mob in cases:
+        lo, hi = mob.get_corner(DL), mob.get_corner(UR)
+        assert _box(mob) == (lo[0], lo[1], hi[0], hi[1]), type(mob).__name__
+        assert np.array_equal(_centre(mob), mob.get_center()), type(mob).__name__
+    assert _box(VGroup()) == (0.0, 0.0, 0.0, 0.0) and np.array_equal(_centre(VGroup()), VGroup().get_center())
