@@ -152,7 +152,7 @@ def _bounds(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
     ``None`` when there is no point (Manim then answers the origin)."""
     if isinstance(mob, VMobject):
         parts = []
-        for sm in mob.get_family():
+        for sm in (mob.get_family() if mob.submobjects else (mob,)):
             pts = sm.points
             if len(pts) == 0:
                 continue
@@ -163,7 +163,7 @@ def _bounds(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
             parts.append(pts[::n])       # start anchors
             parts.append(pts[n - 1::n])  # end anchors
     else:
-        parts = [m.points for m in mob.get_family() if len(m.points)]
+        parts = [m.points for m in (mob.get_family() if mob.submobjects else (mob,)) if len(m.points)]
     if not parts:
         return None
     points = parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -188,8 +188,7 @@ def text_height_px(mob: Mobject) -> float | None:
     """Height of a capital letter of ``mob`` on screen, in pixels at the
     current resolution, from its font size as scaled now; ``None`` for an
     empty text."""
-    bounds = _bounds(mob) if getattr(mob, "initial_height", 0) else None
-    if bounds is None or bounds[1][1] - bounds[0][1] <= 0:
+    if not getattr(mob, "initial_height", 0) or mob.height <= 0:
         return None  # an empty text, or one that is not a Text or formula
     size = float(mob.font_size)  # follows every scale applied since it was made
     per_point = TEXT_CAP_PER_POINT if isinstance(mob, Text) else TEX_CAP_PER_POINT
@@ -504,11 +503,12 @@ class WalkthroughScene(Scene):
         half_w, half_h = config.frame_width / 2, config.frame_height / 2
         texts: list[Mobject] = []
         for top in self.mobjects:
-            for mob in top.get_family():
+            family = top.get_family()
+            for mob in family:
                 if isinstance(mob, NumberLabel) and _visible(mob):
                     self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown, mob.decimals))
-            for mob in top.family_members_with_points():
-                if not _visible(mob):
+            for mob in family:
+                if not len(mob.points) or not _visible(mob):
                     continue
                 x0, y0, x1, y1 = _box(mob)
                 if (x0 < -half_w - FRAME_TOLERANCE or x1 > half_w + FRAME_TOLERANCE
