@@ -195,6 +195,19 @@ def text_height_px(mob: Mobject) -> float | None:
     return size * per_point * config.pixel_height / config.frame_height
 
 
+def _overlapping_pairs(boxes: list[tuple[float, float, float, float]]) -> list[tuple[int, int]]:
+    """The pairs ``i < j`` of boxes (x0, y0, x1, y1) that overlap by more than
+    :data:`OVERLAP_TOLERANCE` both across and up, in the order of a double loop; all
+    pairs at once (hundreds of texts at every snapshot)."""
+    if len(boxes) < 2:
+        return []
+    b = np.array(boxes, dtype=float)
+    across = np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0])
+    up = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
+    hits = np.triu((across > OVERLAP_TOLERANCE) & (up > OVERLAP_TOLERANCE), 1)
+    return [(int(i), int(j)) for i, j in np.argwhere(hits)]
+
+
 def _describe(mob: Mobject) -> str:
     text = getattr(mob, "shown", None) or getattr(mob, "text", None) or getattr(mob, "tex_string", None)
     return f"{type(mob).__name__}({text!r})" if text else type(mob).__name__
@@ -522,23 +535,16 @@ class WalkthroughScene(Scene):
                     self.audit.faults.append(fault)
         floor = self.audit.min_text_px
         if floor is not None:
-            shown = [t for top in self.mobjects for t in _text_leaves(top) if _shown(t)]
-            for t in shown:
+            for t in texts:
                 px = text_height_px(t)
                 if px is not None and px < floor - 1e-6:
                     fault = f"text too small: {_describe(t)} is {px:.1f} px tall (floor {floor:g} px)"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
-        boxes = [_box(t) for t in texts]
-        for i in range(len(texts)):
-            ax0, ay0, ax1, ay1 = boxes[i]
-            for j in range(i + 1, len(texts)):
-                bx0, by0, bx1, by1 = boxes[j]
-                if (min(ax1, bx1) - max(ax0, bx0) > OVERLAP_TOLERANCE
-                        and min(ay1, by1) - max(ay0, by0) > OVERLAP_TOLERANCE):
-                    fault = f"texts overlap: {_describe(texts[i])} and {_describe(texts[j])}"
-                    if fault not in self.audit.faults:
-                        self.audit.faults.append(fault)
+        for i, j in _overlapping_pairs([_box(t) for t in texts]):
+            fault = f"texts overlap: {_describe(texts[i])} and {_describe(texts[j])}"
+            if fault not in self.audit.faults:
+                self.audit.faults.append(fault)
 
 
 def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:

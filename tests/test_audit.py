@@ -263,3 +263,16 @@ def test_the_audits_box_is_manims_box():
         assert _box(mob) == (lo[0], lo[1], hi[0], hi[1]), type(mob).__name__
         assert np.array_equal(_centre(mob), mob.get_center()), type(mob).__name__
     assert _box(VGroup()) == (0.0, 0.0, 0.0, 0.0) and np.array_equal(_centre(VGroup()), VGroup().get_center())
+
+
+def test_overlapping_pairs_worked_by_hand():
+    """Boxes (x0, y0, x1, y1): a and b share a 0.5 x 0.5 corner, c touches a only along an
+    edge (no overlap), d sits inside b, e is far away; pairs come in double-loop order."""
+    from scenes.base import OVERLAP_TOLERANCE, _overlapping_pairs
+
+    a, b, c = (0, 0, 1, 1), (0.5, 0.5, 2, 2), (1, 0, 2, 0.4)
+    d, e = (1.2, 1.2, 1.5, 1.5), (5, 5, 6, 6)
+    assert _overlapping_pairs([a, b, c, d, e]) == [(0, 1), (1, 3)]
+    assert _overlapping_pairs([a]) == [] and _overlapping_pairs([]) == []
+    sliver = (1 - OVERLAP_TOLERANCE / 2, 0, 3, 1)  # overlaps a by less than the tolerance
+    assert _overlapping_pairs([a, sliver]) == []
