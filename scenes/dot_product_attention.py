@@ -29,25 +29,18 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    Animation,
-    AnimationGroup,
     Arrow,
     Create,
     FadeIn,
     Rectangle,
-    ReplacementTransform,
     SurroundingRectangle,
-    Transform,
-    TransformFromCopy,
     VGroup,
-    config,
-    smooth,
 )
 
 # fly and veil are re-exported: worked_example and multi_query_attention import them from here.
-from .motion import TRANSPOSE_TIME, fly, gather, ring_to, slide, transpose, veil
+from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, transpose, veil
 from attention_core.formatting import sum_sign
-from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
+from .base import RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
     CELL_H,
@@ -55,7 +48,6 @@ from .components import (
     NumberLabel,
     ValueCell,
     ValueMatrix,
-    VectorColumn,
     caption,
     caption_in,
     caption_out,
@@ -67,7 +59,6 @@ from .components import (
     math_label,
     on_baseline,
     read_as_line,
-    step_caption,
     subscript,
     title_bar,
 )
@@ -578,11 +569,11 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         found = SurroundingRectangle(total, color=theme.highlight, buff=0.04)
         others = [X.cell(i, k) for i in self.shown for k in range(D) if k != f]
         others += [o.cell(0, k) for k in range(D) if k != f]
-        veils = veil(theme, *others)
+        dim, _ = focus(theme, *others)  # the close-up keeps its focus to the last frame
         self.pacer.swap(formula_caption(
             "Close-up: the 2nd number of o is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
             "of the 2nd feature\nof every input, weighted by the attention each input gets.", theme),
-            fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
+            dim, Create(rings[0]), Create(rings[1]), fade_in(w_name))
         self.play(fly(column, weighted), run_time=1.0)
         self.play(gather(list(weighted), total, [tr.weights[i] for i in self.shown],
                          dst=(f"{key}.output", f)),

@@ -22,14 +22,11 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
-    RIGHT,
     UP,
     Arrow,
     Create,
     FadeIn,
-    ReplacementTransform,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
 )
 
@@ -44,7 +41,6 @@ from .components import (
     caption,
     fade_in,
     fade_out,
-    fit_within,
     math_label,
     subscript,
     title_bar,
@@ -60,14 +56,11 @@ from .dot_product_attention import (
     zoom_for,
     TITLE_Y,
     StepLog,
-    _centred_top,
-    name_block,
     place_product,
     rekey_transposed,
-    veil,
 )
-from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
-from .motion import TRANSPOSE_TIME, gather, ring_to, slide, transpose
+from .glyphs import NUMBER_FONT, weight_cells
+from .motion import TRANSPOSE_TIME, focus, gather, ring_to, slide, transpose
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
@@ -408,10 +401,10 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         others = [X.cell(i, k) for i in shown for k in range(D) if k != f]
         others += [O.cell(r, k) for r in range(NQ) for k in range(D) if (r, k) != (j, f)]
         others += [A4.cell(r, i) for r in range(NQ) for i in shown if r != j]
-        veils = veil(theme, *others)
+        dim, _ = focus(theme, *others)  # the close-up keeps its focus to the last frame
         pacer.swap("Close-up: O's number (1, 2) is a weighted average of the 2nd feature of "
                    "every input, weighted by query 1's attention. All queries are done in one pass.",
-                   fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
+                   dim, Create(rings[0]), Create(rings[1]), fade_in(w_name))
         self.play(fly(col_x, weighted), run_time=1.0)
         self.play(gather(list(weighted), total, [tr.weights[j, i] for i in shown],
                          dst=(f"{key}.outputs", j, f)),

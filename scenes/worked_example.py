@@ -28,9 +28,7 @@ from manim import (
     UP,
     Create,
     FadeIn,
-    ReplacementTransform,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
 )
 
@@ -40,12 +38,11 @@ from attention_core.formatting import format_number
 from attention_core.formatting import sum_sign
 
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
-from .glyphs import DIGIT_WIDTH, NUMBER_FONT, cell_width_for, weight_cells
+from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
 from .motion import TRANSPOSE_TIME, slide, transpose
 from .components import (
     caption_in,
     caption_out,
-    step_caption,
     CELL_H,
     NumberLabel,
     ValueMatrix,
@@ -68,10 +65,8 @@ from .dot_product_attention import (
     zoom_for,
     StepLog,
     RowVector,
-    name_block,
     place_product,
     rekey_transposed,
-    veil,
 )
 
 __all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS", "printed_matrix", "printed_width"]
