@@ -256,7 +256,7 @@ class OutputMappingScene(WalkthroughScene):
             shown_for = self.time - start + 0.6 + 0.3
             self.wait(max(0.8, reading_time(terms.text) - shown_for + 0.1))
             # The sum travels from the end of the line into its row's score cell.
-            self.play(fly(SurroundingRectangle(terms.total, buff=0.04), scores[c], what="sum", src="terms",
+            self.play(fly(SurroundingRectangle(terms.total, color=theme.muted, buff=0.04), scores[c], what="sum", src="terms",
                           dst=(key("scores"), c)), fade_in(equals[c]), run_time=0.6)
             self.play(fade_out(terms), run_time=0.3)
         self._keep(focus=focus)
