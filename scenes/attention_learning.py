@@ -48,6 +48,7 @@ from .components import (
     fade_in,
     fade_out,
     fit_within,
+    on_baseline,
     read_as_line,
     readable_text,
 )
@@ -315,7 +316,7 @@ class AttentionLearningScene(WalkthroughScene):
             if d["later_peaks"]:
                 agree += [caption("on a later word, whose h has read it too:", theme, 22),
                           self._count("later_peaks")]
-            lines.append(read_as_line(VGroup(*agree).arrange(RIGHT, buff=0.12)))
+            lines.append(read_as_line(on_baseline(VGroup(*agree).arrange(RIGHT, buff=0.12))))
             shown = [FadeIn(grammar, lag_ratio=0.3 / len(grammar)), fade_in(self._column_words(self.right_x)),
                      Create(self._frame(self.right_x))]
         else:
@@ -325,7 +326,7 @@ class AttentionLearningScene(WalkthroughScene):
             caption(f"{d['held_out_sentences']} unseen sentences: exact match", theme, 22),
             self._number("exact_match_percent", K, 1, 22), caption("%, alignment", theme, 22),
             self._number("alignment_percent", K, 1, 22), caption("%", theme, 22))
-        lines.append(read_as_line(held.arrange(RIGHT, buff=0.12)))
+        lines.append(read_as_line(on_baseline(held.arrange(RIGHT, buff=0.12))))  # "rows;" not above "of"
         fit_within(names, max_width=TEXT_WIDTH).move_to([0, WRITES_Y, 0])
         for y, line in zip(LINE_YS[len(LINE_YS) - len(lines):], lines):
             fit_within(line, max_width=TEXT_WIDTH).move_to([0, y, 0])
