@@ -48,6 +48,7 @@ from .components import (
     fade_in,
     fade_out,
     fit_within,
+    on_baseline,
     read_as_line,
     readable_text,
 )
@@ -282,22 +283,31 @@ class AttentionLearningScene(WalkthroughScene):
             self.wait(due + 1.0 / config.frame_rate)
         self.step_spans.append((float(start), float(self.time)))
 
-    def compare_with_the_grammar(self) -> None:
+    def _grammar_cells(self) -> tuple[VGroup, VGroup]:
+        """The grammar's alignment as a matrix right of the learned one (one full cell per
+        row), and outlines of those cells on the learned matrix."""
         theme, d = self.theme, self.data
-        K, T, R = len(d["steps"]) - 1, len(d["source_tokens"]), len(d["rows"])
+        T, R = len(d["source_tokens"]), len(d["rows"])
+        grammar = VGroup()
+        for i, a in enumerate(d["reference_alignment"][:R]):
+            for j in range(T):
+                grammar.add(Rectangle(width=self.pitch, height=self.row_h, stroke_width=1,
+                                      stroke_color=theme.panel, fill_color=theme.heat(float(j == a)),
+                                      fill_opacity=1.0).move_to(self._centre(self.right_x, i, j)))
+        outlines = VGroup(*[Rectangle(width=self.pitch - 0.08, height=self.row_h - 0.07,
+                                      stroke_color=theme.text, stroke_width=2.5).move_to(
+            self._centre(self.left_x, i, a)) for i, a in enumerate(d["reference_alignment"][:R])])
+        return grammar, outlines
+
+    def compare_with_the_grammar(self) -> None:
+        """The grammar's alignment beside the learned one, outlined on it; the measures; the poster."""
+        theme, d = self.theme, self.data
+        K = len(d["steps"]) - 1
         known = d["reference_agreement"] is not None
         lines: list[Any] = []
         shown: list[Any] = []
         if known:
-            grammar = VGroup()
-            for i, a in enumerate(d["reference_alignment"][:R]):
-                for j in range(T):
-                    grammar.add(Rectangle(width=self.pitch, height=self.row_h, stroke_width=1,
-                                          stroke_color=theme.panel, fill_color=theme.heat(float(j == a)),
-                                          fill_opacity=1.0).move_to(self._centre(self.right_x, i, j)))
-            outlines = VGroup(*[Rectangle(width=self.pitch - 0.08, height=self.row_h - 0.07,
-                                          stroke_color=theme.text, stroke_width=2.5).move_to(
-                self._centre(self.left_x, i, a)) for i, a in enumerate(d["reference_alignment"][:R])])
+            grammar, outlines = self._grammar_cells()
             names = caption("left: learned from translation alone · right: the grammar's alignment, "
                             "outlined on the left", theme, 22)
             agree = [caption("strongest weight on the grammar's word:", theme, 22),
@@ -306,7 +316,7 @@ class AttentionLearningScene(WalkthroughScene):
             if d["later_peaks"]:
                 agree += [caption("on a later word, whose h has read it too:", theme, 22),
                           self._count("later_peaks")]
-            lines.append(read_as_line(VGroup(*agree).arrange(RIGHT, buff=0.12)))
+            lines.append(read_as_line(on_baseline(VGroup(*agree).arrange(RIGHT, buff=0.12))))
             shown = [FadeIn(grammar, lag_ratio=0.3 / len(grammar)), fade_in(self._column_words(self.right_x)),
                      Create(self._frame(self.right_x))]
         else:
@@ -316,7 +326,7 @@ class AttentionLearningScene(WalkthroughScene):
             caption(f"{d['held_out_sentences']} unseen sentences: exact match", theme, 22),
             self._number("exact_match_percent", K, 1, 22), caption("%, alignment", theme, 22),
             self._number("alignment_percent", K, 1, 22), caption("%", theme, 22))
-        lines.append(read_as_line(held.arrange(RIGHT, buff=0.12)))
+        lines.append(read_as_line(on_baseline(held.arrange(RIGHT, buff=0.12))))  # "rows;" not above "of"
         fit_within(names, max_width=TEXT_WIDTH).move_to([0, WRITES_Y, 0])
         for y, line in zip(LINE_YS[len(LINE_YS) - len(lines):], lines):
             fit_within(line, max_width=TEXT_WIDTH).move_to([0, y, 0])

@@ -29,25 +29,18 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
-    Animation,
-    AnimationGroup,
     Arrow,
     Create,
     FadeIn,
     Rectangle,
-    ReplacementTransform,
     SurroundingRectangle,
-    Transform,
-    TransformFromCopy,
     VGroup,
-    config,
-    smooth,
 )
 
 # fly and veil are re-exported: worked_example and multi_query_attention import them from here.
-from .motion import TRANSPOSE_TIME, fly, gather, slide, transpose, veil
+from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, transpose, veil
 from attention_core.formatting import sum_sign
-from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene
+from .base import RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
     CELL_H,
@@ -55,7 +48,6 @@ from .components import (
     NumberLabel,
     ValueCell,
     ValueMatrix,
-    VectorColumn,
     caption,
     caption_in,
     caption_out,
@@ -67,7 +59,6 @@ from .components import (
     math_label,
     on_baseline,
     read_as_line,
-    step_caption,
     subscript,
     title_bar,
 )
@@ -459,12 +450,12 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.play(FadeIn(bars, lag_ratio=0.1), run_time=0.8)
         self.pause_on_result("weights")
 
-    def stack_query_scores_weights(self) -> None:
-        """Step 4 begins: s_2, E and A (with its bars) move into one column on the left,
-        A level with where o will be, so the whole argument stays on screen."""
-        self.next_section(self.steps[3])
+    def _step_4_layout(self) -> tuple[Any, np.ndarray, np.ndarray, VGroup]:
+        """Where step 4 puts things (nothing played): X and o as the product o = A X with
+        a stand-in of A's size as the left factor; where E, A and their bars go (with
+        the stand-in's place), where s_2 goes above them; the names row."""
         theme, tr, key, N, D = self.theme, self.trace.dot_product_attention, self.key, self.N, self.D
-        S, XT, E, A = self.S, self.XT, self.E, self.A
+        S, E, A = self.S, self.E, self.A
         keep = dict(max_rows=self.max_shown, keep_rows=[self.winner])
         self.X = X = ValueMatrix(tr.inputs, theme, key=f"{key}.inputs", colour=theme.key,
                                  row_labels=self.h_names, **keep, **self.mat)
@@ -488,26 +479,34 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         s_to = S.get_center() + np.array([
             slot.get_left()[0] - S.frame.get_left()[0],
             slot.get_top()[1] + 0.45 + E.frame.height + STACK_GAP - S.frame.get_bottom()[1], 0])
-        self.names4 = names4 = legend_row(theme, [
+        names4 = legend_row(theme, [
             ("s_2", f"1\u00d7{D}", theme.query),
             ("E", f"1\u00d7{N}", theme.score),
             ("A", f"1\u00d7{N}: weights", theme.weight),
             ("X", f"{N}\u00d7{D}: inputs as rows", theme.key),
             (r"o = A\,X", f"1\u00d7{D}: the output", theme.value),
         ])
+        return block, block_to, s_to, names4
+
+    def stack_query_scores_weights(self) -> None:
+        """Step 4 begins: s_2, E and A (with its bars) move into one column on the left,
+        A level with where o will be, so the whole argument stays on screen."""
+        self.next_section(self.steps[3])
+        theme = self.theme
+        block, block_to, s_to, self.names4 = self._step_4_layout()
+        E, A, X = self.E, self.A, self.X
         # s_2 rises straight up its column (nothing there); E, A and the bars then go left
         # along their row and up or down the column: no text crosses another.
         self.pacer.swap(formula_caption(
             f"Step 4: o = A\u00b7X, (1\u00d7$N_X$)\u00b7($N_X$\u00d7$D_Q$) = 1\u00d7$D_Q$, the query's "
             "shape:\neach number of o mixes one feature of all the inputs.", theme),
-            fade_out(self.A_name), caption_out(self.names), caption_in(names4[:4]), run_time=1.0)
-        self.play(slide(S, s_to, what="slide", src="s_2", dst="stack"), run_time=1.0)
-        via = [(block.get_center()[0] + block_to[0] - block.get_center()[0], block.get_center()[1], 0)]
+            fade_out(self.A_name), caption_out(self.names), caption_in(self.names4[:4]), run_time=1.0)
+        self.play(slide(self.S, s_to, what="slide", src="s_2", dst="stack"), run_time=1.0)
+        via = [(block_to[0], block.get_center()[1], 0)]
         if abs(block_to[1] - block.get_center()[1]) < 0.05:
             via = []
-        self.block, self.block_to, self.via = block, block_to, via
-        self.x_first = not _overlaps(X.frame, block)
-        if self.x_first:
+        # The columns of X^T leave first when X's place is free of the block (else after it).
+        if not _overlaps(X.frame, block):
             self.transpose_inputs()
         self.play(slide(block, block_to, via=via, what="slide", src="E,A", dst="stack"),
                   run_time=1.4)
@@ -565,21 +564,22 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         sigma.next_to(total, LEFT, buff=0.12)
         column = VGroup(*(X.cell(i, f) for i in self.shown))
         rings = VGroup(SurroundingRectangle(column, color=theme.value, buff=0.03),
-                       SurroundingRectangle(A.grid, color=theme.value, buff=0.03),
-                       SurroundingRectangle(o.cell(0, f), color=theme.highlight, buff=0.04),
-                       SurroundingRectangle(total, color=theme.highlight, buff=0.04))
+                       SurroundingRectangle(A.grid, color=theme.value, buff=0.03))
+        # One highlight ring: it marks the sum, then travels to the number of o it is.
+        found = SurroundingRectangle(total, color=theme.highlight, buff=0.04)
         others = [X.cell(i, k) for i in self.shown for k in range(D) if k != f]
         others += [o.cell(0, k) for k in range(D) if k != f]
-        veils = veil(theme, *others)
+        dim, _ = focus(theme, *others)  # the close-up keeps its focus to the last frame
         self.pacer.swap(formula_caption(
             "Close-up: the 2nd number of o is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
             "of the 2nd feature\nof every input, weighted by the attention each input gets.", theme),
-            fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
+            dim, Create(rings[0]), Create(rings[1]), fade_in(w_name))
         self.play(fly(column, weighted), run_time=1.0)
         self.play(gather(list(weighted), total, [tr.weights[i] for i in self.shown],
                          dst=(f"{key}.output", f)),
-                  fade_in(sigma), Create(rings[2]), Create(rings[3]), run_time=1.4)
+                  fade_in(sigma), Create(found), run_time=1.4)
         self.pause_on_result("output")
+        self.play(ring_to(found, o.cell(0, f), buff=0.04), run_time=0.8)
 
 
 def _overlaps(a: Any, b: Any, pad: float = 0.02) -> bool:

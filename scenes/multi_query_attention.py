@@ -22,14 +22,11 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
-    RIGHT,
     UP,
     Arrow,
     Create,
     FadeIn,
-    ReplacementTransform,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
 )
 
@@ -44,7 +41,6 @@ from .components import (
     caption,
     fade_in,
     fade_out,
-    fit_within,
     math_label,
     subscript,
     title_bar,
@@ -60,14 +56,11 @@ from .dot_product_attention import (
     zoom_for,
     TITLE_Y,
     StepLog,
-    _centred_top,
-    name_block,
     place_product,
     rekey_transposed,
-    veil,
 )
-from .glyphs import NUMBER_FONT, cell_width_for, weight_cells
-from .motion import TRANSPOSE_TIME, slide, transpose
+from .glyphs import NUMBER_FONT, weight_cells
+from .motion import TRANSPOSE_TIME, focus, gather, ring_to, slide, transpose
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
@@ -110,8 +103,11 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.set_stage()                 # sizes and the title; nothing played
         self.show_queries_and_inputs()   # Q (rows) and X^T (columns)
         self.score_every_pair()          # E = Q X^T
-        self.normalise_each_row()        # E beside A, softmax per row
-        self.stack_and_transpose()       # Q, E, A in one column; X^T -> X; O = A X
+        self.slide_scores_beside_weights()  # Q and X^T leave; E slides to the left of A's place
+        self.normalise_each_row()        # softmax per row: each row of E flies into A
+        self.stack_the_factors()         # A down and left, E and Q above it: one column
+        self.transpose_the_inputs()      # X^T comes back; its columns fly into the rows of X
+        self.mix_the_outputs()           # O = A X
         self.close_up_one_output()       # a_1. h_.2 gathers into O's entry; the poster
 
     def _take(self, names: str) -> tuple:
@@ -125,46 +121,12 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
     def set_stage(self) -> None:
         """Sizes (zoom, which inputs show), the title (the first frame); nothing played."""
         theme, tr = self.theme, self.trace.multi_query_attention
-        key = "multi_query_attention"
         N, D = tr.inputs.shape
         NQ = tr.queries.shape[0]
-        q_names = [f"q{subscript(j + 1)}" for j in range(NQ)]
-        h_names = [f"h{subscript(i + 1)}" for i in range(N)]
-        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
-            tr.inputs, tr.queries, tr.scores, tr.weights, tr.weighted_inputs, tr.outputs)]), theme)
-        band = CONTENT_TOP - CONTENT_BOTTOM
-        # Rows: X^T's D rows above E's NQ (steps 1-2) must fit the band; past
-        # it the rows get lower (never the digits smaller: they are 0.21 tall).
-        h1 = max(MIN_ROW_H, min(CELL_H, (band - 0.3 - 0.1 - 0.35 - 0.1 - 0.05) / (D + NQ)))
-
-        def layout(z: float) -> tuple[int, bool]:
-            """Inputs that fit at zoom ``z``: E and A side by side (step 3), Q beside
-            X^T (step 2), X above O with the close-up row (step 4); and whether
-            X^T above E fits the band (steps 1-2)."""
-            w, h = w0 * z, h1 * z
-            by_width = min(int((13.4 - 0.6 - SOFTMAX_GAP) / (2 * w)),
-                           int((13.4 - LEFT_ROOM - 0.5 - D * w) // w))
-            by_height = int((band - 0.05 - 0.1 - 0.35 - (NQ * h + 0.1) - 0.2 - h) // h)
-            tall = 0.3 * z + (D + NQ) * h + 0.1 + 0.35 + 0.1 + 0.05 <= band
-            # Step 4's left column: Q, E (with its column names) and A, the close-up row under A.
-            stack = 3 * (NQ * h + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h <= band
-            return min(MAX_SHOWN, by_width, by_height), tall and stack
-
-        def stacks(z: float) -> bool:
-            """Whether Q, E and A fit in one column at zoom ``z`` (many queries: not)."""
-            h = h1 * z
-            return 3 * (NQ * h + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h <= band
-
-        # Small tables larger (digits up to 30 pt) when all fits unelided.
-        z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
-        w, h, nf = w0 * z, h1 * z, NUMBER_FONT * z
-        max_shown = max(3, layout(z)[0])
+        z, w, h, max_shown, stack = self._sizes()
         keep = winners_kept(tr.weights, max_shown)
         shown = [i for i in _kept_indices(N, max_shown, keep) if i is not None]
-        mat = dict(cell_width=w, cell_height=h, font_size=nf, label_size=20 * z)
-        stack = stacks(z)
-        pacer = self.pacer = CaptionPacer(self)
-
+        mat = dict(cell_width=w, cell_height=h, font_size=NUMBER_FONT * z, label_size=20 * z)
         title = title_bar(
             caption("Many queries at once", theme, 28),
             math_label(r"E = Q\,X^{T} \qquad A = \mathrm{softmax}_{\text{rows}}(E) \qquad O = A\,X",
@@ -172,10 +134,43 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             y=TITLE_Y,
         )
         self.add(title)  # the first frame is the title, never black
-
         self._keep(
-            D=D, N=N, NQ=NQ, h=h, h_names=h_names, keep=keep, key=key, mat=mat, max_shown=max_shown, nf=nf,
-            pacer=pacer, q_names=q_names, shown=shown, stack=stack, theme=theme, tr=tr, w=w)
+            D=D, N=N, NQ=NQ, h=h, h_names=[f"h{subscript(i + 1)}" for i in range(N)], keep=keep,
+            key="multi_query_attention", mat=mat, max_shown=max_shown, nf=NUMBER_FONT * z,
+            pacer=CaptionPacer(self), q_names=[f"q{subscript(j + 1)}" for j in range(NQ)], shown=shown,
+            stack=stack, theme=theme, tr=tr, w=w)
+        self.pacer = self.stage["pacer"]
+
+    def _sizes(self) -> tuple[float, float, float, int, bool]:
+        """Zoom, cell width and height, inputs shown, and whether Q, E and A fit in one column."""
+        theme, tr = self.theme, self.trace.multi_query_attention
+        N, D = tr.inputs.shape
+        NQ = tr.queries.shape[0]
+        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
+            tr.inputs, tr.queries, tr.scores, tr.weights, tr.weighted_inputs, tr.outputs)]), theme)
+        band = CONTENT_TOP - CONTENT_BOTTOM
+        # Rows: X^T's D rows above E's NQ (steps 1-2) must fit the band; past
+        # it the rows get lower (never the digits smaller: they are 0.21 tall).
+        h1 = max(MIN_ROW_H, min(CELL_H, (band - 0.3 - 0.1 - 0.35 - 0.1 - 0.05) / (D + NQ)))
+
+        def stacks(z: float) -> bool:
+            """Whether Q, E and A fit in one column at zoom ``z`` (many queries: not)."""
+            return 3 * (NQ * h1 * z + 0.1) + STACK_GAP + 0.3 * z + 0.35 + 0.2 + h1 * z <= band
+
+        def layout(z: float) -> tuple[int, bool]:
+            """Inputs that fit at zoom ``z``: E and A side by side (step 3), Q beside
+            X^T (step 2), X above O with the close-up row (step 4); and whether
+            X^T above E fits the band (steps 1-2) and Q, E, A stack (step 4)."""
+            w, h = w0 * z, h1 * z
+            by_width = min(int((13.4 - 0.6 - SOFTMAX_GAP) / (2 * w)),
+                           int((13.4 - LEFT_ROOM - 0.5 - D * w) // w))
+            by_height = int((band - 0.05 - 0.1 - 0.35 - (NQ * h + 0.1) - 0.2 - h) // h)
+            tall = 0.3 * z + (D + NQ) * h + 0.1 + 0.35 + 0.1 + 0.05 <= band
+            return min(MAX_SHOWN, by_width, by_height), tall and stacks(z)
+
+        # Small tables larger (digits up to 30 pt) when all fits unelided.
+        z = zoom_for(lambda z: layout(z)[1] and layout(z)[0] >= N)
+        return z, w0 * z, h1 * z, max(3, layout(z)[0]), stacks(z)
 
     def show_queries_and_inputs(self) -> None:
         """Step 1: the queries as the rows of Q, the inputs as the columns of X^T."""
@@ -225,11 +220,10 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
 
         self._keep(rings=rings)
 
-    def normalise_each_row(self) -> None:
-        """Step 3: E slides beside A; softmax row by row."""
-        (E, N, NQ, Q, XT, h_names, keep, key, mat, max_shown, names, pacer, q_names, theme, tr) = self._take(
-            'E N NQ Q XT h_names keep key mat max_shown names pacer q_names theme tr')
-        # -- step 3: softmax along each row, E kept beside A -------------------------
+    def slide_scores_beside_weights(self) -> None:
+        """Step 3 begins: Q and X^T leave, E slides (in its frame) to where A will stand beside it."""
+        (E, N, NQ, h_names, keep, key, mat, max_shown, names, pacer, q_names, theme, tr) = self._take(
+            'E N NQ h_names keep key mat max_shown names pacer q_names theme tr')
         self.next_section(self.steps[2])
         E3 = ValueMatrix(tr.scores, theme, key=f"{key}.scores", colour=theme.text,
                          row_labels=q_names, col_labels=h_names, max_cols=max_shown,
@@ -245,11 +239,6 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                  E3.frame.get_y() - A.frame.get_y(), 0])
         pair = VGroup(E3, A)
         pair.shift([-pair.get_center()[0], CONTENT_TOP - pair.get_top()[1], 0])
-        arrow = Arrow(E3.frame.get_right(), A.frame.get_left(), buff=0.1, color=theme.muted,
-                      stroke_width=3, max_tip_length_to_length_ratio=0.2)
-        soft = VGroup(caption("softmax", theme, 20, theme.muted),
-                      caption("per row", theme, 20, theme.muted)).arrange(DOWN, buff=0.06)
-        soft.next_to(arrow, UP, buff=0.1)
         names3 = legend_row(theme, [
             ("E", f"{NQ}\u00d7{N}: raw scores", theme.score),
             (r"A = \mathrm{softmax}_{\text{rows}}(E)", f"{NQ}\u00d7{N}: each row sums to 1",
@@ -258,8 +247,8 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         # E moves to its place beside A; what made it leaves.
         pacer.swap(f"Step 3: softmax along each row: every query gets its own weights over the "
                    f"{N} inputs, summing to 1. E stays beside A.",
-                   fade_out(Q), fade_out(XT), *(caption_out(m) for m in names), caption_in(names3[0]),
-                   run_time=1.0)
+                   fade_out(self.stage["Q"]), fade_out(self.stage["XT"]), *(caption_out(m) for m in names),
+                   caption_in(names3[0]), run_time=1.0)
         # The same cells in their frame slide (digits legible, none outside the border); the
         # labels come once E rests.
         self.play(slide(VGroup(E.grid, E.frame), E3.frame, what="slide", src="E", dst="E beside A"),
@@ -267,6 +256,16 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         self.remove(E, E.grid, *E.grid, E.frame)  # step 2 brought its cells and frame in one by one
         self.add(E3)  # E3 is E where it now rests (its labels fade in from the next frame on)
         self.play(fade_in(E3.row_labels), fade_in(E3.col_labels), run_time=0.5)
+        self._keep(A=A, E3=E3, names3=names3)
+
+    def normalise_each_row(self) -> None:
+        """Step 3: softmax row by row, each row of E flown into its row of A."""
+        A, E3, NQ, names3, theme = self._take('A E3 NQ names3 theme')
+        arrow = Arrow(E3.frame.get_right(), A.frame.get_left(), buff=0.1, color=theme.muted,
+                      stroke_width=3, max_tip_length_to_length_ratio=0.2)
+        soft = VGroup(caption("softmax", theme, 20, theme.muted),
+                      caption("per row", theme, 20, theme.muted)).arrange(DOWN, buff=0.06)
+        soft.next_to(arrow, UP, buff=0.1)
         self.play(Create(arrow), fade_in(soft), fade_in(A.frame), fade_in(A.col_labels),
                   fade_in(names3[1]), run_time=0.8)
         width = len(E3.grid) // NQ
@@ -281,16 +280,13 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                 self.pause_on_result("weights")
         self.add(A)
         self.pause_on_result("weights")
+        self._keep(arrow=arrow, soft=soft)
 
-        self._keep(A=A, E3=E3, arrow=arrow, names3=names3, soft=soft)
-
-    def stack_and_transpose(self) -> None:
-        """Step 4: A down then left, E and Q above it, X^T turned into X by motion; O = A X."""
-        (A, D, E3, N, NQ, Q, arrow, h_names, keep, key,
-         mat, max_shown, names3, pacer, q_names, shown, soft, stack, theme, tr) = self._take(
-            'A D E3 N NQ Q arrow h_names keep key mat max_shown names3 pacer q_names shown soft stack theme tr')
-        # -- step 4: O = A X ----------------------------------------------------------
-        self.next_section(self.steps[3])
+    def _step_4_layout(self) -> tuple:
+        """Where step 4 puts things (nothing played): A, X and O as the product O = A X,
+        E's place above A and Q's above E (when they fit), and the names row."""
+        (D, E3, N, NQ, Q, h_names, keep, key, mat, max_shown, q_names, stack, theme, tr) = self._take(
+            'D E3 N NQ Q h_names keep key mat max_shown q_names stack theme tr')
         A4 = ValueMatrix(tr.weights, theme, key=f"{key}.weights", colour=theme.weight,
                          row_labels=q_names, max_cols=max_shown, keep_cols=keep, **mat)
         weight_cells(A4.cell_by_index.items(), tr.weights, theme, key=f"{key}.weights",
@@ -322,8 +318,15 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         names4 = legend_row(theme, entries if stack else entries[2:])
         if not stack:  # the same slots, the first two empty: Q and E are not in this figure
             names4 = VGroup(VGroup(), VGroup(), *names4)
-        # A goes down, then left along its new row (nothing there yet); E then moves down
-        # into the column above it; Q comes back on top.
+        return A4, X, O, e_to, names4
+
+    def stack_the_factors(self) -> None:
+        """Step 4 begins: A goes down, then left along its new row (nothing there yet);
+        E then moves down into the column above it; Q comes back on top."""
+        (A, D, E3, N, NQ, Q, arrow, names3, pacer, soft, stack) = self._take(
+            'A D E3 N NQ Q arrow names3 pacer soft stack')
+        self.next_section(self.steps[3])
+        A4, X, O, e_to, names4 = self._step_4_layout()
         pacer.swap(f"Step 4: O = A\u00b7X, ({NQ}\u00d7{N})\u00b7({N}\u00d7{D}) = {NQ}\u00d7{D}: "
                    "row j of O is query j's weighted average of the inputs.",
                    fade_out(VGroup(arrow, soft, A.col_labels)), *(caption_out(m) for m in names3),
@@ -339,8 +342,13 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             self.play(fade_in(Q), run_time=0.6)
         else:  # too many queries for Q, E and A in one column: E has left, A stays with X and O
             self.play(fade_in(A4.row_labels), run_time=0.5)
-        # The inputs come back as step 1 showed them, X^T, in X's place; then each
-        # column of X^T turns into a row of X (the transpose as motion).
+        self._keep(A4=A4, O=O, X=X, names4=names4)
+
+    def transpose_the_inputs(self) -> None:
+        """The inputs come back as step 1 showed them, X^T, in X's place; then each
+        column of X^T flies into a row of X (the transpose as motion)."""
+        (D, X, h_names, keep, key, mat, max_shown, names4, shown, theme, tr) = self._take(
+            'D X h_names keep key mat max_shown names4 shown theme tr')
         XT4 = rekey_transposed(ValueMatrix(tr.inputs.T, theme, colour=theme.key, col_labels=h_names,
                                            max_cols=max_shown, keep_cols=keep, **mat),
                                f"{key}.inputs")
@@ -358,10 +366,12 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                   run_time=max(TRANSPOSE_TIME, 0.55 * len(cols)))
         self.remove(XT4)
         self.add(X)
+
+    def mix_the_outputs(self) -> None:
+        """O = A X: every output at once, under X, level with A."""
+        O, names4 = self._take('O names4')
         self.play(fade_in(O.frame), fade_in(names4[4]), FadeIn(O.grid, lag_ratio=0.05), run_time=1.2)
         self.pause_on_result("output")
-
-        self._keep(A4=A4, O=O, X=X)
 
     def close_up_one_output(self) -> None:
         """The close-up: one number of O as a weighted average; the poster."""
@@ -385,18 +395,20 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         row_a = VGroup(*(A4.cell(j, i) for i in shown))
         col_x = VGroup(*(X.cell(i, f) for i in shown))
         rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
-                       SurroundingRectangle(col_x, color=theme.value, buff=0.03),
-                       SurroundingRectangle(O.cell(j, f), color=theme.highlight, buff=0.04),
-                       SurroundingRectangle(total, color=theme.highlight, buff=0.04))
+                       SurroundingRectangle(col_x, color=theme.value, buff=0.03))
+        # One highlight ring: it marks the sum, then travels to the number of O it is.
+        found = SurroundingRectangle(total, color=theme.highlight, buff=0.04)
         others = [X.cell(i, k) for i in shown for k in range(D) if k != f]
         others += [O.cell(r, k) for r in range(NQ) for k in range(D) if (r, k) != (j, f)]
         others += [A4.cell(r, i) for r in range(NQ) for i in shown if r != j]
-        veils = veil(theme, *others)
+        dim, _ = focus(theme, *others)  # the close-up keeps its focus to the last frame
         pacer.swap("Close-up: O's number (1, 2) is a weighted average of the 2nd feature of "
                    "every input, weighted by query 1's attention. All queries are done in one pass.",
-                   fade_in(veils), Create(rings[0]), Create(rings[1]), fade_in(w_name))
+                   dim, Create(rings[0]), Create(rings[1]), fade_in(w_name))
         self.play(fly(col_x, weighted), run_time=1.0)
-        self.play(fly(weighted, total), fade_in(sigma), Create(rings[2]), Create(rings[3]),
-                  run_time=1.0)
+        self.play(gather(list(weighted), total, [tr.weights[j, i] for i in shown],
+                         dst=(f"{key}.outputs", j, f)),
+                  fade_in(sigma), Create(found), run_time=1.4)
         self.pause_on_result("output")
+        self.play(ring_to(found, O.cell(j, f), buff=0.04), run_time=0.8)
         pacer.finish()

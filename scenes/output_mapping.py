@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from manim import (
+    Animation,
     DOWN,
     LEFT,
     RIGHT,
@@ -30,6 +31,7 @@ from manim import (
     LaggedStart,
     Rectangle,
     SurroundingRectangle,
+    Transform,
     VGroup,
 )
 
@@ -49,7 +51,7 @@ from .components import (
     readable_text,
     subscript,
 )
-from .motion import fly, ring_to, window
+from .motion import cell_boxes, fly, moved, ring_to, window
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import network_note, output_view
 
@@ -73,6 +75,8 @@ TERMS_Y = -3.4  # one dot product term by term (gone before the result comes)
 RESULT_Y = -3.35
 #: Seconds per score after the first: the ring moves to the row, the score arrives.
 SCORE_STEP = 0.45
+#: Products carried one at a time into the chosen word's line; the rest go together, faster.
+SLOW_PRODUCTS = 2
 
 
 class OutputMappingScene(WalkthroughScene):
@@ -87,7 +91,8 @@ class OutputMappingScene(WalkthroughScene):
         self.stage: dict = {}
         self.set_stage()                  # the title and the network's note: the first frame
         self.show_state_and_embeddings()  # s_t above the rows e_w
-        self.score_every_word()           # s_t . e_w, one row at a time
+        self.score_the_chosen_word()      # its products carried into s_t . e_w, the sum into its cell
+        self.score_every_other_word()     # the ring down the other rows, one score each
         self.softmax_the_scores()         # probabilities and bars, all sum to 1
         self.pick_the_word()              # op_t, the poster
 
@@ -130,9 +135,10 @@ class OutputMappingScene(WalkthroughScene):
 
         self._keep(V=V, cols=cols, key=key, m=m, slots=slots, t=t, theme=theme)
 
-    def show_state_and_embeddings(self) -> None:
-        """s_t above the embedding rows e_w (the most probable first), and what the rows are."""
-        (V, cols, key, m, slots, t, theme,) = self._take('V cols key m slots t theme')
+    def _embedding_table(self) -> tuple:
+        """The rows e_w shown (the most probable first, dots for the rest) laid out with
+        room right of them for the scores, the probabilities and the bars; nothing played."""
+        (V, cols, key, m, slots, theme) = self._take('V cols key m slots theme')
         # The most probable words stay visible when the vocabulary is elided.
         if V <= MAX_ROWS:
             rows = pick_rows(V, list(m.ranked[:3]), MAX_ROWS)
@@ -141,12 +147,10 @@ class OutputMappingScene(WalkthroughScene):
         cell_h = min(0.4, (TOP_ROW_Y - FOOT_Y - 0.5) / len(rows))
         kept = [i for i in rows if i is not None]
         cell_w, font, score_w = self._widths([*m.state, *m.embeddings[kept].ravel()], m.scores[kept], slots)
-        prob_w = PROB_W
-        softmax_gap = SOFTMAX_GAP
         # Word labels get the width the rest leaves (long words stay readable
         # when the embeddings are short); a word longer than that is cut
         # with an ellipsis at the floor size, never shrunk below it.
-        rest = 0.25 + slots * cell_w + 0.1 + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
+        rest = 0.25 + slots * cell_w + 0.1 + 0.55 + score_w + SOFTMAX_GAP + PROB_W + 0.15 + BAR_W
         label_w = min(max(WIDTH - rest, 1.2), 2.8)
         labels = list(m.vocabulary)
         for i in kept:
@@ -155,21 +159,15 @@ class OutputMappingScene(WalkthroughScene):
                                   theme.target_embedding, cell_w, cell_h, font, label_size=TEXT_FONT,
                                   label_width=label_w, cols=cols)
         # Total width: matrix (with labels), "=" gap, scores, softmax gap, probabilities, bars.
-        total = matrix.width + 0.55 + score_w + softmax_gap + prob_w + 0.15 + BAR_W
-        left = -total / 2
-        matrix.move_to([left + matrix.width / 2, 0, 0])
+        total = matrix.width + 0.55 + score_w + SOFTMAX_GAP + PROB_W + 0.15 + BAR_W
+        matrix.move_to([-total / 2 + matrix.width / 2, 0, 0])
         matrix.shift(UP * (TOP_ROW_Y - matrix.grid[0].get_y()))
-        grid_left = matrix.frame.get_left()[0] + 0.05
+        return matrix, cell_w, cell_h, font, score_w, total, len(kept)
 
-        state = VGroup(*[
-            ValueCell(m.state[j], theme, (key("state"), j), cell_w, 0.4, 1.0, True, font) if j is not None
-            else elided_cell(theme, cell_w, 0.4, font)
-            for j in cols
-        ]).arrange(RIGHT, buff=0).move_to([grid_left + slots * cell_w / 2, STATE_Y, 0])
-        state_frame = SurroundingRectangle(state, color=theme.decoder, buff=0.04, stroke_width=3)
-        state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
-        # What the rows are, said while the table comes in (and stays to the end).
-        if V > len(kept):
+    def _rows_note(self, shown: int) -> VGroup:
+        """What the rows are ("rows: e_w, most probable first ..."), e_w typeset."""
+        V, theme = self._take('V theme')
+        if V > shown:
             before, after = "rows:", f", most probable first (dots: the others of the {V} French words)"
         else:
             before, after = "rows: the embeddings", f"of all {V} French words"
@@ -179,28 +177,39 @@ class OutputMappingScene(WalkthroughScene):
             caption(before, theme, TEXT_FONT, theme.muted), e_w,
             caption(after, theme, TEXT_FONT, theme.muted)).arrange(RIGHT, buff=0.1)))
         count[2].shift(LEFT * 0.08 if after.startswith(",") else 0)
-        fit_within(count, max_width=WIDTH - 3.0)
+        return fit_within(count, max_width=WIDTH - 3.0)
+
+    def show_state_and_embeddings(self) -> None:
+        """s_t above the embedding rows e_w (the most probable first), and what the rows are."""
+        (cols, key, m, slots, t, theme) = self._take('cols key m slots t theme')
+        matrix, cell_w, cell_h, font, score_w, total, shown = self._embedding_table()
+        grid_left = matrix.frame.get_left()[0] + 0.05
+        state = VGroup(*[
+            ValueCell(m.state[j], theme, (key("state"), j), cell_w, 0.4, 1.0, True, font) if j is not None
+            else elided_cell(theme, cell_w, 0.4, font)
+            for j in cols
+        ]).arrange(RIGHT, buff=0).move_to([grid_left + slots * cell_w / 2, STATE_Y, 0])
+        state_frame = SurroundingRectangle(state, color=theme.decoder, buff=0.04, stroke_width=3)
+        state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
+        # What the rows are, said while the table comes in (and stays to the end).
+        count = self._rows_note(shown)
         count.next_to(matrix.frame, DOWN, buff=0.15).align_to(matrix.labels, LEFT)
         self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name)), fade_in(count))
+        self._keep(cell_h=cell_h, count=count, font=font, matrix=matrix, prob_w=PROB_W, score_w=score_w,
+                   softmax_gap=SOFTMAX_GAP, state=state, total=total)
 
-        self._keep(
-            cell_h=cell_h, count=count, font=font, matrix=matrix, prob_w=prob_w, score_w=score_w,
-            softmax_gap=softmax_gap, state=state, total=total)
-
-    def score_every_word(self) -> None:
-        """s_t . e_w: the chosen word's term by term, its sum flying into its cell, then the
-        other rows one at a time."""
-        (cell_h, font, key, m, matrix, prob_w, score_w, softmax_gap, state, t, theme, total,) = self._take(
-            'cell_h font key m matrix prob_w score_w softmax_gap state t theme total')
+    def _score_column(self) -> None:
+        """The scores column, the probabilities and their bars, laid out level with the rows
+        (nothing played): the slots the next beats fill."""
+        (cell_h, font, key, m, matrix, prob_w, score_w, softmax_gap, t, theme) = self._take(
+            'cell_h font key m matrix prob_w score_w softmax_gap t theme')
         score_x = matrix.frame.get_right()[0] + 0.55 + score_w / 2
         prob_x = score_x + score_w / 2 + softmax_gap + prob_w / 2
         bar_x = prob_x + prob_w / 2 + 0.15
-        head_y = STATE_Y
-        score_head = math_label(rf"s_{{{t}}} \cdot e_w", theme, 32, theme.text).move_to([score_x, head_y, 0])
-        prob_head = caption("probability", theme, TEXT_FONT, theme.weight)
-        prob_head.move_to([prob_x - prob_w / 2 + prob_head.width / 2, head_y, 0])
+        score_head = math_label(rf"s_{{{t}}} \cdot e_w", theme, 32, theme.text).move_to([score_x, STATE_Y, 0])
         fit_within(score_head, max_width=score_w + 0.5)
-
+        prob_head = caption("probability", theme, TEXT_FONT, theme.weight)
+        prob_head.move_to([prob_x - prob_w / 2 + prob_head.width / 2, STATE_Y, 0])
         scores, probs, bars, equals = {}, {}, {}, {}
         score_scale = max(float(abs(m.scores).max()), 1e-9)
         for i in matrix.shown_rows:
@@ -215,40 +224,65 @@ class OutputMappingScene(WalkthroughScene):
                                 fill_opacity=1).move_to([bar_x, y, 0], aligned_edge=LEFT)
             equals[i] = caption("=", theme, 22, theme.muted).move_to(
                 [(matrix.frame.get_right()[0] + score_x - score_w / 2) / 2, y, 0])
-        order = list(scores)
-        c = m.chosen_id
+        self._keep(bar_x=bar_x, bars=bars, c=m.chosen_id, equals=equals, order=list(scores),
+                   prob_head=prob_head, prob_x=prob_x, probs=probs, score_head=score_head,
+                   score_x=score_x, scores=scores)
+
+    def score_the_chosen_word(self) -> None:
+        """s_t . e_w for the most probable word, term by term: the first products carried
+        one by one from s_t and e_w into the line, the rest faster, the sum into its cell."""
+        self._score_column()
+        (c, equals, key, matrix, score_head, scores, state, theme) = self._take(
+            'c equals key matrix score_head scores state theme')
         self.play(fade_in(score_head))
-        # The chosen word's score term by term, then the others.
-        terms = self._dot_terms(c, font)
         focus = SurroundingRectangle(VGroup(matrix.row(c), state), color=theme.highlight, buff=0.04)
         self.play(Create(focus), run_time=0.5)
-        terms_in, score_in, terms_out = 1.0, 0.6, 0.3
-        if terms is not None:
-            self.play(fade_in(terms), run_time=terms_in)
-            # Held to be read, term by term (1 s per 3 words, numbers counted), counting the
-            # fades and the score's entrance it stays on screen for; a frame's slack over.
-            on_screen = terms_in + score_in + terms_out
-            self.wait(max(0.8, reading_time(terms.text) - on_screen + 0.1))
-        if terms is not None:
-            # The sum travels from the end of the line into its row's score cell.
-            total = terms[-1]
-            self.play(fly(SurroundingRectangle(total, buff=0.04), scores[c], what="sum", src="terms",
-                          dst=(key("scores"), c)), fade_in(equals[c]), run_time=score_in)
+        terms = self._dot_terms(c, self.stage["font"])
+        if terms is None:  # too wide for one line: the score arrives from its row
+            self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=0.6)
         else:
-            self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=score_in)
-        if terms is not None:
-            self.play(fade_out(terms), run_time=terms_out)
-        # The other scores one row at a time, the ring going down the rows, so each can be followed.
+            start = self.time
+            self.play(fade_in(terms.head), run_time=0.5)
+            for n, (slot, part) in enumerate(terms.slots):
+                if n == SLOW_PRODUCTS:
+                    break
+                self.play(self._carry_product(c, slot, part), run_time=0.8)
+            rest = [self._carry_product(c, slot, part) for slot, part in terms.slots[SLOW_PRODUCTS:]]
+            if rest:
+                self.play(LaggedStart(*rest, lag_ratio=0.3), run_time=min(1.6, 0.5 + 0.3 * len(rest)))
+            self.play(fade_in(terms.tail), run_time=0.5)
+            # Held to be read (1 s per 3 words, numbers counted), counting the time it has been
+            # on screen and the sum's flight and the fade it stays for; a frame's slack over.
+            shown_for = self.time - start + 0.6 + 0.3
+            self.wait(max(0.8, reading_time(terms.text) - shown_for + 0.1))
+            # The sum travels from the end of the line into its row's score cell.
+            self.play(fly(SurroundingRectangle(terms.total, color=theme.muted, buff=0.04), scores[c], what="sum", src="terms",
+                          dst=(key("scores"), c)), fade_in(equals[c]), run_time=0.6)
+            self.play(fade_out(terms), run_time=0.3)
+        self._keep(focus=focus)
+
+    def _carry_product(self, c: int, slot: int, part: VGroup) -> Animation:
+        """s_k and e_k (box copies, no digits in flight) travel down into their product's
+        place in the line, which fades in as they land (with its "+")."""
+        m, matrix, state = self._take('m matrix state')
+        cells = VGroup(state[slot], matrix.row(c)[slot])
+        number = part[-1]
+        goal = Rectangle(width=number.width + 0.12, height=number.height + 0.14, stroke_width=2,
+                         stroke_color=self.theme.muted, fill_opacity=0).move_to(number)
+        boxes = VGroup(*(b.copy() for b in cell_boxes(cells)))
+        return moved(Transform(boxes, VGroup(goal, goal.copy()), remover=True, rate_func=window(0.0, 0.8)),
+                     fade_in(part, rate_func=window(0.6, 1.0)), what="product",
+                     src=(self.view.key("state"), m.step, slot), dst=getattr(number, "key", None))
+
+    def score_every_other_word(self) -> None:
+        """The other scores one row at a time, the ring going down the rows, so each can be followed."""
+        c, equals, focus, matrix, order, scores = self._take('c equals focus matrix order scores')
         for i in (i for i in order if i != c):
             goal = VGroup(matrix.label(i), matrix.row(i), scores[i])
             self.play(ring_to(focus, goal, buff=0.04), fade_in(scores[i], rate_func=window(0.5, 1.0)),
                       fade_in(equals[i], rate_func=window(0.5, 1.0)), run_time=SCORE_STEP)
         self.play(fade_out(focus), run_time=0.3)
         self.pause_on_result("scores")
-
-        self._keep(
-            bar_x=bar_x, bars=bars, c=c, order=order, prob_head=prob_head, prob_x=prob_x, probs=probs,
-            score_x=score_x, scores=scores, total=total)
 
     def softmax_the_scores(self) -> None:
         """Softmax: the scores become probabilities (numbers and bars) that sum to 1."""
@@ -322,14 +356,20 @@ class OutputMappingScene(WalkthroughScene):
         m = view.mapping
         word = readable_text(m.vocabulary[i], theme, TEXT_FONT, max_width=2.4).original_text
         parts = [caption(f"s{subscript(m.step)} \u00b7 e({word}) =", theme, TEXT_FONT, theme.text)]
+        slots: list[tuple[int, VGroup]] = []  # (column slot, its "+", any dots, and its product)
+        pending = VGroup()
         for slot, j in enumerate(self.cols):
             if slot:
                 parts.append(caption("+", theme, TEXT_FONT, theme.muted))
+                pending.add(parts[-1])
             if j is None:
                 parts.append(caption("\u2026", theme, TEXT_FONT, theme.muted))
+                pending.add(parts[-1])
                 continue
             parts.append(NumberLabel(m.products[i, j], theme, (f"{view.key('products')}.{i}", j),
                                      font_size=font))
+            slots.append((slot, VGroup(*pending, parts[-1])))
+            pending = VGroup()
         # "=" only if the shown terms add up to the shown score (issue 25); a
         # line with elided terms ("\u2026") cannot be redone and keeps "=".
         sign = sum_sign(m.products[i], m.scores[i], theme.decimals) if None not in self.cols else "="
@@ -338,4 +378,7 @@ class OutputMappingScene(WalkthroughScene):
         line = read_as_line(VGroup(*parts).arrange(RIGHT, buff=0.12))
         if line.width > 13.4:
             return None
+        # The parts in the order they arrive: the head, the products (each with its "+"), the sum.
+        line.head, line.slots, line.total = parts[0], slots, parts[-1]
+        line.tail = VGroup(*pending, *parts[-2:])
         return line.move_to([0, TERMS_Y, 0])

@@ -28,9 +28,7 @@ from manim import (
     UP,
     Create,
     FadeIn,
-    ReplacementTransform,
     SurroundingRectangle,
-    TransformFromCopy,
     VGroup,
 )
 
@@ -40,12 +38,11 @@ from attention_core.formatting import format_number
 from attention_core.formatting import sum_sign
 
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
-from .glyphs import DIGIT_WIDTH, NUMBER_FONT, cell_width_for, weight_cells
+from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
 from .motion import TRANSPOSE_TIME, slide, transpose
 from .components import (
     caption_in,
     caption_out,
-    step_caption,
     CELL_H,
     NumberLabel,
     ValueMatrix,
@@ -68,10 +65,8 @@ from .dot_product_attention import (
     zoom_for,
     StepLog,
     RowVector,
-    name_block,
     place_product,
     rekey_transposed,
-    veil,
 )
 
 __all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS", "printed_matrix", "printed_width"]
@@ -89,6 +84,8 @@ FOCUS = 0  # the query whose softmax and context row are highlighted
 DRAFT_GAP = 0.55
 #: The leftmost x of a layout that leaves room right of it for the draft's values.
 LEFT_EDGE = -6.85
+#: Where q^T's right edge rests in step 4 (the top right corner).
+RIGHT_EDGE = 6.85
 
 
 def printed_matrix(values: np.ndarray, theme: Any, key: str, decimals: int, cell_w: float,
@@ -142,7 +139,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.set_stage()                  # sizes and the title; nothing played
         self.show_inputs_and_queries()    # X (rows) and q^T (columns)
         self.score_inputs_against_queries()  # E = X q^T, the draft's s struck through beside it
-        self.normalise_each_column()      # A, column sums; the draft's alpha beside it
+        self.normalise_the_first_column()  # column 1 of E becomes weights; its sum under it
+        self.normalise_every_column()     # the other columns; A with its column sums
+        self.show_the_drafts_alpha()      # the draft's alpha struck through beside A
         self.lift_inputs()                # X rises to the rows of the next product
         self.transpose_weights()          # the columns of A become the rows of A^T
         self.mix_contexts()               # X slides over C; C = A^T X; E comes back top left
@@ -162,10 +161,26 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                         else [f"x{subscript(i + 1)}" for i in range(N)])
         self.q_names = (list(DRAFT_QUERY_WORDS) if M == len(DRAFT_QUERY_WORDS)
                         else [f"q{subscript(j + 1)}" for j in range(M)])
-        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
-            tr.inputs, tr.queries, tr.scores, tr.weights, tr.weight_sums, tr.context)]), theme)
         self.keep = [int(np.argmax(tr.weights[:, FOCUS]))]
         self.pacer = CaptionPacer(self, CAPTION_Y)
+        self._fit_sizes()
+        # Scale the heat within the weights compared (softmax over N inputs: all near 1/N).
+        self.top, self.bottom = float(np.max(tr.weights)), float(np.min(tr.weights))
+        self.heat_ends = self._heat_ends()
+        title = title_bar(
+            caption("Worked example", theme, 28),
+            math_label(r"E = X\,q^{T} \qquad A = \mathrm{softmax}_{\text{columns}}(E)"
+                       r" \qquad C = A^{T} X", theme, 30),
+            y=TITLE_Y,
+        )
+        self.add(title)  # the first frame is the title, never black
+
+    def _fit_sizes(self) -> None:
+        """The zoom, cell sizes and rows of X shown: the largest that fits every step
+        (and, for the draft's numbers, its printed alpha and C beside ours)."""
+        theme, tr, N, D, M = self.theme, self.trace.worked_example, self.N, self.D, self.M
+        w0 = table_cell_width(np.concatenate([a.ravel() for a in (
+            tr.inputs, tr.queries, tr.scores, tr.weights, tr.weight_sums, tr.context)]), theme)
         band = CONTENT_TOP - CONTENT_BOTTOM
 
         def rows_at(z: float) -> int:
@@ -195,21 +210,16 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.w, self.h, self.nf = w0 * z, CELL_H * z, NUMBER_FONT * z
         self.rows = max(3, rows_at(z))
         self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf, label_size=20 * z)
-        # Scale the heat within the weights compared (softmax over N inputs: all near 1/N).
-        self.top, self.bottom = float(np.max(tr.weights)), float(np.min(tr.weights))
+
+    def _heat_ends(self) -> dict[str, NumberLabel]:
+        """The smallest and the largest weight, as the heat key's ends."""
+        theme, tr = self.theme, self.trace.worked_example
         ends = []
         for at in (int(np.argmin(tr.weights)), int(np.argmax(tr.weights))):
             i, j = np.unravel_index(at, tr.weights.shape)
             ends.append(NumberLabel(tr.weights[i, j], theme, (f"{self.key}.weights", int(i), int(j)),
                                     font_size=20, colour=theme.muted))
-        self.heat_ends = dict(heat_bottom=ends[0], heat_top=ends[1])
-        title = title_bar(
-            caption("Worked example", theme, 28),
-            math_label(r"E = X\,q^{T} \qquad A = \mathrm{softmax}_{\text{columns}}(E)"
-                       r" \qquad C = A^{T} X", theme, 30),
-            y=TITLE_Y,
-        )
-        self.add(title)  # the first frame is the title, never black
+        return dict(heat_bottom=ends[0], heat_top=ends[1])
 
     def _to_left(self, *mobs: Any) -> None:
         """With the draft's values to show, the layout moves left to leave them room."""
@@ -295,8 +305,8 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             self.play(fade_in(self.printed), run_time=0.8)
             self.wait(reading_time(_texts_of(self.printed)))
 
-    def normalise_each_column(self) -> None:
-        """Step 3: softmax down each column; the heat scaled to the weights compared."""
+    def normalise_the_first_column(self) -> None:
+        """Step 3: softmax down the first column, in place; its sum flies under it."""
         self.next_section(self.steps[2])
         theme, tr, key, N, D, M = self.theme, self.trace.worked_example, self.key, self.N, self.D, self.M
         S, w, h = self.S, self.w, self.h
@@ -327,6 +337,13 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.play(fly(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame), fade_in(sums_name),
                   run_time=0.8)
         self.pause_on_result("weights")
+        self.col_ring = ring
+
+    def normalise_every_column(self) -> None:
+        """... and the same for every other column: E becomes A in place, the sums under it."""
+        theme, tr, N, D, M = self.theme, self.trace.worked_example, self.N, self.D, self.M
+        S, alpha, sums = self.S, self.alpha, self.sums
+        ring = self.col_ring
         rest_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M != FOCUS))
         rest_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M != FOCUS))
         rest_sums = VGroup(*(c for k, c in sums.cell_by_index.items() if k != FOCUS))
@@ -344,28 +361,32 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.remove(S)
         self.add(alpha)
         self.pause_on_result("weights")
-        if self.draft:
-            old = self.printed
-            self.printed = self._printed_beside(
-                tr.draft_weights, "weights", "\u03b1", alpha.frame,
-                [f"{tr.draft_weight_mismatches} of {tr.weights.size} differ from A"])
-            printed_sums = VGroup(*(
-                NumberLabel(v, theme, (f"{key}.draft_check.printed_weight_sums", j), font_size=self.nf,
-                            colour=theme.negative).move_to(
-                    [self.printed.matrix.cells[j].get_x(), sums.get_y(), 0])
-                for j, v in enumerate(tr.draft_weight_sums)))
-            self.printed.notes.next_to(printed_sums, DOWN, buff=0.12).align_to(self.printed.matrix.frame, LEFT)
-            self.printed.add(printed_sums)
-            self.pacer.swap("Draft 002's \u03b1 (struck through) is not the softmax of X\u00b7q\u1d40, "
-                            "and two of its columns do not even sum to 1.", caption_out(old))
-            self.play(fade_in(self.printed), run_time=0.8)
-            self.wait(reading_time(_texts_of(self.printed)))
 
-    def lift_inputs(self) -> None:
-        """Step 4 begins: q^T and the sums leave; X rises straight up to the rows of the next product."""
-        self.next_section(self.steps[3])
+    def show_the_drafts_alpha(self) -> None:
+        """The draft's alpha struck through beside A, its column sums under its columns."""
+        theme, tr, key, sums = self.theme, self.trace.worked_example, self.key, self.sums
+        if not self.draft:
+            return
+        old = self.printed
+        self.printed = self._printed_beside(
+            tr.draft_weights, "weights", "\u03b1", self.alpha.frame,
+            [f"{tr.draft_weight_mismatches} of {tr.weights.size} differ from A"])
+        printed_sums = VGroup(*(
+            NumberLabel(v, theme, (f"{key}.draft_check.printed_weight_sums", j), font_size=self.nf,
+                        colour=theme.negative).move_to(
+                [self.printed.matrix.cells[j].get_x(), sums.get_y(), 0])
+            for j, v in enumerate(tr.draft_weight_sums)))
+        self.printed.notes.next_to(printed_sums, DOWN, buff=0.12).align_to(self.printed.matrix.frame, LEFT)
+        self.printed.add(printed_sums)
+        self.pacer.swap("Draft 002's \u03b1 (struck through) is not the softmax of X\u00b7q\u1d40, "
+                        "and two of its columns do not even sum to 1.", caption_out(old))
+        self.play(fade_in(self.printed), run_time=0.8)
+        self.wait(reading_time(_texts_of(self.printed)))
+
+    def _step_4_layout(self) -> None:
+        """Where step 4 puts things (nothing played): A^T, X and C as the product C = A^T X;
+        q^T's corner (top right, if it fits there beside X and above the draft's C); the names."""
         theme, tr, key, N, D, M = self.theme, self.trace.worked_example, self.key, self.N, self.D, self.M
-        alpha, X2 = self.alpha, self.X2
         self.aT = aT = rekey_transposed(ValueMatrix(tr.weights.T, theme, colour=theme.weight,
                                                     row_labels=self.q_names, max_cols=self.rows,
                                                     keep_cols=self.keep, **self.mat), f"{key}.weights")
@@ -380,21 +401,51 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         # Room above X for the scores' column names (E comes back beside X).
         place_product(aT, X4, C, CONTENT_TOP - 0.3 * self.z, gap=GAP, left_room=LEFT_ROOM * self.z)
         self._to_left(aT.row_labels, aT, X4, C)
-        self.names4 = names4 = legend_row(theme, [
-            ("E", f"{N}\u00d7{M}", theme.score),
-            (r"A^{T}", f"{M}\u00d7{N}", theme.weight),
-            ("X", f"{N}\u00d7{D}", theme.key),
-            (r"C = A^{T} X", f"{M}\u00d7{D}: one context per query", theme.value),
-        ], heat=True, **self.heat_ends)
-        leaving = [self.qT, self.sums, self.sums_name] + ([self.printed] if self.printed else [])
+        # q^T stays in the figure: along its own row to the top right corner, when that
+        # corner is clear of X (which comes beside it) and of the draft's C (which comes under it).
+        # Its column names go first if that makes room (E's columns and A^T's rows name the queries).
+        qT, printed = self.qT, self._printed_context()
+        self.q_stays = False
+        for moving in (qT, VGroup(qT.grid, qT.frame)):
+            to = moving.get_center() + np.array([RIGHT_EDGE - moving.get_right()[0],
+                                                 CONTENT_TOP - moving.get_top()[1], 0])
+            corner = moving.copy().move_to(to)
+            if corner.get_left()[0] > X4.frame.get_right()[0] + 0.3 and (
+                    printed is None or corner.get_bottom()[1] > printed.get_top()[1] + 0.12):
+                self.q_stays, self.q_moving, self.q_to = True, moving, to
+                break
+        entries = [("E", f"{N}\u00d7{M}", theme.score),
+                   (r"A^{T}", f"{M}\u00d7{N}", theme.weight),
+                   ("X", f"{N}\u00d7{D}", theme.key),
+                   (r"C = A^{T} X", f"{M}\u00d7{D}: one context per query", theme.value)]
+        if self.q_stays:
+            entries.append(("q^{T}", f"{D}\u00d7{M}", theme.query))
+        self.names4 = legend_row(theme, entries, heat=True, **self.heat_ends)
+
+    def lift_inputs(self) -> None:
+        """Step 4 begins: the sums leave, q^T slides to the top right corner (or leaves if
+        there is no room); X rises straight up to the rows of the next product."""
+        self.next_section(self.steps[3])
+        self._step_4_layout()
+        M, D, X2, X4, names3, names4 = self.M, self.D, self.X2, self.X4, self.names3, self.names4
+        leaving = [self.sums, self.sums_name] + ([self.printed] if self.printed else [])
+        leaving += [] if self.q_stays else [self.qT]
+        # The names of X (and of q^T) move to their new places in the names row (the same names).
+        kept = [slide(names3[0], names4[2], what="slide", src="X name", dst="X name")]
+        if self.q_stays:
+            kept.append(slide(names3[1], names4[4], what="slide", src="q name", dst="q name"))
         self.pacer.swap(f"Step 4: C = A\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
                         "each a weighted average of the input vectors.",
-                        *(caption_out(m) for m in self.names3[1:]),
-                        slide(self.names3[0], names4[2], what="slide", src="X name", dst="X name"),
+                        *(caption_out(m) for m in names3[1 + self.q_stays:]), *kept,
                         *(fade_out(m) for m in leaving), run_time=1.0)
-        # The name of X moved to its new place in the names row (the same name, not a new one).
-        self.remove(self.names3[0])
-        self.add(names4[2])
+        self.remove(*names3[:1 + self.q_stays])
+        self.add(names4[2], *([names4[4]] if self.q_stays else []))
+        if self.q_stays:
+            labels_go = self.q_moving is not self.qT
+            self.play(slide(self.q_moving, self.q_to, what="slide", src="q^T", dst="corner"),
+                      *([fade_out(self.qT.col_labels)] if labels_go else []), run_time=1.0)
+            if labels_go:
+                self.qT.remove(self.qT.col_labels)
         # Straight up its own column (left of where q^T was: nothing there).
         self.lift_to = X2.get_center() + np.array([0, X4.frame.get_top()[1] - X2.frame.get_top()[1], 0])
         self.play(slide(X2, self.lift_to, what="slide", src="X", dst="X above C"), run_time=1.0)
@@ -447,16 +498,22 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         note = self._draft_note()
         if note is None:
             return
-        tr = self.trace.worked_example
-        printed = self._printed_beside(
-            tr.draft_context, "context", "C", self.C.frame,
-            [f"{tr.draft_context_mismatches} of {tr.context.size} differ from A\u1d40\u00b7X;",
-             f"{tr.draft_context_own_mismatches} of {tr.context.size} differ even from",
-             "\u03b1\u1d40\u00b7X with its own \u03b1"], notes_above=True)
+        printed = self._printed_context()
         self.pacer.swap(note, fade_out(self.rings))
         self.play(fade_in(printed), run_time=0.8)
         self.wait(reading_time(_texts_of(printed)))
 
+
+    def _printed_context(self) -> VGroup | None:
+        """The draft's C, struck through, right of C with its notes above (None: not the draft's numbers)."""
+        tr = self.trace.worked_example
+        if tr.draft_context is None or tr.draft_weight_sums is None:
+            return None
+        return self._printed_beside(
+            tr.draft_context, "context", "C", self.C.frame,
+            [f"{tr.draft_context_mismatches} of {tr.context.size} differ from A\u1d40\u00b7X;",
+             f"{tr.draft_context_own_mismatches} of {tr.context.size} differ even from",
+             "\u03b1\u1d40\u00b7X with its own \u03b1"], notes_above=True)
 
     def _draft_note(self) -> VGroup | None:
         """What the draft prints against what X and q give (only for the draft's X and q)."""

@@ -73,6 +73,24 @@ def test_the_matrix_changes_from_step_0_to_the_end(default_scene):
     assert shown[-1].max(axis=1).mean() > 2 * shown[0].max(axis=1).mean()
 
 
+def test_the_posters_measure_lines_sit_on_one_baseline(default_scene):
+    # "rows;" and "%, alignment" rode above their neighbours (arrange centres each part; a
+    # descender lifts a word): every word of a line of the poster's measures on one baseline.
+    from manim import Text
+
+    from scenes.components import baseline_of
+
+    words = [m for top in default_scene.mobjects for m in top.get_family()
+             if isinstance(m, Text) and m.original_text.strip() and m.get_y() < -2.0]
+    lines: dict[float, list[float]] = {}
+    for w in words:
+        lines.setdefault(round(w.get_y() * 4) / 4, []).append(baseline_of(w))
+    measured = [b for b in lines.values() if len(b) >= 3]
+    assert measured  # the agreement line and the held-out line
+    for baselines in measured:
+        assert max(baselines) - min(baselines) < 0.01, baselines
+
+
 def test_the_poster_is_not_attention_process_s():
     # Issue 22: no two scenes end on the same figure. This one ends on two matrices side by side
     # (learned and the grammar's) and says how the network was trained.

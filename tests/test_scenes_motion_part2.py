@@ -70,7 +70,8 @@ def test_multi_query_attention_poster_holds_queries_inputs_scores_weights_output
 
 def test_worked_example_poster_holds_inputs_scores_weights_context_and_the_drafts_c(we):
     p = "worked_example"
-    assert {f"{p}.inputs", f"{p}.scores", f"{p}.weights", f"{p}.context",
+    # The queries too (before: q^T left in step 4, so the poster lacked q).
+    assert {f"{p}.inputs", f"{p}.queries", f"{p}.scores", f"{p}.weights", f"{p}.context",
             f"{p}.draft_check.printed_context"} <= _final_keys(we)
     assert we.audit.faults == []
 
@@ -163,6 +164,19 @@ def test_output_mapping_scores_arrive_one_row_at_a_time(om):
     # (before: 69 scores faded in together in 1.2 s).
     assert len(sums) == 1
     assert len(rows) == len(shown) - 1 >= 2
+
+
+def test_output_mapping_carries_the_chosen_words_products_into_its_line(om):
+    from scenes.seq2seq_view import output_view
+
+    m = output_view(load_default_trace()).mapping
+    carried = [dst for what, src, dst in om.moves if what == "product"]
+    shown = {n.key for n in om.audit.numbers if n.key[0].endswith(f"products.{m.chosen_id}")}
+    # Each product shown in the line arrives from s_t and e_w, in column order (before: the
+    # whole line faded in at once, then 69 scores... then one sum flew).
+    assert len(carried) == len(shown) >= 2
+    assert carried == sorted(carried, key=lambda k: k[1])
+    assert set(carried) == shown
 
 
 def test_output_mapping_typesets_e_w(om):
