@@ -222,11 +222,15 @@ class EncoderScene(WalkthroughScene):
         return self._column(values, key, label, self.theme.encoder, 1.0, work_y, x)
 
     def _chip_in(self, chip: VGroup, state: VectorColumn) -> list:
-        """The state's frame shrinks into its history chip (no numbers in flight); its name appears.
+        """A copy of the state's frame and cell colours shrinks into its history chip (no numbers
+        in flight; the cells' colours are the chip's bands); its name appears.
 
-        The frame goes straight down first, to the band above the history row, then along
-        it: it never crosses the cell and its name."""
-        ghost = state.frame.copy()
+        The copy goes straight down first, to the band above the history row, then along
+        it: it never crosses the cell and its name. It travels behind every other mobject, so
+        it slides out from under its own column and passes under the columns it meets, never
+        hiding their numbers."""
+        ghost = VGroup(VGroup(*(cell.box.copy() for cell in state.cell_by_index.values())), state.frame.copy())
+        ghost.set_z_index(-1)
         corner = np.array([ghost.get_x(), self.history.get_top()[1] + 0.45, 0.0])
         return [ReplacementTransform(ghost, chip[0], path_func=_via_corner(ghost.get_center(), corner,
                                                                             chip[0].get_center())),

@@ -76,10 +76,13 @@ def test_the_filed_state_never_crosses_the_cell_name():
     scene = build_scene("encoder", load_default_trace())
     cell = scene.cell.text
     cx0, cy0, cx1, cy1 = (*cell.get_corner([-1, -1, 0])[:2], *cell.get_corner([1, 1, 0])[:2])
+    texts = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, Text)]
     for j in range(len(scene.view.tokens)):
         anim = scene._chip_in(scene.history[j], scene.new)[0]
         for x0, y0, x1, y1 in _boxes_along(anim):
             assert x1 <= cx0 or x0 >= cx1 or y1 <= cy0 or y0 >= cy1, j
+        # The copy (the frame and the cells' colours) travels under every number and name it meets.
+        assert anim.mobject.z_index < min(t.z_index for t in texts)
 
 
 def test_every_state_is_handed_to_the_next_step_and_later_steps_are_readable():
