@@ -62,8 +62,10 @@ DECODER_Y = -2.55  # the decoder's centre: under the states' names, over the cap
 FOOT_Y = -3.68  # the captions, as in ``encoder`` (under the strip of states it leaves)
 TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
 CELL_W = 0.92  # "\u22121.00" at 20 pt needs 0.81 of the cell's 0.9 of its width
-CELL_H_RANGE = (0.34, 0.42)  # as tall as the band between the sentence and the decoder allows
-MAX_ROWS = 8  # longer states show their first numbers, dots and the last
+CELL_H_RANGE = (0.3, 0.42)  # a 20-pt number needs 0.3; no taller than 0.42
+DECODER_W = 2.0
+DECODER_ROOM = DECODER_W + 0.45 + 0.2  # the decoder right of the states: its width, the arrow, a margin
+NAMES_AND_DISCARDED = 0.4 + 0.45  # under the states: their names, then "discarded"
 LENGTHS = "length_experiment"
 EXAMPLE = "bottleneck_example"
 
@@ -142,17 +144,22 @@ class BottleneckScene(WalkthroughScene):
         self.struck = [crosses, gone]
 
     def give_h_T_to_the_decoder(self) -> None:
-        """A ring on h_T, the decoder under it, the arrow from one to the other: the context vector."""
+        """A ring on h_T, the decoder beside it (or under it), the arrow between: the context vector."""
         theme, T, states = self.theme, len(self.view.tokens), self.states
         last = states[T - 1]
-        decoder = CellBox("decoder", theme, theme.decoder, width=2.0, height=0.9, font_size=24)
-        # Under the row of states, clear of their names (a long sentence pushes them down).
-        decoder.move_to([min(last.get_x() + 2.6, 5.95) if T > 1 else 3.0,
-                         min(DECODER_Y, states.get_bottom()[1] - 0.2 - decoder.height / 2), 0])
+        decoder = CellBox("decoder", theme, theme.decoder, width=DECODER_W, height=0.9, font_size=24)
         ring = SurroundingRectangle(last, color=theme.highlight, buff=0.08)
         context = caption(f"h{subscript(T)}: context vector", theme, TEXT_FONT, theme.highlight)
-        # Beside the decoder, on the way from h_T (round the ring sit the tokens, the names, the frame's edge).
-        context.next_to(decoder, LEFT, buff=0.2)
+        if self.decoder_beside:
+            # Right of h_T, level with its numbers; its name under it.
+            decoder.move_to([ring.get_right()[0] + 0.45 + DECODER_W / 2, last[0].get_y(), 0])
+            context.next_to(decoder, DOWN, buff=0.25)
+        else:
+            # Under the row of states, clear of their names (a long sentence pushes them down);
+            # the name beside it, on the way from h_T.
+            decoder.move_to([min(last.get_x() + 2.6, 5.95) if T > 1 else 3.0,
+                             min(DECODER_Y, states.get_bottom()[1] - 0.2 - decoder.height / 2), 0])
+            context.next_to(decoder, LEFT, buff=0.2)
         to_decoder = arrow_between(ring, decoder.box, theme.highlight)
         self.play(Create(ring), Indicate(last[0], color=theme.highlight, scale_factor=1.05))
         self.play(Create(decoder.box), fade_in(decoder.text), GrowArrow(to_decoder), fade_in(context))
@@ -236,30 +243,40 @@ class BottleneckScene(WalkthroughScene):
             NumberLabel(data["without_attention"]["exact_match"][last], theme, (key, last), TEXT_FONT, theme.text),
             caption(f"at {lengths[-1]} words", theme, TEXT_FONT, theme.muted),
         ).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
-        line = VGroup(first, second).arrange(DOWN, buff=0.12).move_to([0, FOOT_Y, 0])
+        # Two lines: their bottom where a one-line caption's is, clear of the frame's edge.
+        line = VGroup(first, second).arrange(DOWN, buff=0.12)
+        line.move_to([0, FOOT_Y - 0.12 + line.height / 2, 0])
         # What the caption pacer reads (and times) as one caption.
         line.text = " ".join([first.original_text, "exact match", second[1].shown, second[2].original_text,
                               second[3].shown, second[4].original_text])
         return line
 
     def _columns(self, values, keys, letter: str, tokens) -> VGroup:
-        """One state column per word, named below, in a row under the tokens, as tall as the band
-        down to the decoder allows (so the frame's lower half is used, not left empty)."""
+        """One state column per word, named below, in a row under the tokens, as tall as the
+        frame allows: every number when they fit at a readable height (the caption counts
+        them), so the frame's lower half holds the states, not empty space. The decoder goes
+        right of the row when there is room (``self.decoder_beside``), else under it."""
         theme = self.theme
         T, H = values.shape
         slot = min(1.25, 13.5 / T)
+        buff = max(slot - CELL_W - 0.08, 0.1)
+        width = T * (CELL_W + 0.08) + (T - 1) * buff
+        self.decoder_beside = width + DECODER_ROOM <= 13.8
         top = min(STATES_TOP, tokens.get_bottom()[1] - 0.25)
-        # Down to the decoder's top, less its names (0.4) and "discarded" (0.45) above it.
-        room = top - (DECODER_Y + 0.45) - 0.85 - 0.08
-        cell_h = max(CELL_H_RANGE[0], min(CELL_H_RANGE[1], room / min(H, MAX_ROWS)))
+        # Down to the captions (beside) or to the decoder (under), less the names and "discarded".
+        floor = FOOT_Y + 0.6 if self.decoder_beside else DECODER_Y + 0.45
+        room = top - floor - NAMES_AND_DISCARDED - 0.08
+        rows = H if room / H >= CELL_H_RANGE[0] else max(3, int(room / CELL_H_RANGE[0]))
+        cell_h = max(CELL_H_RANGE[0], min(CELL_H_RANGE[1], room / min(H, rows)))
         states = VGroup()
         for t in range(T):
             col = legible_dots(VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
-                                            cell_width=CELL_W, cell_height=cell_h, max_rows=MAX_ROWS))
+                                            cell_width=CELL_W, cell_height=cell_h, max_rows=rows))
             name = caption(f"{letter}{subscript(t + 1)}", theme, 22, theme.encoder).next_to(col, DOWN, buff=0.1)
             states.add(VGroup(col, name))
-        states.arrange(RIGHT, buff=max(slot - CELL_W - 0.08, 0.1), aligned_edge=UP)
-        states.move_to([0, 0, 0]).align_to([0, top, 0], UP)
+        states.arrange(RIGHT, buff=buff, aligned_edge=UP)
+        left = -6.9 + (13.8 - DECODER_ROOM - width) / 2 if self.decoder_beside else -states.width / 2
+        states.move_to([left + states.width / 2, 0, 0]).align_to([0, top, 0], UP)
         return states
 
 
