@@ -24,7 +24,6 @@ from manim import (
     UP,
     Create,
     Cross,
-    FadeIn,
     GrowArrow,
     Indicate,
     Mobject,

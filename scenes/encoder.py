@@ -24,14 +24,12 @@ from manim import (
     Arrow,
     Create,
     CurvedArrow,
-    FadeIn,
     GrowArrow,
     Indicate,
     SurroundingRectangle,
     ReplacementTransform,
     Transform,
     VGroup,
-    Write,
     TAU,
 )
 
@@ -53,7 +51,7 @@ from .components import (
 from .glyphs import cell_width_for
 from .motion import hand_off, window
 from .part1_layout import column_values, readable_dots, signed_bars, wrapped_note
-from .seq2seq_view import EncoderView, encoder_view, network_note
+from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["EncoderScene"]
 
