@@ -160,7 +160,7 @@ class BottleneckScene(WalkthroughScene):
                              min(DECODER_Y, states.get_bottom()[1] - 0.2 - decoder.height / 2), 0])
             context.next_to(decoder, LEFT, buff=0.2)
         to_decoder = arrow_between(ring, decoder.box, theme.highlight)
-        self.play(Create(ring), Indicate(last[0], color=theme.highlight, scale_factor=1.05))
+        self.play(Create(ring), Indicate(last[0].frame, color=theme.highlight, scale_factor=1.05))
         self.play(Create(decoder.box), fade_in(decoder.text), GrowArrow(to_decoder), fade_in(context))
         self.pause_on_result("context")
         self.figure = VGroup(self.note, self.tokens, self.states, self.links, decoder, ring, context,
