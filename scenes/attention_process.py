@@ -56,7 +56,8 @@ from manim import (
 )
 
 from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
-from .motion import file_row, hand_off, moved, slide, window
+from .motion import file_row, hand_off, moved, slide, unfold_strip, window
+from .part1_layout import wrapped_note
 from .process_view import ProcessView, process_view
 from .seq2seq_view import network_note
 from .components import (
@@ -66,6 +67,7 @@ from .components import (
     NUMBER_SIZE,
     CellBox,
     NumberLabel,
+    StateStrip,
     ValueCell,
     ValueMatrix,
     VectorColumn,
@@ -400,6 +402,7 @@ class AttentionProcessScene(WalkthroughScene):
 
     def construct(self) -> None:
         self.set_stage()
+        self.carry_the_states_up()
         self.show_encoder_states()
         for t, mode in self.step_modes():
             self.open_step(t, mode)
@@ -446,15 +449,25 @@ class AttentionProcessScene(WalkthroughScene):
         st.strip_words[0].move_to(self._strip_layout(st.strip_words)[0][0])
         st.align_name = self._alignment_name()
         st.pacer = CaptionPacer(self)
-        self.add(st.title, st.kind, st.words)
+        # h_1 .. h_T open as the strip the encoder leaves (same place, same look), saying whose they are.
+        self.strip = StateStrip(view.encoder_states, theme)
+        self.strip_note = self.strip.place_note(wrapped_note(
+            f"h\u2081 \u2026 h{subscript(self.T)} from the network with attention (its own encoder)",
+            theme, 20, theme.muted, max_width=6.9 - self.strip.get_right()[0] - 0.3))
+        self.add(st.title, st.kind, st.words, self.strip, self.strip_note)
+
+    def carry_the_states_up(self) -> None:
+        """The strip unfolds into h_1 .. h_T under their words (its note read first)."""
+        run = 2.0
+        self.wait(max(0.5, reading_time(self.strip_note.text) - run))
+        self.play(unfold_strip(self.strip, list(self.stage.states), leaving=(self.strip_note,)), run_time=run)
 
     def show_encoder_states(self) -> None:
-        """h_1 ... h_T appear under their words; s_0, op_0 and the decoder in the panel."""
+        """h_1 ... h_T stand under their words; s_0, op_0 and the decoder appear in the panel."""
         st, view = self.stage, self.view
         intro = ("Untrained, seeded weights: expect no real alignment." if view.untrained
                  else "One encoder state h\u2c7c per source word.")
         st.pacer.swap(self._explain([], intro + " The decoder starts from s\u2080 = 0."),
-                      LaggedStart(*[fade_in(s, shift=DOWN * 0.2) for s in st.states], lag_ratio=0.08),
                       fade_in(st.s_prev), fade_in(st.op_col), Create(st.box), fade_in(self.strip_label),
                       fade_in(st.strip_words[0]), run_time=1.2)
 

@@ -42,7 +42,7 @@ from .components import NumberLabel, caption_in, declared_reading, caption_out, 
 from .theme import DARK, Theme
 
 __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px",
-           "BLINK_SECONDS", "BLANK_SHAPES",
+           "BLINK_SECONDS", "BLANK_SHAPES", "SPARSE_HEIGHT",
            "CaptionPacer", "reading_time", "WORDS_PER_SECOND", "RESULT_PAUSE", "FINAL_HOLD"]
 
 #: A caption stays on screen at least one second per this many words.
@@ -67,6 +67,11 @@ BLINK_SAME_PLACE = 0.5
 BLANK_SHAPES = 3
 #: Texts above this line are the title band (a blank picture may keep its title).
 TITLE_BAND_Y = 2.9
+#: A picture at rest whose clearly visible content (opacity >= :data:`SPARSE_OPACITY`; the
+#: title band and the captions aside) spans less than this height (frame units, of 8) is
+#: nearly empty: a row of words alone, or a dimmed frame (``Audit.sparse_at``).
+SPARSE_HEIGHT = 1.5
+SPARSE_OPACITY = 0.5
 
 FRAME_TOLERANCE = 0.02
 OVERLAP_TOLERANCE = 0.02
@@ -101,6 +106,10 @@ class Audit:
     #: Times (s) of snapshots where the picture showed nothing but its title
     #: and captions: a blank moment (:data:`BLANK_SHAPES`).
     blank_at: list[float] = field(default_factory=list)
+    #: Times (s) of snapshots at rest (after a play or a wait, not a look inside a transition)
+    #: where the picture was nearly empty (:data:`SPARSE_HEIGHT`): a dimmed frame, a lone row.
+    #: Recorded, not yet a fault for every scene (the scenes that test it: ``bottleneck``).
+    sparse_at: list[float] = field(default_factory=list)
     #: ``(what, gone_at, back_at)``: a text or number that left and came back
     #: unchanged, in the same place, within :data:`BLINK_SECONDS`.
     blinks: list[tuple[str, float, float]] = field(default_factory=list)
@@ -492,6 +501,9 @@ class WalkthroughScene(Scene):
         seen, shapes = _signatures(self.mobjects)
         if audit.snapshots > 1 and shapes < BLANK_SHAPES and now > 0:
             audit.blank_at.append(round(now, 2))
+        if getattr(self, "_audit_now", None) is None and audit.snapshots > 1 and now > 0 \
+                and _content_height(self.mobjects) < SPARSE_HEIGHT:
+            audit.sparse_at.append(round(now, 2))
         for sig, where in seen.items():
             gone = audit._gone.pop(sig, None)
             # Back within the time, every text where it was: a blink. Elsewhere it travelled (a
@@ -577,6 +589,27 @@ def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
         shapes += sum(1 for m in top.family_members_with_points()
                       if id(m) not in glyphs and _visible(m))
     return seen, shapes
+
+
+def _content_height(mobjects: list[Mobject]) -> float:
+    """How tall the clearly visible picture is: the vertical extent of every shape and text
+    at opacity >= :data:`SPARSE_OPACITY`, the title band and the captions (sentences) aside."""
+    top, bottom = -np.inf, np.inf
+    for mob in mobjects:
+        captions = {id(g) for t in _text_leaves(mob)
+                    if len(str(getattr(t, "original_text", "") or "").split()) >= CAPTION_MIN_WORDS
+                    or declared_reading(t) is not None for g in t.get_family()}
+        for m in mob.family_members_with_points():
+            if id(m) in captions:
+                continue
+            try:
+                opacity = max(float(m.get_fill_opacity()), float(m.get_stroke_opacity()))
+            except (AttributeError, IndexError):
+                continue
+            if opacity < SPARSE_OPACITY or m.get_center()[1] > TITLE_BAND_Y:
+                continue
+            top, bottom = max(top, float(m.get_top()[1])), min(bottom, float(m.get_bottom()[1]))
+    return max(0.0, top - bottom) if top > -np.inf else 0.0
 
 
 class CaptionPacer:

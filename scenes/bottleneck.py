@@ -24,19 +24,20 @@ from manim import (
     UP,
     Create,
     Cross,
-    FadeIn,
     GrowArrow,
     Indicate,
-    LaggedStart,
+    Mobject,
     SurroundingRectangle,
     VGroup,
 )
 
-from .motion import window
+from .motion import unfold_strip, window
 from .base import CaptionPacer, FINAL_HOLD, WalkthroughScene
 from .components import (
     CellBox,
     NumberLabel,
+    OpacityScaling,
+    StateStrip,
     TokenStrip,
     VectorColumn,
     arrow_between,
@@ -56,10 +57,14 @@ TITLE_Y = 3.6
 NOTE_Y = 3.1
 TOKENS_Y = 2.5
 STATES_TOP = 1.95
-DECODER_Y = -2.1
-FOOT_Y = -3.35  # the captions
+DECODER_Y = -2.55  # the decoder's centre: under the states' names, over the captions
+FOOT_Y = -3.68  # the captions, as in ``encoder`` (under the strip of states it leaves)
 TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
 CELL_W = 0.92  # "\u22121.00" at 20 pt needs 0.81 of the cell's 0.9 of its width
+CELL_H_RANGE = (0.3, 0.42)  # a 20-pt number needs 0.3; no taller than 0.42
+DECODER_W = 2.0
+DECODER_ROOM = DECODER_W + 0.45 + 0.2  # the decoder right of the states: its width, the arrow, a margin
+NAMES_AND_DISCARDED = 0.4 + 0.45  # under the states: their names, then "discarded"
 LENGTHS = "length_experiment"
 EXAMPLE = "bottleneck_example"
 
@@ -73,11 +78,20 @@ class BottleneckScene(WalkthroughScene):
     shown_results = ("context", "translations")
 
     def construct(self) -> None:
-        view = encoder_view(self.trace)
-        theme = self.theme
-        T, H = view.hidden.shape
-        pacer = self.pacer = CaptionPacer(self, y=FOOT_Y)
+        self.set_stage()                 # title, sentence, the strip of h_j as the encoder left it
+        self.unfold_the_states()         # the chips unfold into h_1 .. h_T, their numbers shown
+        self.discard_earlier_states()    # h_1 .. h_{T-1} dimmed and struck: they never reach the decoder
+        self.give_h_T_to_the_decoder()   # a ring on h_T, the decoder, the arrow: the context vector
+        self.count_the_cost()            # T words through H numbers; the measured exact match
+        self.show_a_long_sentence()      # a long sentence: without attention, with it, the reference
 
+    # -- beats ------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """The first frame: title, network, the sentence, and h_1 .. h_T as the strip the
+        encoder left at the bottom of the frame (same place, same look, its ring and name)."""
+        view = self.view = encoder_view(self.trace)
+        theme = self.theme
         title = VGroup(
             caption("The bottleneck", theme, 30),
             caption("one fixed-size vector for the whole sentence", theme, 22, theme.muted),
@@ -94,50 +108,74 @@ class BottleneckScene(WalkthroughScene):
         if tokens.get_top()[1] > note.get_bottom()[1] - 0.1:
             # A long sentence wraps onto two rows: keep it clear of the note.
             tokens.next_to(note, DOWN, buff=0.1)
-        # The first frame: the title and the sentence, never black.
-        self.add(title, note, tokens)
+        self.strip = StateStrip(view.hidden, theme)
+        self.strip_ring, self.strip_name = self.strip.context_ring(theme), self.strip.context_name(theme)
+        self.note, self.tokens = note, tokens
+        self.pacer = CaptionPacer(self, FOOT_Y, TEXT_FONT)
+        self.add(title, note, tokens, self.strip, self.strip_ring, self.strip_name)
 
-        # h_1 ... h_T with their real values, one column per word.
-        states = self._columns(view.hidden, view.hidden_keys, "h", H, tokens)
+    def unfold_the_states(self) -> None:
+        """The strip unfolds: each chip grows into its column of numbers, h_1 .. h_T."""
+        theme, T = self.theme, len(self.view.tokens)
+        self.states = self._columns(self.view.hidden, self.view.hidden_keys, "h", self.tokens)
+        states = self.states
         gaps = [states[t + 1][0].get_left()[0] - states[t][0].get_right()[0] for t in range(T - 1)]
-        links = VGroup(*[arrow_between(states[t][0], states[t + 1][0], theme.encoder, buff=0.03)
-                         for t in range(T - 1)]) if T > 1 and min(gaps) > 0.25 else VGroup()
-        pacer.swap(f"the encoder computes a state for every word: h\u2081 \u2026 h{subscript(T)}",
-                   LaggedStart(*[fade_in(s, shift=RIGHT * 0.2) for s in states], lag_ratio=0.2),
-                   fade_in(links), run_time=1.5)
+        self.links = VGroup(*[arrow_between(states[t][0], states[t + 1][0], theme.encoder, buff=0.03)
+                              for t in range(T - 1)]) if T > 1 and min(gaps) > 0.25 else VGroup()
+        self.wait(1.0)  # the strip where the encoder left it, recognised before it moves
+        self.pacer.swap(f"the encoder left a state for every word: h\u2081 \u2026 h{subscript(T)}",
+                        unfold_strip(self.strip, [s for s in states], leaving=(self.strip_ring, self.strip_name)),
+                        fade_in(self.links, rate_func=window(0.85, 1.0)), run_time=2.2)
 
+    def discard_earlier_states(self) -> None:
+        """h_1 .. h_{T-1} dim and are struck through, "discarded" under them."""
+        theme, T, states = self.theme, len(self.view.tokens), self.states
+        self.struck: list = []
+        if T == 1:
+            self.pacer.swap("one word: its single state is all there is")
+            return
+        earlier = VGroup(*states[: T - 1])
+        crosses = VGroup(*[_struck(s[0], theme) for s in earlier])
+        gone = caption("discarded", theme, 22, theme.negative).next_to(earlier, DOWN, buff=0.2)
+        self.pacer.swap(f"h\u2081 \u2026 h{subscript(T - 1)} are discarded: they never reach the decoder",
+                        _Dim(earlier, 0.25), _Dim(self.links, 0.25),
+                        Create(crosses), fade_in(gone))
+        self.struck = [crosses, gone]
+
+    def give_h_T_to_the_decoder(self) -> None:
+        """A ring on h_T, the decoder beside it (or under it), the arrow between: the context vector."""
+        theme, T, states = self.theme, len(self.view.tokens), self.states
         last = states[T - 1]
-        decoder = CellBox("decoder", theme, theme.decoder, width=2.0, height=0.9, font_size=24)
-        # Under the row of states, clear of their names (a long sentence pushes them down).
-        decoder.move_to([min(last.get_x() + 2.6, 5.95) if T > 1 else 3.0,
-                         min(DECODER_Y, states.get_bottom()[1] - 0.2 - decoder.height / 2), 0])
-        gone = None
-        if T > 1:
-            earlier = VGroup(*states[: T - 1])
-            crosses = VGroup(*[_struck(s[0], theme) for s in earlier])
-            gone = caption("discarded", theme, 22, theme.negative).next_to(earlier, DOWN, buff=0.2)
-            pacer.swap(f"h\u2081 \u2026 h{subscript(T - 1)} are discarded: they never reach the decoder",
-                       earlier.animate.set_opacity(0.25), links.animate.set_opacity(0.25),
-                       Create(crosses), fade_in(gone))
-        else:
-            pacer.swap("one word: its single state is all there is")
+        decoder = CellBox("decoder", theme, theme.decoder, width=DECODER_W, height=0.9, font_size=24)
         ring = SurroundingRectangle(last, color=theme.highlight, buff=0.08)
         context = caption(f"h{subscript(T)}: context vector", theme, TEXT_FONT, theme.highlight)
-        # Beside the decoder, on the way from h_T (round the ring sit the tokens, the names, the frame's edge).
-        context.next_to(decoder, LEFT, buff=0.2)
+        if self.decoder_beside:
+            # Right of h_T, level with its numbers; its name under it.
+            decoder.move_to([ring.get_right()[0] + 0.45 + DECODER_W / 2, last[0].get_y(), 0])
+            context.next_to(decoder, DOWN, buff=0.25)
+        else:
+            # Under the row of states, clear of their names (a long sentence pushes them down);
+            # the name beside it, on the way from h_T.
+            decoder.move_to([min(last.get_x() + 2.6, 5.95) if T > 1 else 3.0,
+                             min(DECODER_Y, states.get_bottom()[1] - 0.2 - decoder.height / 2), 0])
+            context.next_to(decoder, LEFT, buff=0.2)
         to_decoder = arrow_between(ring, decoder.box, theme.highlight)
-        self.play(Create(ring), Indicate(last[0], color=theme.highlight, scale_factor=1.05))
+        self.play(Create(ring), Indicate(last[0].frame, color=theme.highlight, scale_factor=1.05))
         self.play(Create(decoder.box), fade_in(decoder.text), GrowArrow(to_decoder), fade_in(context))
         self.pause_on_result("context")
-        pacer.swap(f"all {T} word{'s' if T > 1 else ''} must pass through these {H} numbers, "
-                   "however long the sentence")
+        self.figure = VGroup(self.note, self.tokens, self.states, self.links, decoder, ring, context,
+                             to_decoder, *self.struck)
+
+    def count_the_cost(self) -> None:
+        """Every word must pass through h_T's H numbers; what that costs, measured."""
+        T, H = self.view.hidden.shape
+        self.pacer.swap(f"all {T} word{'s' if T > 1 else ''} must pass through these {H} numbers, "
+                        "however long the sentence")
         cost = self._measured_cost()
         if cost is not None:
-            pacer.swap(cost)
-        self._long_sentence(VGroup(note, tokens, states, links, decoder, ring, context, to_decoder,
-                                   *([crosses, gone] if gone is not None else [])))
+            self.pacer.swap(cost)
 
-    def _long_sentence(self, shown) -> None:
+    def show_a_long_sentence(self) -> None:
         """A long sentence the plain network gets wrong, beside what the attention network writes.
 
         Both translations come from the core (``bottleneck_example``: the
@@ -150,8 +188,27 @@ class BottleneckScene(WalkthroughScene):
         if ex is None:
             pacer.finish()
             return
+        source, rows, verdict = self._long_sentence_parts(ex)
+        # The new sentence takes the old one's place as the old figure goes, and its plain
+        # translation and the reference come in the same move: the picture is never empty
+        # (nor a dimmed frame) while the caption is read.
+        pacer.swap(f"A longer sentence ({len(ex.source)} words), held out from training",
+                   fade_out(self.figure, rate_func=window(0.0, 0.35)),
+                   fade_in(source, rate_func=window(0.2, 0.55)),
+                   fade_in(VGroup(rows[0], rows[2]), rate_func=window(0.4, 0.85)), run_time=1.6)
+        self.wait(1.0)
+        self.play(fade_in(rows[1]), fade_in(verdict))
+        self.pause_on_result("translations")
+        pacer.swap(f"without attention the decoder saw only h{subscript(len(ex.source))}; "
+                   "with attention, every h\u2c7c at every step")
+        # The poster: the sentence, the three translations, why they differ.
+        pacer.finish(FINAL_HOLD)
+
+    # -- builders ---------------------------------------------------------------
+
+    def _long_sentence_parts(self, ex) -> tuple[TokenStrip, VGroup, Mobject]:
+        """The long sentence, its three translations (rows) and the verdict, laid out."""
         theme = self.theme
-        T = len(ex.source)
         source = TokenStrip(ex.source, theme, colour=theme.embedding, font_size=22, max_width=13.6)
         rows = _word_rows((("without attention:", ex.plain_translation),
                            ("with attention:", ex.attention_translation),
@@ -164,19 +221,9 @@ class BottleneckScene(WalkthroughScene):
                           "with attention it is the reference", theme, 22, theme.text)
         block.add(verdict)
         verdict.next_to(rows, DOWN, buff=0.4)
-        block.move_to([0, 0.15, 0])
-        # The new sentence comes in as the old figure goes (the old one is gone before the new one
-        # shows enough to cross it): the picture is never empty while its caption is read.
-        pacer.swap(f"A longer sentence ({T} words), held out from training",
-                   fade_out(shown, rate_func=window(0.0, 0.5)), fade_in(source, rate_func=window(0.35, 0.9)))
-        self.play(fade_in(rows[0]), fade_in(rows[2]))
-        self.wait(1.0)
-        self.play(fade_in(rows[1]), fade_in(verdict))
-        self.pause_on_result("translations")
-        pacer.swap(f"without attention the decoder saw only h{subscript(T)}; "
-                   "with attention, every h\u2c7c at every step")
-        # The poster: the sentence, the three translations, why they differ.
-        pacer.finish(FINAL_HOLD)
+        # The sentence where the old one stood; the rows under it.
+        block.shift(UP * (self.tokens.get_top()[1] - source.get_top()[1]))
+        return source, rows, verdict
 
     def _measured_cost(self):
         """Exact match without attention at the shortest and longest test lengths, keyed."""
@@ -195,28 +242,40 @@ class BottleneckScene(WalkthroughScene):
             NumberLabel(data["without_attention"]["exact_match"][last], theme, (key, last), TEXT_FONT, theme.text),
             caption(f"at {lengths[-1]} words", theme, TEXT_FONT, theme.muted),
         ).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
-        line = VGroup(first, second).arrange(DOWN, buff=0.12).move_to([0, FOOT_Y, 0])
+        # Two lines: their bottom where a one-line caption's is, clear of the frame's edge.
+        line = VGroup(first, second).arrange(DOWN, buff=0.12)
+        line.move_to([0, FOOT_Y - 0.12 + line.height / 2, 0])
         # What the caption pacer reads (and times) as one caption.
         line.text = " ".join([first.original_text, "exact match", second[1].shown, second[2].original_text,
                               second[3].shown, second[4].original_text])
         return line
 
-    def _columns(self, values, keys, letter: str, H: int, tokens) -> VGroup:
-        """One state column per word, named below, in a row under the tokens."""
+    def _columns(self, values, keys, letter: str, tokens) -> VGroup:
+        """One state column per word, named below, in a row under the tokens, as tall as the
+        frame allows: every number when they fit at a readable height (the caption counts
+        them), so the frame's lower half holds the states, not empty space. The decoder goes
+        right of the row when there is room (``self.decoder_beside``), else under it."""
         theme = self.theme
-        T = len(keys)
+        T, H = values.shape
         slot = min(1.25, 13.5 / T)
-        cell_h = 0.36 if H <= 6 else 0.34
+        buff = max(slot - CELL_W - 0.08, 0.1)
+        width = T * (CELL_W + 0.08) + (T - 1) * buff
+        self.decoder_beside = width + DECODER_ROOM <= 13.8
+        top = min(STATES_TOP, tokens.get_bottom()[1] - 0.25)
+        # Down to the captions (beside) or to the decoder (under), less the names and "discarded".
+        floor = FOOT_Y + 0.6 if self.decoder_beside else DECODER_Y + 0.45
+        room = top - floor - NAMES_AND_DISCARDED - 0.08
+        rows = H if room / H >= CELL_H_RANGE[0] else max(3, int(room / CELL_H_RANGE[0]))
+        cell_h = max(CELL_H_RANGE[0], min(CELL_H_RANGE[1], room / min(H, rows)))
         states = VGroup()
         for t in range(T):
             col = legible_dots(VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
-                                            cell_width=CELL_W, cell_height=cell_h))
+                                            cell_width=CELL_W, cell_height=cell_h, max_rows=rows))
             name = caption(f"{letter}{subscript(t + 1)}", theme, 22, theme.encoder).next_to(col, DOWN, buff=0.1)
             states.add(VGroup(col, name))
-        states.arrange(RIGHT, buff=max(slot - CELL_W - 0.08, 0.1), aligned_edge=UP)
-        states.move_to([0, 0, 0]).align_to([0, STATES_TOP, 0], UP)
-        if states.get_top()[1] > tokens.get_bottom()[1] - 0.25:
-            states.next_to(tokens, DOWN, buff=0.25)
+        states.arrange(RIGHT, buff=buff, aligned_edge=UP)
+        left = -6.9 + (13.8 - DECODER_ROOM - width) / 2 if self.decoder_beside else -states.width / 2
+        states.move_to([left + states.width / 2, 0, 0]).align_to([0, top, 0], UP)
         return states
 
 
@@ -253,6 +312,18 @@ def _word_rows(rows, reference, theme, font_size: float = TEXT_FONT, max_width: 
                                                         stroke_width=3))
                 x += widths[i] + 0.15
     return out
+
+
+class _Dim(OpacityScaling):
+    """Everything in ``mobject`` down to ``level`` of its own opacity, kept there (no copy;
+    ``set_opacity`` would also fill the elision dots' invisible boxes)."""
+
+    def __init__(self, mobject, level: float, **kw) -> None:
+        self.level = level
+        super().__init__(mobject, **kw)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        self.scale_opacity(1.0 - (1.0 - self.level) * self.rate_func(alpha))
 
 
 def _struck(column, theme) -> Cross:

@@ -23,6 +23,7 @@ from manim import (
     Rectangle,
     RoundedRectangle,
     SingleStringMathTex,
+    SurroundingRectangle,
     Text,
     VGroup,
     VMobject,
@@ -43,6 +44,8 @@ __all__ = [
     "word_box",
     "CellBox",
     "HeatStrip",
+    "StateStrip",
+    "STATE_STRIP_BOTTOM",
     "caption",
     "math_label",
     "arrow_between",
@@ -510,6 +513,63 @@ class HeatStrip(VGroup):
             self.add(ValueCell(w, theme, (key, i) if key else None, cell_width, cell_height,
                                1.0, show_numbers, font_size, fill=theme.heat(w)))
         self.arrange(RIGHT, buff=0)
+
+
+#: Where the strip of encoder states rests: its names' bottom edge. ``encoder`` leaves h_1 .. h_T
+#: there, and ``bottleneck`` and ``attention_process`` pick them up from there (issue 22).
+STATE_STRIP_BOTTOM = -3.38
+#: A chip of the strip: every number of a state as a thin colour band (no digits).
+STATE_CHIP_W, STATE_CHIP_H = 0.34, 0.7
+
+
+class StateStrip(VGroup):
+    """The encoder states h_1 .. h_T as a row of colour-only chips, each named below.
+
+    One definition of the strip that leaves the encoder and that the next
+    scenes pick up, so it is the same object in the same place in all of them:
+    ``strip[t]`` is ``VGroup(chip, name)`` (``chip`` a colour-only
+    :class:`VectorColumn`, every value a band, scaled as the states are, in
+    (-1, 1)). The row stands with its names' bottom on
+    :data:`STATE_STRIP_BOTTOM`, centred together with the room kept on its
+    right for a side note as wide as ``"h_T: the context vector"``
+    (:meth:`place_note` puts a note there).
+    """
+
+    def __init__(self, states: np.ndarray, theme: Theme, colour: Any = None, letter: str = "h",
+                 bottom: float = STATE_STRIP_BOTTOM) -> None:
+        super().__init__()
+        states = np.asarray(states, dtype=float)
+        colour = colour or theme.encoder
+        T, H = states.shape
+        for t, h in enumerate(states, start=1):
+            chip = VectorColumn(h, theme, show_numbers=False, colour=colour, cell_width=STATE_CHIP_W,
+                                cell_height=STATE_CHIP_H / H, max_rows=H)
+            name = caption(f"{letter}{subscript(t)}", theme, 20, colour).next_to(chip, DOWN, buff=0.08)
+            self.add(VGroup(chip, name))
+        self.arrange(RIGHT, buff=0.3 if T > 9 else 0.42, aligned_edge=UP)
+        self.room = caption(f"{letter}{subscript(T)}: the context vector", theme, 22).width + 0.3
+        self.move_to([-self.room / 2, bottom + self.height / 2, 0])
+
+    @property
+    def chips(self) -> list[VectorColumn]:
+        return [part[0] for part in self]
+
+    def chip_y(self) -> float:
+        """The height of the chips' centres (a side note is centred there)."""
+        return float(self[0][0].get_y())
+
+    def place_note(self, note: Mobject) -> Mobject:
+        """``note`` in the room on the strip's right, level with the chips."""
+        return note.next_to(self, RIGHT, buff=0.3).set_y(self.chip_y())
+
+    def context_name(self, theme: Theme) -> Mobject:
+        """"h_T: the context vector" in the room on the right (how ``encoder`` ends)."""
+        T, letter = len(self), self[0][1].original_text[0]
+        return self.place_note(caption(f"{letter}{subscript(T)}: the context vector", theme, 22, theme.highlight))
+
+    def context_ring(self, theme: Theme) -> Mobject:
+        """The ring round the last chip, h_T (how ``encoder`` ends)."""
+        return SurroundingRectangle(self[len(self) - 1], color=theme.highlight, buff=0.08)
 
 
 def set_dimmed(mob: VMobject, dimmed: bool = True, opacity: float = 0.25) -> VMobject:

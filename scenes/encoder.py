@@ -24,20 +24,19 @@ from manim import (
     Arrow,
     Create,
     CurvedArrow,
-    FadeIn,
     GrowArrow,
     Indicate,
     SurroundingRectangle,
     ReplacementTransform,
     Transform,
     VGroup,
-    Write,
     TAU,
 )
 
 from .base import CaptionPacer, WalkthroughScene
 from .components import (
     CellBox,
+    StateStrip,
     TokenStrip,
     VectorColumn,
     caption,
@@ -52,15 +51,13 @@ from .components import (
 from .glyphs import cell_width_for
 from .motion import hand_off, window
 from .part1_layout import column_values, readable_dots, signed_bars, wrapped_note
-from .seq2seq_view import EncoderView, encoder_view, network_note
+from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["EncoderScene"]
 
 # Layout (frame is 14.2 x 8 units): title, note, tokens, working row, history, foot.
 TITLE_Y = 3.6
 FOOT_Y = -3.68
-CHIP_W = 0.34
-CHIPS_H = 0.7  # a history chip: every number of h_t as a thin colour band
 X_X, PREV_X, CELL_X, NEW_X = -5.45, -2.75, 0.45, 3.75
 BAR_W = 0.5  # the magnitude bars beside a column (half each side of zero)
 MIN_CELL_H = 0.3  # a number at 20 pt (12 px at 480p) needs this much height
@@ -104,11 +101,10 @@ class EncoderScene(WalkthroughScene):
         self.pacer = CaptionPacer(self, FOOT_Y, 20)
         # The history row sits above the foot; the working row gets what is left between.
         H, E = view.states.shape[1], view.inputs.shape[1]
-        self.history = self._chips(view.hidden, "h", FOOT_Y + 0.3)
+        # The strip of states the next scenes pick up (one definition of its place and look).
+        self.history = StateStrip(view.hidden, theme)
         # The context's name goes to the right of the history row, at the end.
-        self.context_name = caption(f"h{subscript(T)}: the context vector", theme, 22, theme.highlight)
-        self.history.shift(LEFT * (self.context_name.width + 0.3) / 2)
-        self.context_name.next_to(self.history, RIGHT, buff=0.3).set_y(self.history[0][0].get_y())
+        self.context_name = self.history.context_name(theme)
         space_top = self.tokens.get_bottom()[1] - 0.2
         space_bottom = self.history.get_top()[1] + 0.2
         rows = min(max(H, E), 8)
@@ -195,7 +191,7 @@ class EncoderScene(WalkthroughScene):
     def name_the_context(self) -> None:
         """The last state is all the decoder will get: the context vector."""
         theme, T = self.theme, len(self.view.tokens)
-        ring = SurroundingRectangle(self.history[T - 1], color=theme.highlight, buff=0.08)
+        ring = self.history.context_ring(theme)
         said = (f"h{subscript(T)} is computed from h{subscript(T - 1)}, which needs h{subscript(T - 2)} \u2026: "
                 f"it summarises all {T} words" if T > 2
                 else f"h{subscript(T)} summarises all {T} word" + ("s" if T > 1 else ""))
@@ -224,29 +220,19 @@ class EncoderScene(WalkthroughScene):
         return self._column(values, key, label, self.theme.encoder, 1.0, work_y, x)
 
     def _chip_in(self, chip: VGroup, state: VectorColumn) -> list:
-        """The state's frame shrinks into its history chip (no numbers in flight); its name appears.
+        """A copy of the state's frame and cell colours shrinks into its history chip (no numbers
+        in flight; the cells' colours are the chip's bands); its name appears.
 
-        The frame goes straight down first, to the band above the history row, then along
-        it: it never crosses the cell and its name."""
-        ghost = state.frame.copy()
+        The copy goes straight down first, to the band above the history row, then along
+        it: it never crosses the cell and its name. It travels behind every other mobject, so
+        it slides out from under its own column and passes under the columns it meets, never
+        hiding their numbers."""
+        ghost = VGroup(VGroup(*(cell.box.copy() for cell in state.cell_by_index.values())), state.frame.copy())
+        ghost.set_z_index(-1)
         corner = np.array([ghost.get_x(), self.history.get_top()[1] + 0.45, 0.0])
         return [ReplacementTransform(ghost, chip[0], path_func=_via_corner(ghost.get_center(), corner,
                                                                             chip[0].get_center())),
                 fade_in(chip[1], rate_func=window(0.6, 1.0))]
-
-    def _chips(self, states, letter: str, bottom: float) -> VGroup:
-        """Compact colour-only columns for the states, with their names; bottom edge at ``bottom``."""
-        theme = self.theme
-        chips = VGroup()
-        H = states.shape[1]
-        for t, h in enumerate(states, start=1):
-            chip = VectorColumn(h, theme, show_numbers=False, colour=theme.encoder,
-                                cell_width=CHIP_W, cell_height=CHIPS_H / H, max_rows=H)
-            name = caption(f"{letter}{subscript(t)}", theme, 20, theme.encoder).next_to(chip, DOWN, buff=0.08)
-            chips.add(VGroup(chip, name))
-        chips.arrange(RIGHT, buff=0.3 if len(states) > 9 else 0.42, aligned_edge=UP)
-        chips.move_to([0, bottom + chips.height / 2, 0])
-        return chips
 
 
 def _via_corner(start, corner, end):

@@ -53,6 +53,7 @@ __all__ = [
     "ring_to",
     "crossfade",
     "transpose",
+    "unfold_strip",
     "TRANSPOSE_TIME",
     "digits_of",
     "cell_boxes",
@@ -467,6 +468,55 @@ def transpose(columns: Sequence[Mobject], rows: Sequence[Mobject], lag_ratio: fl
     for k in range(n):
         _note(group, what, ("column", k), ("row", k))
     return group
+
+
+def unfold_strip(strip: Sequence[Mobject], columns: Sequence[Mobject], leaving: Sequence[Mobject] = (),
+                 lag_ratio: float = 0.12, what: str = "unfold_strip", **kw: Any) -> MovesGroup:
+    """The strip of encoder states unfolds into their columns: chip ``j`` grows into column ``j``.
+
+    ``strip`` is a :class:`~scenes.components.StateStrip` (``strip[j]`` is
+    ``(chip, name)``), ``columns[j]`` the column of numbers (with its name)
+    where h_j is read next. The chips' names and ``leaving`` (a note, a ring)
+    fade out in the first fifth; each chip itself (colour bands, no digits)
+    stretches along a straight path into its column's frame and cells, one
+    after the other (``lag_ratio``), and the column, its numbers and name
+    fade in as it lands. So the same object is seen to move: the strip is
+    gone after it, the columns stand in its place (one value, one mobject).
+    Each chip records ``(what, ("strip", j), column key)``.
+    """
+    if len(strip) != len(columns):
+        raise ValueError(f"unfold_strip: {len(strip)} chips for {len(columns)} columns")
+    n = len(columns)
+    names = VGroup(*(part[1] for part in strip))
+    anims: list[Animation] = [fade_out(names, rate_func=window(0.0, 0.2))]
+    anims.extend(fade_out(mob, rate_func=window(0.0, 0.2)) for mob in leaving)
+    # Flight j runs over [a_j, a_j + span] within 0.1 .. 0.95, each starting lag_ratio*span after the last.
+    span = 0.85 / (1 + lag_ratio * (n - 1)) if n else 0.85
+    for j, (part, col) in enumerate(zip(strip, columns)):
+        a = 0.1 + j * lag_ratio * span
+        b = a + span
+        goal = _outline_of(col)
+        anims += [Transform(part[0], goal, remover=True, rate_func=window(a, b)),
+                  fade_in(col, rate_func=window(b - 0.12 * span, b))]
+    group = MovesGroup(*anims, **kw)
+    for j, col in enumerate(columns):
+        _note(group, what, ("strip", j), _key_of(col))
+    return group
+
+
+def _outline_of(mob: Mobject) -> VGroup:
+    """Copies of the shapes drawn in ``mob`` (frame, cell boxes), none of its texts:
+    what a chip becomes as it lands (the texts fade in in place)."""
+    from .base import _text_leaves  # the audit's own notion of a text
+
+    texts = {id(m) for t in _text_leaves(mob) for m in t.get_family()}
+    out = VGroup()
+    for m in mob.get_family():
+        if len(m.points) and id(m) not in texts:
+            piece = m.copy()
+            piece.submobjects = []
+            out.add(piece)
+    return out
 
 
 def _shapes_of(mob: Mobject) -> VGroup:

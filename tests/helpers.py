@@ -201,3 +201,20 @@ def observed_default(scene_id: str, theme_name: str = "dark") -> Observed:  # ca
                         sample_transitions=True, timeline=True,
                         observe=lambda shown: record_screen(shown, texts, labels))
     return Observed(scene, texts, labels)
+
+
+def strip_geometry(scene: WalkthroughScene, strip: Any) -> list[tuple[float, ...]]:
+    """Where the chips and names of a strip of encoder states (``components.StateStrip``) are,
+    as boxes (x0, y0, x1, y1) per chip then per name, asserting each is on screen and visible:
+    what a reader sees of the strip at that moment."""
+    import numpy as np
+
+    on_screen = scene.get_mobject_family_members()
+    out: list[tuple[float, ...]] = []
+    for part in strip:
+        for mob in part:
+            assert mob in on_screen, "a chip of the strip is not on screen"
+            assert max(float(m.get_stroke_opacity()) for m in mob.family_members_with_points()) > 0.5
+            lo, hi = mob.get_corner(np.array([-1, -1, 0])), mob.get_corner(np.array([1, 1, 0]))
+            out.append((float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])))
+    return out

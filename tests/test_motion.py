@@ -256,3 +256,39 @@ def test_file_row_leaves_along_its_line_then_turns_into_the_matrix_row():
     digits = [m for c in row for m in c.get_family() if isinstance(m, NumberLabel)]
     assert len(digits) == 3
     assert not any(d in on_screen and d.get_fill_opacity() > 0 for d in digits)  # the row left its digits
+
+
+def test_unfold_strip_grows_each_chip_into_its_column_and_records_it():
+    # The strip of encoder states (issue 22): chip j becomes column j, no digits in flight,
+    # the strip gone after it and the columns standing in its place.
+    from manim import VGroup
+
+    from scenes.components import StateStrip
+    from scenes.motion import unfold_strip
+
+    states = np.array([[0.5, -0.25, 1.0], [-0.9, 0.1, 0.3]])
+    strip = StateStrip(states, DARK)
+    cols = [VGroup(VectorColumn(list(h), DARK, key=f"model.encoder_states.{j + 1}"),
+                   caption(f"h{j + 1}", DARK)).move_to([-2 + 4 * j, 1.5, 0]) for j, h in enumerate(states)]
+    for col in cols:
+        col[1].next_to(col[0], DOWN)
+    chip_boxes, digit = [], [m for m in cols[0].get_family() if isinstance(m, NumberLabel)][0]
+
+    def probe():
+        chip_boxes.append((strip[0][0].get_center().copy(), strip[0][0].height, float(digit.get_fill_opacity())))
+
+    start, h0 = strip[0][0].get_center().copy(), strip[0][0].height
+    scene = _play(lambda s: (unfold_strip(strip, cols, run_time=2.0), [strip]), probe)
+    assert scene.moves == [("unfold_strip", ("strip", 0), "model.encoder_states.1"),
+                           ("unfold_strip", ("strip", 1), "model.encoder_states.2")]
+    on_screen = scene.get_mobject_family_members()
+    assert all(c in on_screen for c in cols) and not any(part[0] in on_screen for part in strip)
+    # The chip itself travels from the strip up to its column and stretches to its size ...
+    assert start[1] < -2.5 and h0 < 1.0  # where the strip rests (components.STATE_STRIP_BOTTOM)
+    near = [(c, h) for c, h, _ in chip_boxes if abs(c[1] - cols[0][0].get_y()) < 0.3]
+    assert near and max(h for _, h in near) > 0.8 * cols[0][0].frame.height
+    # ... with no digits shown while it moves (they fade in as it lands).
+    moving = [o for c, _, o in chip_boxes if start[1] + 0.5 < c[1] < cols[0][0].get_y() - 0.5]
+    assert moving and max(moving) < 0.05
+    with pytest.raises(ValueError, match="2 chips for 1 columns"):
+        unfold_strip(StateStrip(states, DARK), cols[:1])

@@ -13,7 +13,7 @@ from manim import Text
 
 from scenes import SCENES
 
-from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
+from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, strip_geometry, trace_from, varied
 
 TWELVE = ("extraordinarily complicated international negotiations unexpectedly collapsed "
           "yesterday afternoon despite considerable diplomatic encouragement")
@@ -158,9 +158,41 @@ def test_weighted_sum_flies_only_the_weighted_copies():
 
 # -- pacing and the pictures of attention (issue 13) ---------------------------------------
 
+def _first_strip(scene) -> None:
+    """Record, at the scene's first look, where its strip of encoder states stands and what it holds."""
+    if not hasattr(scene, "first_strip"):
+        scene.first_strip = strip_geometry(scene, scene.strip)
+        scene.first_values = [[cell.value for _, cell in sorted(chip.cell_by_index.items())]
+                              for chip in scene.strip.chips]
+        scene.first_texts = " ".join(m.original_text for top in scene.mobjects for m in top.get_family()
+                                     if isinstance(m, Text) and m.get_fill_opacity() > 0.5)
+
+
 @pytest.fixture(scope="module")
 def default_scene():
-    return build_scene("attention_process", load_default_trace(), timeline=True)
+    return build_scene("attention_process", load_default_trace(), timeline=True, observe=_first_strip)
+
+
+def test_the_states_open_as_the_encoders_strip_then_rise_into_their_columns(default_scene):
+    # h_1 .. h_T open as the same kind of strip, in the same place, as the encoder leaves (issue 22),
+    # then each chip unfolds into its column under its word. They are this network's own states
+    # (the translator trained with attention), and the screen says so: never the other network's.
+    import numpy as np
+
+    from scenes.process_view import process_view
+    from scenes.seq2seq_view import encoder_view
+
+    trace = load_default_trace()
+    encoder = build_scene("encoder", trace)
+    assert np.allclose(default_scene.first_strip, strip_geometry(encoder, encoder.history), atol=0.01)
+    view = process_view(trace)
+    assert np.allclose(default_scene.first_values, view.encoder_states)
+    assert not np.allclose(view.encoder_states, encoder_view(trace).hidden, atol=0.05)
+    assert "from the network with attention (its own encoder)" in default_scene.first_texts
+    assert [m for m in default_scene.moves if m[0] == "unfold_strip"] == \
+        [("unfold_strip", ("strip", j), view.encoder_keys[j]) for j in range(len(view.source_tokens))]
+    # The opening beat adds a few seconds, no more (the clip was about 81 s).
+    assert default_scene.renderer.time < 87
 
 
 def test_later_steps_are_quicker_than_the_first(default_scene):

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from manim import Text
 
 from scenes import LIGHT
+from scenes.components import subscript
 from scenes.seq2seq_view import encoder_view
 
-from .helpers import build_scene, check_numbers, load_default_trace, shown_keys, trace_from, varied
+from .helpers import (build_scene, check_numbers, load_default_trace, shown_keys, strip_geometry, trace_from,
+                      varied)
 
 
 def _expected_keys(trace) -> set[tuple]:
@@ -73,10 +76,13 @@ def test_the_filed_state_never_crosses_the_cell_name():
     scene = build_scene("encoder", load_default_trace())
     cell = scene.cell.text
     cx0, cy0, cx1, cy1 = (*cell.get_corner([-1, -1, 0])[:2], *cell.get_corner([1, 1, 0])[:2])
+    texts = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, Text)]
     for j in range(len(scene.view.tokens)):
         anim = scene._chip_in(scene.history[j], scene.new)[0]
         for x0, y0, x1, y1 in _boxes_along(anim):
             assert x1 <= cx0 or x0 >= cx1 or y1 <= cy0 or y0 >= cy1, j
+        # The copy (the frame and the cells' colours) travels under every number and name it meets.
+        assert anim.mobject.z_index < min(t.z_index for t in texts)
 
 
 def test_every_state_is_handed_to_the_next_step_and_later_steps_are_readable():
@@ -87,3 +93,31 @@ def test_every_state_is_handed_to_the_next_step_and_later_steps_are_readable():
     hand_offs = [i for i, m in enumerate(scene.moves) if m[0] == "h"]
     assert len(hand_offs) == T - 1
     assert scene.renderer.time >= 2.0 * (T - 3) + 15
+
+
+# -- the strip of states carried over (issue 22) ----------------------------------------------
+
+def _first_strip(scene) -> None:
+    """Record, at the scene's first look, where its strip of encoder states stands."""
+    if not hasattr(scene, "first_strip"):
+        scene.first_strip = strip_geometry(scene, scene.strip)
+        scene.first_texts = {m.original_text for top in scene.mobjects for m in top.get_family()
+                             if isinstance(m, Text) and m.get_fill_opacity() > 0.5}
+
+
+def test_the_strip_the_encoder_leaves_is_where_bottleneck_picks_it_up():
+    # The encoder ends on h_1 .. h_T as a row of chips; bottleneck opens on that same row,
+    # in the same place and look (ring and name on h_T included), then unfolds it into
+    # its columns: each chip's move is recorded, to the column holding that h_j's numbers.
+    trace = load_default_trace()
+    encoder = build_scene("encoder", trace)
+    left = strip_geometry(encoder, encoder.history)
+    bottleneck = build_scene("bottleneck", trace, observe=_first_strip)
+    assert len(bottleneck.first_strip) == len(left) == 2 * len(encoder.view.tokens)
+    assert np.allclose(bottleneck.first_strip, left, atol=0.01)
+    assert f"h{subscript(len(encoder.view.tokens))}: the context vector" in bottleneck.first_texts
+    view = encoder_view(trace)
+    assert [m for m in bottleneck.moves if m[0] == "unfold_strip"] == \
+        [("unfold_strip", ("strip", j), view.hidden_keys[j]) for j in range(len(view.tokens))]
+    # The picture is never nearly empty at rest (20.3-22.3 s: a dimmed frame, then a lone row of words).
+    assert bottleneck.audit.sparse_at == []
