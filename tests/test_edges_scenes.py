@@ -160,3 +160,66 @@ def test_our_user_label_crosses_neither_the_curve_nor_an_axis_value(table):
         for t in np.linspace(0, 1, 400):
             x, y, _ = curve.point_from_proportion(t)
             assert not (x0 <= x <= x1 and y0 <= y <= y1), f"the curve crosses 'our user' at {x:.2f}, {y:.2f}"
+
+
+@pytest.mark.parametrize("table", [None, {"features": ["romance", "action", "comedy", "drama"],
+                                          "movie": [2.5, -1.25, 0.5, 3.0], "user": [-0.75, 1.5, 2.0, 0.25]}])
+def test_dot_product_plot_axis_values_are_true_and_read_off_the_points(table):
+    # Issue 22: the score-vs-angle plot had no axis values. Its values must be the plot's
+    # true ends (+-|m||u| at 0 and 180 degrees, from the vectors, worked here), and the
+    # points read through them must give the sweep's scores and our user's score and angle.
+    from scenes.components import NumberLabel
+
+    data = default_data() if table is None else varied(dot_product=table)
+    trace = trace_from(data)
+    dp = trace.dot_product
+    scene = build_scene("dot_product", trace)
+    family = _family(scene)
+    m, u = np.asarray(dp.movie, float), np.asarray(dp.user, float)
+    top_value = float(np.linalg.norm(m) * np.linalg.norm(u))
+    dots = [d for d in family if isinstance(d, Dot)]
+    last = len(dp.sweep_angles_deg) - 1
+    left_x = min(d.get_x() for d in dots)
+
+    def label(name, k):
+        found = [n for n in family if isinstance(n, NumberLabel) and n.key == (name, k)]
+        assert len(found) == 1, (name, k, len(found))  # the readout numbers are gone by the end
+        return found[0]
+
+    def value(n) -> float:
+        return float(n.shown.replace("\u2212", "-"))
+
+    top, bottom = label("dot_product.sweep.scores", 0), label("dot_product.sweep.scores", last)
+    assert top.get_right()[0] < left_x and bottom.get_right()[0] < left_x  # on the score axis
+    assert value(top) == pytest.approx(top_value, abs=0.6 * 10 ** -top.decimals)
+    assert value(bottom) == pytest.approx(-top_value, abs=0.6 * 10 ** -bottom.decimals)
+    # The angle axis: three ticks, each with its value (in degrees) right under it.
+    from manim import Line
+
+    ticks = sorted((t for t in family if type(t) is Line and abs(t.height - 0.12) < 1e-3 and t.width < 1e-3),
+                   key=lambda t: t.get_x())
+    assert len(ticks) == 3
+    degrees = []
+    for tick, k in zip(ticks, (0, last // 2, last)):
+        shown = label("dot_product.sweep.angles_deg", k)
+        assert abs(shown.get_x() - tick.get_x()) < 0.2 and shown.get_y() < tick.get_y()
+        degrees.append(value(shown))
+    assert degrees[0] == 0.0 and degrees[-1] == 180.0
+
+    def score_at(y):
+        return value(top) + (y - top.get_y()) / (bottom.get_y() - top.get_y()) * (value(bottom) - value(top))
+
+    def angle_at(x):
+        return (x - ticks[0].get_x()) / (ticks[-1].get_x() - ticks[0].get_x()) * 180.0
+
+    scale = 2 * top_value
+    sweep = sorted((d for d in dots if abs(d.radius - 0.06) < 1e-6), key=lambda d: d.get_x())
+    assert len(sweep) == last + 1
+    for k, d in enumerate(sweep):
+        assert score_at(d.get_y()) == pytest.approx(top_value * np.cos(np.radians(dp.sweep_angles_deg[k])),
+                                                    abs=0.01 * scale + 0.6 * 10 ** -top.decimals)
+    ours = [d for d in dots if d.radius > 0.08]
+    assert len(ours) == 1
+    assert score_at(ours[0].get_y()) == pytest.approx(float(m @ u), abs=0.01 * scale + 0.6 * 10 ** -top.decimals)
+    cos = float(m @ u) / top_value
+    assert angle_at(ours[0].get_x()) == pytest.approx(np.degrees(np.arccos(cos)), abs=0.5)
