@@ -35,6 +35,7 @@ from manim import (
     Line,
     Mobject,
     ReplacementTransform,
+    Text,
     VGroup,
 )
 
@@ -42,6 +43,7 @@ from .base import CaptionPacer, WalkthroughScene
 from .components import (
     NumberLabel,
     ValueCell,
+    baseline_of,
     caption,
     fade_in,
     fade_out,
@@ -278,6 +280,19 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
     return out, picks, all_clean, ambiguous
 
 
+def _on_one_line(row: VGroup) -> VGroup:
+    """A legend row's entries (a mark, then a name) with their names on one baseline and
+    their marks at the middle of the letters without ascenders: ``arrange`` centres each
+    entry, so "economy" (a descender, no ascender) rode above "animals eat" (issue 22)."""
+    names = [entry[1] for entry in row]
+    base = baseline_of(names[0])
+    probe = Text("x", font=names[0].font, font_size=names[0].font_size)
+    for entry, name in zip(row, names):
+        name.shift(UP * (base - baseline_of(name)))
+        entry[0].set_y(base + probe.height / 2)
+    return row
+
+
 class _Lazy:
     """An iterable of label sizes, each measured only when reached."""
 
@@ -427,7 +442,8 @@ class HiddenStateMapScene(WalkthroughScene):
                 width = 0.0
             width += (0.5 if lines[-1] else 0) + item.width
             lines[-1].append(item)
-        rows = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.5) for line in lines)).arrange(DOWN, buff=0.12)
+        rows = VGroup(*(_on_one_line(VGroup(*line).arrange(RIGHT, buff=0.5)) for line in lines)
+                      ).arrange(DOWN, buff=0.12)
         rows.move_to([0, LEGEND_TOP - rows.height / 2, 0])
         self.legend_bottom = rows.get_bottom()[1]
         return entries, pair_key

@@ -223,3 +223,25 @@ def test_dot_product_plot_axis_values_are_true_and_read_off_the_points(table):
     assert score_at(ours[0].get_y()) == pytest.approx(float(m @ u), abs=0.01 * scale + 0.6 * 10 ** -top.decimals)
     cos = float(m @ u) / top_value
     assert angle_at(ours[0].get_x()) == pytest.approx(np.degrees(np.arccos(cos)), abs=0.5)
+
+
+def test_map_legend_names_sit_on_one_baseline_with_their_marks_level():
+    # "economy" (a descender, no ascender) rode above "animals eat" in the legend (issue 22).
+    trace = trace_from(default_data())
+    hm = trace.hidden_state_map
+    scene = build_scene("hidden_state_map", trace)
+    family = _family(scene)
+    names = [m for m in family if isinstance(m, Text) and m.original_text in (*hm.topic_order, "same words")
+             and m.get_y() > 2.0]
+    assert len(names) == len(hm.topic_order) + (1 if hm.word_order_pairs else 0)
+    assert any("y" in n.original_text or "g" in n.original_text for n in names)  # the case that rode high
+    rows: dict[float, list] = {}
+    for n in names:
+        rows.setdefault(round(n.get_y(), 0), []).append(n)
+    for row in rows.values():
+        baselines = [baseline_of(n) for n in row]
+        assert max(baselines) - min(baselines) < 0.01, [(n.original_text, b) for n, b in zip(row, baselines)]
+        marks = [d for d in family if isinstance(d, Dot) and abs(d.get_y() - row[0].get_y()) < 0.3
+                 and d.get_y() > 2.0]
+        assert len(marks) >= len([n for n in row if n.original_text != "same words"])
+        assert max(d.get_y() for d in marks) - min(d.get_y() for d in marks) < 0.01
