@@ -63,7 +63,6 @@ CAPTION_Y = -3.58  # the step captions (one or two lines)
 ROWS_BOTTOM = -2.4  # above the decoder's input word (under its box)
 MAX_PITCH = 0.5
 INPUT_BASELINE = -3.0  # the baseline of the decoder's input word
-MAX_INPUT_W = 2.0  # the widest input word (longer words are shrunk, then cut)
 FULL_STEPS = 3  # the first steps at the reader's pace, the rest faster
 # Column centres (x) of the five parts.
 X_WORDS_RIGHT = -4.95  # source words are right-aligned here
@@ -73,6 +72,7 @@ X_CONTEXT = -0.8
 X_DECODER = 1.75
 X_MAP = 3.4
 X_OUT_LEFT = 4.4
+MAX_OUT_W = 6.95 - X_OUT_LEFT  # the widest written word (longer ones are shrunk, then cut)
 BOX_W = 1.3
 MAP_W = 1.15
 CHIP_W, CHIP_H = 0.13, 0.24
@@ -223,12 +223,16 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         to_dec = _arrow(np.array([ctx.bars.get_right()[0] + 0.06, ctx.frame.get_y(), 0]),
                         np.array([st.dec_box.get_left()[0] - 0.05, ctx.frame.get_y(), 0]),
                         theme.encoder, 3)
+        # The written words are built now (shown later): the input line makes room for the widest.
+        self.out_words = VGroup(*(
+            self._word(w, y, st.out_pitch, MAX_OUT_W, X_OUT_LEFT, LEFT, theme.muted if w.startswith("<") else None)
+            for w, y in zip(st.outputs, st.out_y)))
         st.fed = self._input_word(START)
         into = _arrow([X_DECODER, INPUT_BASELINE + 0.3, 0], [X_DECODER, st.dec_box.get_bottom()[1] - 0.03, 0],
                       theme.target_embedding, 2.5)
         name = caption("reads", theme, 20, theme.muted)
         # Left of the widest word it will read (each is centred under the box).
-        widest = max(self._input_word(w).width for w in (START, *st.outputs[:-1]))
+        widest = max(self._input_word(w.original_text).width for w in (st.fed, *self.out_words[:-1]))
         name.next_to([X_DECODER - widest / 2, 0, 0], LEFT, buff=0.15)
         name.shift(UP * (INPUT_BASELINE - baseline_of(name)))
         st.pacer.swap(f"4. The decoder starts from s\u2080 = 0 and {START}, and reads {st.ctx_text} at every step",
@@ -246,10 +250,6 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         st.out_arrows = VGroup(*(
             _arrow([st.map_box.get_right()[0] + 0.04, y, 0], [X_OUT_LEFT - 0.1, y, 0], theme.decoder)
             for y in st.out_y))
-        self.out_words = VGroup(*(
-            self._word(w, y, st.out_pitch, 6.95 - X_OUT_LEFT, X_OUT_LEFT, LEFT,
-                       theme.muted if w.startswith("<") else theme.text)
-            for w, y in zip(st.outputs, st.out_y)))
         st.pacer.swap("5. Each decoder state s\u209c picks the French word op\u209c whose embedding is most "
                       "similar; that word is its next input",
                       fade_in(self._header(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2)),
@@ -267,7 +267,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         (Alammar's walkthrough): the old input leaves as it comes."""
         st = self.stage
         word = self.out_words[k]
-        fed = self._input_word(st.outputs[k])
+        fed = self._input_word(word.original_text)  # as written (cut short if it was)
         lane_y = fed.get_y()
         self.play(fade_out(st.fed, rate_func=window(0.0, 0.3)),
                   feed_back(word, fed, lane_y=lane_y, src=st.outputs[k], dst=("decoder_input", k + 2)),
@@ -320,7 +320,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
 
     def _input_word(self, text: str) -> Text:
         """The word the decoder reads next, under its box, on the input line."""
-        word = readable_text(text, self.theme, WORD_SIZE, max_width=MAX_INPUT_W,
+        word = readable_text(text, self.theme, WORD_SIZE, max_width=MAX_OUT_W,
                              colour=self.theme.muted if text.startswith("<") else self.theme.text)
         word.move_to([X_DECODER, INPUT_BASELINE, 0])
         word.shift(UP * (INPUT_BASELINE - baseline_of(word)))
