@@ -69,6 +69,11 @@ NOTE_CHARS = 120  # what one caption line holds at about 18 pt
 LABEL_CHARS = (40, 30, 24, 18, 14)
 MAX_LABEL_CHARS = LABEL_CHARS[-1]
 DOT_R = 0.08
+#: How far a label keeps from the dashed word-order lines: closer, a line reads as touching it
+#: (the default map's "The dog sees the cat" was 0.02 from one, issue 22).
+LINK_CLEARANCE = 0.1
+#: How far a label keeps from other points where it can: nearer, it may read as theirs.
+OTHER_POINT_GAP = 0.3
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
 
@@ -225,6 +230,9 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
     picks: list[int] = []
     for idx, point in enumerate(pts):
         others = [d for j, d in enumerate(dots) if j != idx]
+        # A leader line leaves its dot through the dots that overlap it (a cluster): those it
+        # cannot avoid, and they do not make it ambiguous; farther dots do.
+        apart = [d for j, d in enumerate(dots) if j != idx and np.hypot(*(pts[j] - point)) > 2.5 * DOT_R]
         unambiguous = None
         clean: tuple[int, tuple] | None = None  # (crossings, candidate)
         least: tuple[float, tuple] | None = None  # (penalty, candidate)
@@ -243,11 +251,14 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
                                or any(_overlaps(box, b, DOT_R) for b in others))
                     # A label on an earlier leader would make that line ambiguous,
                     # and so would this label's leader crossing another label.
-                    crossings = sum(_segment_hits_box(a, b, box) for a, b in (*leaders, *links))
+                    crossings = (sum(_segment_hits_box(a, b, box) for a, b in leaders)
+                                 + sum(_segment_hits_box(a, b, box, LINK_CLEARANCE) for a, b in links)
+                                 # near another point, a label may read as its name
+                                 + sum(_overlaps(box, b, OTHER_POINT_GAP) for b in apart))
                     if r_i > 0:
                         end = _leader_end(box, point)
                         crossings += (sum(_segment_hits_box(point, end, b) for b in placed)
-                                      + sum(_segment_hits_box(point, end, b, 0.0) for b in others))
+                                      + sum(_segment_hits_box(point, end, b, 0.0) for b in apart))
                     if inside and not touches:
                         if not crossings:
                             unambiguous = candidate
