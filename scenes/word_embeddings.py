@@ -20,6 +20,7 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UP,
     Arrow,
     Create,
     GrowArrow,
@@ -32,6 +33,7 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    NumberLabel,
     TokenStrip,
     baseline_of,
     ValueCell,
@@ -197,6 +199,11 @@ class WordEmbeddingsScene(WalkthroughScene):
         right_w = self.name_w + len(st.cols) * st.cell_w
         x0 = -(matrix.width + GAP + right_w) / 2
         matrix.shift([x0 + matrix.width / 2 - matrix.get_x(), st.top - cell_h / 2 - matrix.grid[0].get_y(), 0])
+        # Each word on its row's line of numbers ("growth", "years" rode high, centred in the row).
+        for i in matrix.shown_rows:
+            digits = [m for m in matrix.row(i).get_family() if isinstance(m, NumberLabel)]
+            if digits:
+                matrix.label(i).shift(UP * (baseline_of(digits[0]) - baseline_of(matrix.label(i))))
         shape = f"embedding matrix: {V} words \u00d7 {E} numbers" + (" (rows looked up)" if only_looked_up else "")
         st.shape_note = readable_text(shape, theme, 20, max_width=max(matrix.width, 6.0), colour=theme.muted)
         st.shape_note.move_to([0, st.heads_y, 0]).align_to(matrix.frame, RIGHT)

@@ -255,3 +255,24 @@ def test_map_legend_names_sit_on_one_baseline_with_their_marks_level():
                  and d.get_y() > 2.0]
         assert len(marks) >= len([n for n in row if n.original_text != "same words"])
         assert max(d.get_y() for d in marks) - min(d.get_y() for d in marks) < 0.01
+
+
+def test_word_embeddings_matrix_words_sit_on_their_rows_line_of_numbers():
+    # Centred in its row, "growth" or "years" (descender, little or no ascender) rode above
+    # the row's numbers and "the" below them: each word must share its row's baseline.
+    from scenes.components import NumberLabel
+
+    trace = trace_from(default_data())
+    scene = build_scene("word_embeddings", trace)
+    matrix = scene.stage.matrix
+    family = _family(scene)
+    numbers = [m for m in family if isinstance(m, NumberLabel) and matrix.frame.get_left()[0] < m.get_x()
+               < matrix.frame.get_right()[0]]
+    words = [m for m in family if isinstance(m, Text) and not isinstance(m, NumberLabel)
+             and m.get_right()[0] < matrix.frame.get_left()[0] and m.get_y() < matrix.frame.get_top()[1]]
+    assert {w.original_text for w in words} >= {"growth", "years", "the"}
+    for word in words:
+        row = [n for n in numbers if abs(n.get_y() - word.get_y()) < 0.12]
+        assert row, word.original_text
+        line = baseline_of(min(row, key=lambda n: abs(n.get_y() - word.get_y())))
+        assert abs(baseline_of(word) - line) < 0.01, (word.original_text, baseline_of(word), line)
