@@ -19,7 +19,7 @@ and the sweep are drawn from the true values and never contradict them).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -59,8 +59,9 @@ from .components import (
     math_label,
     read_as_line,
 )
+from .motion import digits_of, fly
 
-__all__ = ["DotProductScene"]
+__all__ = ["DotProductScene", "Stage"]
 
 TITLE_Y = 3.55
 TABLE_TOP = 2.45
@@ -93,6 +94,30 @@ def _row(*parts: Mobject, buff: float = 0.12) -> VGroup:
     return read_as_line(VGroup(*parts).arrange(RIGHT, buff=buff))
 
 
+@dataclass
+class Stage:
+    """What is on screen across the beats (STYLE.md \u00a73.2): the slots a beat reads and writes."""
+
+    headers: VGroup
+    plane: dict[str, Mobject]  # base line, m and u arrows and names, arc, theta, circle, caption
+    names: VGroup = field(default_factory=VGroup)
+    movie: VGroup = field(default_factory=VGroup)
+    user: VGroup = field(default_factory=VGroup)
+    products: VGroup = field(default_factory=VGroup)
+    sums: VGroup = field(default_factory=VGroup)
+    times: VGroup = field(default_factory=VGroup)
+    zero_line: Mobject | None = None
+    steps: VGroup | None = None  # the waterfall's bars
+    focus: Mobject | None = None  # the frame round the feature being multiplied
+    score_cell: ValueCell | None = None
+    score_row: Mobject | None = None
+    below: Mobject | None = None  # the lowest line of the left column so far
+    curve: VGroup | None = None  # the score-vs-angle plot's axes and values
+    turning: Mobject | None = None  # the copy of u that sweeps round
+    dots: VGroup = field(default_factory=VGroup)
+    readout: VGroup | None = None
+
+
 class DotProductScene(WalkthroughScene):
     scene_id = "dot_product"
     trace_sections = ("dot_product",)
@@ -101,120 +126,159 @@ class DotProductScene(WalkthroughScene):
     shown_results = ("score", "angle")
 
     def construct(self) -> None:
+        self.set_stage()
+        self.show_the_two_vectors()
+        self.draw_them_as_arrows()
+        self.open_the_sum()
+        for i in range(len(self.trace.dot_product.features)):
+            self.multiply_feature(i)
+            self.add_to_the_sum(i)
+        self.total_the_score()
+        self.name_what_moves_it()
+        self.relate_the_score_to_the_angle()
+        self.turn_the_user()
+        self.draw_the_curve()
+        # The final figure (the draft's dot_product figure) held for a poster and a loop.
+        self.hold_final()
+
+    # -- beats -------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """The title (the first frame); the table's cells, the waterfall and the plane, built."""
         dp = self.trace.dot_product
         # The table's decimals are the core's choice: the fewest at which every
         # product and sum redone from the shown operands gives the shown result.
         self.theme = theme = replace(self.theme, decimals=dp.shown_decimals)
-        n = len(dp.features)
         self._columns()
-
         title = _row(caption("Dot product as a similarity score", theme, 28),
                      math_label(r"m \cdot u = \sum_i m_i\,u_i", theme, 32), buff=0.5)
         title.move_to([0, TITLE_Y, 0]).to_edge(LEFT, buff=0.4)
-        # The first frame is the title, never black.
         self.add(title)
-
-        # -- the two feature vectors side by side ------------------------------
-        headers = self._headers()
-        names, movie, user, products, sums = VGroup(), VGroup(), VGroup(), VGroup(), VGroup()
+        st = self.stage = Stage(headers=self._headers(), plane=self._plane())
         scale = max(float(np.max(np.abs(np.concatenate([dp.movie, dp.user])))), 1e-9)
         pscale = max(float(np.max(np.abs(dp.products))), 1e-9)
         for i, feature in enumerate(dp.features):
             y = TABLE_TOP - (i + 0.5) * ROW_H
             name = caption(feature, theme, 20)  # never shrunk: long names move the table right
-            name.move_to([self.col_x["name"], y, 0]).align_to([self.col_x["name"] + 0.6, 0, 0], RIGHT)
-            names.add(name)
-            movie.add(self._cell(dp.movie[i], ("dot_product.movie", i), scale, self.col_x["movie"], y))
-            user.add(self._cell(dp.user[i], ("dot_product.user", i), scale, self.col_x["user"], y))
-            products.add(self._cell(dp.products[i], ("dot_product.products", i), pscale,
-                                    self.col_x["product"], y))
-            sums.add(self._cell(dp.running_sum[i], ("dot_product.running_sum", i), pscale,
-                                self.col_x["sum"], y))
-        self.table_cells = VGroup(*movie, *user, *products, *sums)  # the tests check the plane clears it
-        zero_line, steps = self._waterfall()
-        m_frame = self._frame(movie, theme.key)
-        u_frame = self._frame(user, theme.query)
-        self.play(fade_in(headers[:3]), fade_in(names), fade_in(movie), Create(m_frame))
-        self.play(fade_in(user), Create(u_frame))
-        # The two vectors as arrows from the start: the right half is never
-        # empty while the products are summed, and the angle is there to be named.
-        plane = self._plane()
+            st.names.add(name.move_to([self.col_x["name"], y, 0]).align_to([self.col_x["name"] + 0.6, 0, 0], RIGHT))
+            st.movie.add(self._cell(dp.movie[i], ("dot_product.movie", i), scale, self.col_x["movie"], y))
+            st.user.add(self._cell(dp.user[i], ("dot_product.user", i), scale, self.col_x["user"], y))
+            st.products.add(self._cell(dp.products[i], ("dot_product.products", i), pscale,
+                                       self.col_x["product"], y))
+            st.sums.add(self._cell(dp.running_sum[i], ("dot_product.running_sum", i), pscale, self.col_x["sum"], y))
+            st.times.add(caption("\u00d7", theme, 22, theme.muted).move_to(
+                [(self.col_x["movie"] + self.col_x["user"]) / 2, y, 0]))
+        self.table_cells = VGroup(*st.movie, *st.user, *st.products, *st.sums)  # the tests check the plane clears it
+        st.zero_line, st.steps = self._waterfall()
+        st.score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
+                                  height=ROW_H, scale=pscale, font_size=NUM_SIZE)
+
+    def show_the_two_vectors(self) -> None:
+        """The movie's features, then the user's, side by side."""
+        st, theme = self.stage, self.theme
+        self.play(fade_in(st.headers[:3]), fade_in(st.names), fade_in(st.movie),
+                  Create(self._frame(st.movie, theme.key)))
+        self.play(fade_in(st.user), Create(self._frame(st.user, theme.query)))
+
+    def draw_them_as_arrows(self) -> None:
+        """The two vectors as arrows from the start: the right half is never empty while the
+        products are summed, and the angle is there to be named."""
+        plane = self.stage.plane
         self.play(fade_in(plane["caption"]), Create(plane["base"]), GrowArrow(plane["m"]),
                   fade_in(plane["m_label"]), GrowArrow(plane["u"]), fade_in(plane["u_label"]))
 
-        # -- element-wise products one by one, and the running sum -------------
-        self.play(fade_in(headers[3:]), Create(zero_line))
-        times = VGroup()
-        for i in range(n):
-            y = TABLE_TOP - (i + 0.5) * ROW_H
-            times.add(caption("\u00d7", theme, 22, theme.muted).move_to([(self.col_x["movie"] + self.col_x["user"]) / 2, y, 0]))
-        for i in range(n):
-            focus = SurroundingRectangle(VGroup(movie[i], user[i]), color=theme.highlight, buff=0.04)
-            self.play(Create(focus), fade_in(times[i]), run_time=0.4)
-            # Each result slides in from the operands' side; numbers are never
-            # morphed (a morphing number is unreadable halfway and crosses others).
-            self.play(fade_in(products[i], shift=RIGHT * 0.3), run_time=0.6)
-            self.play(fade_in(sums[i], shift=RIGHT * 0.3), fade_in(steps[i]), fade_out(focus),
-                      run_time=0.6)
+    def open_the_sum(self) -> None:
+        """The products' and running sums' columns, and the waterfall's zero line."""
+        st = self.stage
+        self.play(fade_in(st.headers[3:]), Create(st.zero_line))
 
-        score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
-                               height=ROW_H, scale=pscale, font_size=NUM_SIZE)
-        score_row = _row(caption("score = m \u00b7 u =", theme, 24), score_cell)
-        table_bottom = TABLE_TOP - n * ROW_H
-        score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
-        self.play(fade_in(score_row))
+    def multiply_feature(self, i: int) -> None:
+        """m_i and u_i framed; their product slides in from the operands' side (a box flying
+        from m_i would cross u_i's digits; numbers are never morphed)."""
+        st = self.stage
+        st.focus = SurroundingRectangle(VGroup(st.movie[i], st.user[i]), color=self.theme.highlight, buff=0.04)
+        self.play(Create(st.focus), fade_in(st.times[i]), run_time=0.4)
+        self.play(fade_in(st.products[i], shift=RIGHT * 0.3), run_time=0.6)
+
+    def add_to_the_sum(self, i: int) -> None:
+        """The product travels into the running sum, its box only (no digits in flight); the
+        sum appears as it lands, and the waterfall steps by the product."""
+        st = self.stage
+        digits_of(st.products[i]).set_z_index(1)  # the box leaving the cell passes under its digits
+        self.play(fly(st.products[i], st.sums[i], what="add", src=("dot_product.products", i),
+                      dst=("dot_product.running_sum", i)),
+                  fade_in(st.steps[i]), fade_out(st.focus), run_time=0.6)
+
+    def total_the_score(self) -> None:
+        """score = m . u, the last running sum, under the table."""
+        st, theme = self.stage, self.theme
+        st.score_row = _row(caption("score = m \u00b7 u =", theme, 24), st.score_cell)
+        table_bottom = TABLE_TOP - len(st.products) * ROW_H
+        st.score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
+        self.play(fade_in(st.score_row))
         self.pause_on_result("score")
+        st.below = st.score_row
 
+    def name_what_moves_it(self) -> None:
+        """Which feature pushes the score up most, which pulls it down most."""
+        st = self.stage
         story = self._story()
-        below = score_row
         if story is not None:
-            story.next_to(score_row, DOWN, buff=0.3)
+            story.next_to(st.score_row, DOWN, buff=0.3)
             self.play(fade_in(story))
-            below = story
+            st.below = story
 
-        # -- the score and the angle -------------------------------------------
+    def relate_the_score_to_the_angle(self) -> None:
+        """cos(theta) from the score and the lengths (one or two lines), then theta, drawn."""
+        st, plane = self.stage, self.stage.plane
         cos_rows = self._cosine_rows()
-        cos_rows.next_to(below, DOWN, buff=0.4).set_x(-3.6)
-        # cos(theta) (one or two lines), then theta.
+        cos_rows.next_to(st.below, DOWN, buff=0.4).set_x(-3.6)
         self.play(*(fade_in(row) for row in cos_rows[:-1]))
         self.pause_on_result("angle")
         self.play(fade_in(cos_rows[-1]))
         self.pause_on_result("angle")
-
         self.play(Create(plane["arc"]), fade_in(plane["theta"]))
 
-        # -- turning u: aligned scores high, opposed low -------------------------
-        curve = self._curve_axes()
-        self.play(Create(plane["circle"]), fade_in(curve))
-        turning = plane["u"].copy()
-        self.play(plane["u"].animate.set_opacity(0.3), plane["u_label"].animate.set_opacity(0.3),
-                  plane["arc"].animate.set_stroke(opacity=0.3), plane["theta"].animate.set_opacity(0.3))
+    def turn_the_user(self) -> None:
+        """u turns from aligned to opposed; each stop's score is plotted against its angle."""
+        st, theme, dp = self.stage, self.theme, self.trace.dot_product
+        plane = st.plane
+        st.curve = self._curve_axes()
+        self.play(Create(plane["circle"]), fade_in(st.curve))
+        st.turning = plane["u"].copy()
+        self.play(*self._dim_our_user(0.3))
         labels, slots = self._readout_labels()
-        dots = VGroup()
         shown: VGroup | None = None
         for k in range(len(dp.sweep_angles_deg)):
-            target = self._arrow_to(dp.sweep_users[k], self.theme.query)
             numbers = self._readout_numbers(k, slots)
             dot = Dot(self._curve_point(dp.sweep_angles_deg[k], dp.sweep_cosines[k]), radius=0.06,
                       color=theme.query)
             if shown is not None:  # the old numbers go before the new come: never two in one place
                 self.play(fade_out(shown), run_time=0.2)
             first = [fade_in(labels)] if shown is None else []
-            self.play(Transform(turning, target), fade_in(dot), fade_in(numbers), *first, run_time=0.6)
+            self.play(Transform(st.turning, self._arrow_to(dp.sweep_users[k], theme.query)), fade_in(dot),
+                      fade_in(numbers), *first, run_time=0.6)
             shown = numbers
-            dots.add(dot)
-        readout = VGroup(labels, shown)
+            st.dots.add(dot)
+        st.readout = VGroup(labels, shown)
+
+    def draw_the_curve(self) -> None:
+        """The stops joined into the curve; our user back in full, its score marked on it."""
+        st, theme = self.stage, self.theme
         path = VMobject(stroke_color=theme.query, stroke_width=2, stroke_opacity=0.6)
-        path.set_points_smoothly([d.get_center() for d in dots])
-        ours = self._our_point(path, [*curve[2].submobjects, *curve[3:], *dots])
-        self.play(Create(path), fade_out(turning), fade_out(readout), fade_out(plane["circle"]),
-                  plane["u"].animate.set_opacity(1), plane["u_label"].animate.set_opacity(1),
-                  plane["arc"].animate.set_stroke(opacity=1), plane["theta"].animate.set_opacity(1))
-        self.play(fade_in(ours), Indicate(score_cell, color=theme.highlight, scale_factor=1.1))
-        # The final figure (the draft's dot_product figure) held for a poster and a loop.
-        self.hold_final()
+        path.set_points_smoothly([d.get_center() for d in st.dots])
+        ours = self._our_point(path, [*st.curve[2].submobjects, *st.curve[3:], *st.dots])
+        self.play(Create(path), fade_out(st.turning), fade_out(st.readout), fade_out(st.plane["circle"]),
+                  *self._dim_our_user(1.0))
+        self.play(fade_in(ours), Indicate(st.score_cell, color=theme.highlight, scale_factor=1.1))
 
     # -- builders --------------------------------------------------------------
+
+    def _dim_our_user(self, opacity: float) -> list:
+        """Our user's arrow, name and angle to ``opacity`` (dimmed while u turns)."""
+        plane = self.stage.plane
+        return [plane["u"].animate.set_opacity(opacity), plane["u_label"].animate.set_opacity(opacity),
+                plane["arc"].animate.set_stroke(opacity=opacity), plane["theta"].animate.set_opacity(opacity)]
 
     def _columns(self) -> None:
         """Cell width from the longest number shown, then the column centres."""

@@ -19,6 +19,7 @@ against the median distance), so it claims nothing the points do not show.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from manim import (
     Line,
     Mobject,
     ReplacementTransform,
+    Text,
     VGroup,
 )
 
@@ -42,6 +44,7 @@ from .base import CaptionPacer, WalkthroughScene
 from .components import (
     NumberLabel,
     ValueCell,
+    baseline_of,
     caption,
     fade_in,
     fade_out,
@@ -51,7 +54,7 @@ from .components import (
     read_as_line,
 )
 
-__all__ = ["HiddenStateMapScene", "shorten", "place_labels", "place_label_options", "topic_colours"]
+__all__ = ["HiddenStateMapScene", "Stage", "shorten", "place_labels", "place_label_options", "topic_colours"]
 
 TITLE_Y = 3.55
 SUBTITLE_Y = 3.0
@@ -67,6 +70,11 @@ NOTE_CHARS = 120  # what one caption line holds at about 18 pt
 LABEL_CHARS = (40, 30, 24, 18, 14)
 MAX_LABEL_CHARS = LABEL_CHARS[-1]
 DOT_R = 0.08
+#: How far a label keeps from the dashed word-order lines: closer, a line reads as touching it
+#: (the default map's "The dog sees the cat" was 0.02 from one, issue 22).
+LINK_CLEARANCE = 0.1
+#: How far a label keeps from other points where it can: nearer, it may read as theirs.
+OTHER_POINT_GAP = 0.3
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
 
@@ -223,6 +231,9 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
     picks: list[int] = []
     for idx, point in enumerate(pts):
         others = [d for j, d in enumerate(dots) if j != idx]
+        # A leader line leaves its dot through the dots that overlap it (a cluster): those it
+        # cannot avoid, and they do not make it ambiguous; farther dots do.
+        apart = [d for j, d in enumerate(dots) if j != idx and np.hypot(*(pts[j] - point)) > 2.5 * DOT_R]
         unambiguous = None
         clean: tuple[int, tuple] | None = None  # (crossings, candidate)
         least: tuple[float, tuple] | None = None  # (penalty, candidate)
@@ -241,11 +252,14 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
                                or any(_overlaps(box, b, DOT_R) for b in others))
                     # A label on an earlier leader would make that line ambiguous,
                     # and so would this label's leader crossing another label.
-                    crossings = sum(_segment_hits_box(a, b, box) for a, b in (*leaders, *links))
+                    crossings = (sum(_segment_hits_box(a, b, box) for a, b in leaders)
+                                 + sum(_segment_hits_box(a, b, box, LINK_CLEARANCE) for a, b in links)
+                                 # near another point, a label may read as its name
+                                 + sum(_overlaps(box, b, OTHER_POINT_GAP) for b in apart))
                     if r_i > 0:
                         end = _leader_end(box, point)
                         crossings += (sum(_segment_hits_box(point, end, b) for b in placed)
-                                      + sum(_segment_hits_box(point, end, b, 0.0) for b in others))
+                                      + sum(_segment_hits_box(point, end, b, 0.0) for b in apart))
                     if inside and not touches:
                         if not crossings:
                             unambiguous = candidate
@@ -278,6 +292,19 @@ def place_label_options(points: np.ndarray, options: Sequence[Iterable[tuple[flo
     return out, picks, all_clean, ambiguous
 
 
+def _on_one_line(row: VGroup) -> VGroup:
+    """A legend row's entries (a mark, then a name) with their names on one baseline and
+    their marks at the middle of the letters without ascenders: ``arrange`` centres each
+    entry, so "economy" (a descender, no ascender) rode above "animals eat" (issue 22)."""
+    names = [entry[1] for entry in row]
+    base = baseline_of(names[0])
+    probe = Text("x", font=names[0].font, font_size=names[0].font_size)
+    for entry, name in zip(row, names):
+        name.shift(UP * (base - baseline_of(name)))
+        entry[0].set_y(base + probe.height / 2)
+    return row
+
+
 class _Lazy:
     """An iterable of label sizes, each measured only when reached."""
 
@@ -286,6 +313,21 @@ class _Lazy:
 
     def __iter__(self) -> Iterator[tuple[float, float]]:
         return self._sizes(self._texts)
+
+
+@dataclass
+class Stage:
+    """What is on screen across the beats (STYLE.md \u00a73.2): the slots a beat reads and writes."""
+
+    pacer: CaptionPacer
+    heading: Mobject | None = None  # over the states' rows
+    rows: VGroup | None = None  # per sentence: (its name, its h_T as tinted cells)
+    legend: VGroup | None = None
+    pair_key: VGroup | None = None  # the legend's "same words" entry
+    points: np.ndarray | None = None  # where PCA puts each sentence, in the frame
+    dots: list = field(default_factory=list)
+    labels: list = field(default_factory=list)
+    leaders: list = field(default_factory=list)  # a line per label set apart (None: beside its dot)
 
 
 class HiddenStateMapScene(WalkthroughScene):
@@ -297,55 +339,73 @@ class HiddenStateMapScene(WalkthroughScene):
     shown_results = ("states", "map")
 
     def construct(self) -> None:
-        theme, hm = self.theme, self.trace.hidden_state_map
-        N, H = hm.states.shape
-        tex = _state_tex(hm)
+        self.set_stage()
+        self.read_every_sentence()
+        self.project_the_states()
+        self.name_the_points()
+        if self.trace.hidden_state_map.word_order_pairs:
+            self.join_the_word_order_pairs()
+        self.say_what_the_map_shows()
 
-        title = caption("Sentences as points: what the encoder hands the decoder", theme, 30)
+    # -- beats -------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """Title and which encoder read the sentences (the first frame, never black)."""
+        title = caption("Sentences as points: what the encoder hands the decoder", self.theme, 30)
         fit_within(title, max_width=13.4)
         title.move_to([0, TITLE_Y, 0])
-        reader = self._reader_line(tex)
-        # The first frame is the title, never black.
-        self.add(title, reader)
-        pacer = CaptionPacer(self, y=CAPTION_Y)
+        self.add(title, self._reader_line(_state_tex(self.trace.hidden_state_map)))
+        self.stage = Stage(pacer=CaptionPacer(self, y=CAPTION_Y))
 
-        # -- the states: one row of H coloured cells per sentence ----------------------
-        heading, rows = self._state_rows()
-        # One sentence at a time, as the encoder reads them (the first with its heading, so
-        # the picture is never the title alone).
-        pacer.swap(_first_note(hm, H), fade_in(heading), fade_in(rows[0]))
-        for row in rows[1:]:
+    def read_every_sentence(self) -> None:
+        """Each sentence's h_T as a row of tinted cells, one sentence at a time (the first
+        with its heading, so the picture is never the title alone)."""
+        st, hm = self.stage, self.trace.hidden_state_map
+        st.heading, st.rows = self._state_rows()
+        st.pacer.swap(_first_note(hm, hm.states.shape[1]), fade_in(st.heading), fade_in(st.rows[0]))
+        for row in st.rows[1:]:
             self.play(fade_in(row), run_time=0.3)
         self.pause_on_result("states")
 
-        # -- the map --------------------------------------------------------------------
-        legend, pair_key = self._legend()
+    def project_the_states(self) -> None:
+        """PCA: each sentence's row of numbers travels to where PCA puts it and becomes its
+        point (the names leave first: no text crosses another)."""
+        st, hm = self.stage, self.trace.hidden_state_map
+        N, H = hm.states.shape
+        st.legend, st.pair_key = self._legend()
         self.plot_top = self.legend_bottom - 0.15
-        axes = self._axes()
-        self._swap(pacer, f"PCA keeps the 2 directions (of {H}) along which the {N} states differ most")
-        points = self._point_positions()
-        dots, labels, leaders = self._map_marks(points)
-        # Each sentence's row of numbers travels to where PCA puts it and becomes its point;
-        # then the point is named (the names leave first: no text crosses another).
-        self.play(fade_out(heading), *[fade_out(row[0]) for row in rows], fade_in(axes), run_time=0.6)
-        self.play(LaggedStart(*[ReplacementTransform(rows[i][1], dots[i]) for i in range(N)], lag_ratio=0.35),
-                  run_time=3.5)
-        # The names, the colours' key, and the leader lines of labels set apart from their points.
-        self.play(*[fade_in(label) for label in labels], fade_in(legend),
-                  *[Create(line) for line in leaders if line is not None], run_time=0.8)
+        self._swap(st.pacer, f"PCA keeps the 2 directions (of {H}) along which the {N} states differ most")
+        st.points = self._point_positions()
+        st.dots, st.labels, st.leaders = self._map_marks(st.points)
+        self.play(fade_out(st.heading), *[fade_out(row[0]) for row in st.rows], fade_in(self._axes()),
+                  run_time=0.6)
+        self.play(LaggedStart(*[ReplacementTransform(st.rows[i][1], st.dots[i]) for i in range(N)],
+                              lag_ratio=0.35), run_time=3.5)
+
+    def name_the_points(self) -> None:
+        """The names, the colours' key, and the leader lines of labels set apart from their points."""
+        st = self.stage
+        self.play(*[fade_in(label) for label in st.labels], fade_in(st.legend),
+                  *[Create(line) for line in st.leaders if line is not None], run_time=0.8)
         self.pause_on_result("map")
 
-        if hm.word_order_pairs:
-            links = VGroup(*(DashedLine(points[i], points[j], color=theme.text, stroke_width=2.5,
-                                        dash_length=0.08) for i, j in hm.word_order_pairs))
-            self._swap(pacer, "Dashed lines join sentences made of the same words in another order",
-                       Create(links), fade_in(pair_key))
-            self.pause_on_result("map")
-
-        # -- what the map shows: measured by the core, said as a statement ----------------
-        self._swap(pacer, self._statement())
+    def join_the_word_order_pairs(self) -> None:
+        """A dashed line between sentences made of the same words in another order."""
+        st, hm = self.stage, self.trace.hidden_state_map
+        links = VGroup(*(DashedLine(st.points[i], st.points[j], color=self.theme.text, stroke_width=2.5,
+                                    dash_length=0.08) for i, j in hm.word_order_pairs))
+        self._swap(st.pacer, "Dashed lines join sentences made of the same words in another order",
+                   Create(links), fade_in(st.pair_key))
         self.pause_on_result("map")
-        pacer.finish()
+
+    def say_what_the_map_shows(self) -> None:
+        """What the core measured on this map, said as a statement with its numbers."""
+        st = self.stage
+        self._swap(st.pacer, self._statement())
+        self.pause_on_result("map")
+        st.pacer.finish()
+
+    # -- builders ----------------------------------------------------------------
 
     def _map_marks(self, points: np.ndarray) -> tuple[list[Dot], list[Mobject], list[Line | None]]:
         """Per sentence: its dot in its topic's colour, its label where it fits, and the
@@ -370,8 +430,6 @@ class HiddenStateMapScene(WalkthroughScene):
             self.play(fade_out(pacer.current), run_time=0.4)
             pacer.current = None
         pacer.swap(text, *anims)
-
-    # -- builders --------------------------------------------------------------
 
     def _reader_line(self, tex: str) -> Mobject:
         """Under the title, for the whole scene: which encoder read the sentences."""
@@ -427,7 +485,8 @@ class HiddenStateMapScene(WalkthroughScene):
                 width = 0.0
             width += (0.5 if lines[-1] else 0) + item.width
             lines[-1].append(item)
-        rows = VGroup(*(VGroup(*line).arrange(RIGHT, buff=0.5) for line in lines)).arrange(DOWN, buff=0.12)
+        rows = VGroup(*(_on_one_line(VGroup(*line).arrange(RIGHT, buff=0.5)) for line in lines)
+                      ).arrange(DOWN, buff=0.12)
         rows.move_to([0, LEGEND_TOP - rows.height / 2, 0])
         self.legend_bottom = rows.get_bottom()[1]
         return entries, pair_key

@@ -13,14 +13,18 @@ said to be untrained. Rows not looked up are elided.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from manim import (
     DOWN,
     LEFT,
     RIGHT,
+    UP,
     Arrow,
     Create,
     GrowArrow,
+    Mobject,
     ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
@@ -29,6 +33,7 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    NumberLabel,
     TokenStrip,
     baseline_of,
     ValueCell,
@@ -44,7 +49,7 @@ from .part1_layout import wrapped_note
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import encoder_view, network_note
 
-__all__ = ["WordEmbeddingsScene"]
+__all__ = ["WordEmbeddingsScene", "Stage", "on_one_baseline"]
 
 TITLE_Y = 3.6
 STRIP_TOP = 3.2  # the sentence's words, under the title
@@ -54,6 +59,29 @@ MIN_CELL_H = 0.3  # numbers at 20 pt (12 px at 480p) need this much height
 MAX_CELL_H = 0.44
 LABEL_W = 1.9  # words wider than this end in an ellipsis (at the readable size)
 GAP = 0.8  # between the matrix and the looked-up vectors (the arrows' room)
+SLOW_LOOKUPS = 2  # the first lookups step by step: find the row, lift it out, read it
+
+
+@dataclass
+class Stage:
+    """What is on screen across the beats (STYLE.md \u00a73.2): the slots a beat reads and writes."""
+
+    tokens: TokenStrip
+    note: VGroup
+    heads_y: float
+    top: float  # top edge of the first row
+    bottom: float
+    cols: list  # the embedding's columns shown (None: dots)
+    cell_w: float
+    scale: float
+    matrix: PickedRowsMatrix | None = None
+    shape_note: Mobject | None = None
+    vec_head: Mobject | None = None
+    vec_x: float = 0.0  # left edge of the looked-up vectors
+    pitch: float = 0.0  # between two looked-up vectors
+    row_h: float = 0.0
+    marks: list = field(default_factory=list)  # the last lookup's focus boxes and arrow
+    looked_up: VGroup = field(default_factory=VGroup)  # (x_t name, cells) per word so far
 
 
 class WordEmbeddingsScene(WalkthroughScene):
@@ -74,20 +102,22 @@ class WordEmbeddingsScene(WalkthroughScene):
     shown_results = ("embedding",)
 
     def construct(self) -> None:
-        theme, view = self.theme, encoder_view(self.trace)
-        vocab, table = view.vocabulary, view.embedding_matrix
-        V, E = table.shape
-        T = len(view.tokens)
-        # Wide embeddings: the first columns, dots, the last, in the matrix and in every x_t alike.
-        cols = pick_cols(E, MAX_COLS)
-        slots = len(cols)
-        # Cells as wide as the longest number needs at the readable size.
-        cell_w = cell_width_for(table[:, [j for j in cols if j is not None]].ravel(), theme)
-        scale = _scale(table)
+        self.set_stage()
+        self.show_the_matrix()
+        for t in range(len(self.view.tokens)):
+            self.look_up_embedding(t, slow=t < SLOW_LOOKUPS)
+        self.clear_the_marks()
+        self.hold_final()
 
+    # -- beats -------------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """Title and the sentence (the first frame); the matrix and the vectors' slots laid out."""
+        theme, view = self.theme, encoder_view(self.trace)
+        self.view = view
         title = title_bar(
             caption("Word embeddings", theme, 30),
-            caption("each word's row of the matrix becomes its vector xₜ", theme, 20, theme.muted),
+            caption("each word's row of the matrix becomes its vector x\u209c", theme, 20, theme.muted),
             y=TITLE_Y, buff=0.4, aligned_edge=DOWN)
         # The frame's whole width (14.2) but 0.1 a side: twelve 25-letter words in three
         # rows of four then keep the 12 px floor (at 13.4 they were shrunk to 11.6 px).
@@ -97,93 +127,127 @@ class WordEmbeddingsScene(WalkthroughScene):
         note = wrapped_note(network_note(self.trace), theme, 20,
                             theme.highlight if view.untrained else theme.muted)
         note.move_to([0, FOOT_Y, 0]).align_to([0, FOOT_Y - 0.2, 0], DOWN)
-        # The first frame already shows the title and the sentence.
         self.add(title, tokens)
-
         heads_y = tokens.get_bottom()[1] - 0.32
-        top = heads_y - 0.32  # top edge of the first row
-        bottom = note.get_top()[1] + 0.2
-        max_rows = max(4, int((top - bottom) // MIN_CELL_H))
-        rows, only_looked_up = _rows(V, view.token_ids, max_rows)
-        cell_h = min(MAX_CELL_H, (top - bottom) / len(rows))
-        matrix = PickedRowsMatrix(table, theme, view.embedding_matrix_key, rows, vocab, theme.embedding,
-                                  cell_w, cell_h, NUMBER_FONT, label_size=20, label_width=LABEL_W,
-                                  cols=cols)
-        # Left block: labels + matrix; right block: x_t names + vectors; centred together.
-        name_w = 0.55 if T < 10 else 0.7
-        right_w = name_w + slots * cell_w
-        left_w = matrix.width
-        x0 = -(left_w + GAP + right_w) / 2
-        matrix.shift([x0 + left_w / 2 - matrix.get_x(), top - cell_h / 2 - matrix.grid[0].get_y(), 0])
-        shape = f"embedding matrix: {V} words \u00d7 {E} numbers"
-        if only_looked_up:
-            shape += " (rows looked up)"
-        shape_note = readable_text(shape, theme, 20, max_width=max(matrix.width, 6.0), colour=theme.muted)
-        shape_note.move_to([0, heads_y, 0]).align_to(matrix.frame, RIGHT)
-        if shape_note.get_left()[0] < -6.95:
-            shape_note.shift(RIGHT * (-6.95 - shape_note.get_left()[0]))
+        # Wide embeddings: the first columns, dots, the last, in the matrix and in every x_t alike.
+        cols = pick_cols(view.embedding_matrix.shape[1], MAX_COLS)
+        table = view.embedding_matrix
+        self.stage = Stage(tokens=tokens, note=note, heads_y=heads_y, top=heads_y - 0.32,
+                           bottom=note.get_top()[1] + 0.2, cols=cols,
+                           # Cells as wide as the longest number needs at the readable size.
+                           cell_w=cell_width_for(table[:, [j for j in cols if j is not None]].ravel(), theme),
+                           scale=_scale(table))
+        self._lay_out_matrix()
+        self._lay_out_vectors()
 
-        self.play(fade_in(matrix), fade_in(shape_note), fade_in(note))
+    def show_the_matrix(self) -> None:
+        """The embedding matrix (rows not looked up elided), its shape, the network's note."""
+        st = self.stage
+        self.play(fade_in(st.matrix), fade_in(st.shape_note), fade_in(st.note))
 
-        # One slot per token, stacked top-down on the right.
-        pitch = min(cell_h + 0.06, (top - bottom) / max(T, 1))
-        row_h = max(min(cell_h, pitch - 0.04), MIN_CELL_H - 0.02)
-        vec_x = matrix.frame.get_right()[0] + GAP + name_w
-        head_text = (f"looked up: x\u2081 \u2026 x{subscript(T)}, what the encoder reads" if T > 1
-                     else "looked up: x\u2081, what the encoder reads")
-        vec_head = readable_text(head_text, theme, 20, max_width=6.95 - vec_x + name_w, colour=theme.embedding)
-        vec_head.move_to([0, heads_y, 0]).align_to([vec_x - name_w, 0, 0], LEFT)
-        if vec_head.get_right()[0] > 6.95:
-            vec_head.shift(LEFT * (vec_head.get_right()[0] - 6.95))
-        if vec_head.get_left()[0] < shape_note.get_right()[0] + 0.3:
-            # Both heads on one line do not fit: the matrix's goes.
-            shape_note.set_opacity(0)
-        looked_up = VGroup()
-        marks: list = []
-        for t in range(T):
-            i = view.token_ids[t]
-            y = top - row_h / 2 - t * pitch
-            cells = VGroup(*[
-                ValueCell(view.inputs[t][j], theme, (view.input_keys[t], j), cell_w, row_h, scale, True,
-                          NUMBER_FONT) if j is not None
-                else elided_cell(theme, cell_w, row_h, NUMBER_FONT)
-                for j in cols
-            ]).arrange(RIGHT, buff=0).move_to([vec_x + slots * cell_w / 2, y, 0])
-            # Pango with Unicode subscripts: a LaTeX run per word would be slow.
-            name = caption(f"x{subscript(t + 1)}", theme, 22, theme.embedding)
-            name.next_to(cells, LEFT, buff=0.12)
-            focus_tok = SurroundingRectangle(tokens.boxes[t], color=theme.highlight, buff=0.04)
-            focus_row = SurroundingRectangle(VGroup(matrix.row(i), matrix.label(i)),
-                                             color=theme.highlight, buff=0.04)
-            arrow = Arrow([matrix.frame.get_right()[0] + 0.08, matrix.row(i).get_y(), 0],
-                          [name.get_left()[0] - 0.08, y, 0], buff=0, color=theme.embedding,
-                          stroke_width=3, max_tip_length_to_length_ratio=0.2)
-            # The row's coloured cells travel to the slot (no numbers in flight:
-            # they would cross the matrix's); the numbers then appear in place.
-            boxes = VGroup(*(c[0] for c in cells))
-            numbers = VGroup(*(c[1:] for c in cells))
-            ghost = VGroup(*(c[0].copy() for c in matrix.row(i)))
-            lift = [GrowArrow(arrow), ReplacementTransform(ghost, boxes)]
-            if t < 2:
-                # The first two lookups step by step: find the row, lift it out, read it.
-                self.play(Create(focus_tok), Create(focus_row), *[fade_out(m) for m in marks], run_time=0.8)
-                self.play(*lift, run_time=1.0)
-                self.play(fade_in(numbers), fade_in(name), run_time=0.5)
-                if t == 0:
-                    self.play(fade_in(vec_head), run_time=0.5)
-                    self.pause_on_result("embedding")
-            else:
-                # The rest briskly: the previous marks go as the next ones come.
-                self.play(Create(focus_tok), Create(focus_row), *lift, *[fade_out(m) for m in marks],
-                          run_time=0.7)
-                self.play(fade_in(numbers), fade_in(name), run_time=0.3)
-            self.add(cells)
-            marks = [focus_tok, focus_row, arrow]
-            looked_up.add(VGroup(name, cells))
+    def look_up_embedding(self, t: int, slow: bool) -> None:
+        """Word t's row is found, its colours lifted out to x_t's slot, its numbers read there.
 
-        self.play(*[fade_out(m) for m in marks], run_time=0.5)
+        The first lookups step by step; the rest briskly, the previous marks going as the
+        next come."""
+        st, theme = self.stage, self.theme
+        i = self.view.token_ids[t]
+        name, cells = self._vector(t)
+        focus_tok = SurroundingRectangle(st.tokens.boxes[t], color=theme.highlight, buff=0.04)
+        focus_row = SurroundingRectangle(VGroup(st.matrix.row(i), st.matrix.label(i)),
+                                         color=theme.highlight, buff=0.04)
+        arrow = Arrow([st.matrix.frame.get_right()[0] + 0.08, st.matrix.row(i).get_y(), 0],
+                      [name.get_left()[0] - 0.08, cells.get_y(), 0], buff=0, color=theme.embedding,
+                      stroke_width=3, max_tip_length_to_length_ratio=0.2)
+        find = [Create(focus_tok), Create(focus_row), *[fade_out(m) for m in st.marks]]
+        lift = [GrowArrow(arrow), self._lift_row(i, cells)]
+        read = [fade_in(VGroup(*(c[1:] for c in cells))), fade_in(name)]
+        if slow:
+            self.play(*find, run_time=0.8)
+            self.play(*lift, run_time=1.0)
+            self.play(*read, run_time=0.5)
+        else:
+            self.play(*find, *lift, run_time=0.7)
+            self.play(*read, run_time=0.3)
+        self.add(cells)
+        if t == 0:
+            self.play(fade_in(st.vec_head), run_time=0.5)
+            self.pause_on_result("embedding")
+        st.marks = [focus_tok, focus_row, arrow]
+        st.looked_up.add(VGroup(name, cells))
+
+    def clear_the_marks(self) -> None:
+        """The last lookup's marks go: the matrix and every x_t, the poster."""
+        self.play(*[fade_out(m) for m in self.stage.marks], run_time=0.5)
         self.pause_on_result("embedding")
-        self.hold_final()
+
+    # -- builders ----------------------------------------------------------------
+
+    def _lay_out_matrix(self) -> None:
+        """The matrix at the left (labels and cells), its shape named above it."""
+        st, theme, view = self.stage, self.theme, self.view
+        V, E = view.embedding_matrix.shape
+        T = len(view.tokens)
+        max_rows = max(4, int((st.top - st.bottom) // MIN_CELL_H))
+        rows, only_looked_up = _rows(V, view.token_ids, max_rows)
+        cell_h = min(MAX_CELL_H, (st.top - st.bottom) / len(rows))
+        st.matrix = matrix = PickedRowsMatrix(
+            view.embedding_matrix, theme, view.embedding_matrix_key, rows, view.vocabulary, theme.embedding,
+            st.cell_w, cell_h, NUMBER_FONT, label_size=20, label_width=LABEL_W, cols=st.cols)
+        # Left block: labels + matrix; right block: x_t names + vectors; centred together.
+        self.name_w = 0.55 if T < 10 else 0.7
+        right_w = self.name_w + len(st.cols) * st.cell_w
+        x0 = -(matrix.width + GAP + right_w) / 2
+        matrix.shift([x0 + matrix.width / 2 - matrix.get_x(), st.top - cell_h / 2 - matrix.grid[0].get_y(), 0])
+        # Each word on its row's line of numbers ("growth", "years" rode high, centred in the row).
+        for i in matrix.shown_rows:
+            digits = [m for m in matrix.row(i).get_family() if isinstance(m, NumberLabel)]
+            if digits:
+                matrix.label(i).shift(UP * (baseline_of(digits[0]) - baseline_of(matrix.label(i))))
+        shape = f"embedding matrix: {V} words \u00d7 {E} numbers" + (" (rows looked up)" if only_looked_up else "")
+        st.shape_note = readable_text(shape, theme, 20, max_width=max(matrix.width, 6.0), colour=theme.muted)
+        st.shape_note.move_to([0, st.heads_y, 0]).align_to(matrix.frame, RIGHT)
+        if st.shape_note.get_left()[0] < -6.95:
+            st.shape_note.shift(RIGHT * (-6.95 - st.shape_note.get_left()[0]))
+        self.cell_h = cell_h
+
+    def _lay_out_vectors(self) -> None:
+        """One slot per word, stacked top-down right of the matrix, under their heading."""
+        st, theme = self.stage, self.theme
+        T = len(self.view.tokens)
+        st.pitch = min(self.cell_h + 0.06, (st.top - st.bottom) / max(T, 1))
+        st.row_h = max(min(self.cell_h, st.pitch - 0.04), MIN_CELL_H - 0.02)
+        st.vec_x = vec_x = st.matrix.frame.get_right()[0] + GAP + self.name_w
+        head = (f"looked up: x\u2081 \u2026 x{subscript(T)}, what the encoder reads" if T > 1
+                else "looked up: x\u2081, what the encoder reads")
+        st.vec_head = readable_text(head, theme, 20, max_width=6.95 - vec_x + self.name_w, colour=theme.embedding)
+        st.vec_head.move_to([0, st.heads_y, 0]).align_to([vec_x - self.name_w, 0, 0], LEFT)
+        if st.vec_head.get_right()[0] > 6.95:
+            st.vec_head.shift(LEFT * (st.vec_head.get_right()[0] - 6.95))
+        if st.vec_head.get_left()[0] < st.shape_note.get_right()[0] + 0.3:
+            # Both heads on one line do not fit: the matrix's goes.
+            st.shape_note.set_opacity(0)
+
+    def _vector(self, t: int) -> tuple[Mobject, VGroup]:
+        """x_t's name and cells in its slot (built, not shown)."""
+        st, theme, view = self.stage, self.theme, self.view
+        y = st.top - st.row_h / 2 - t * st.pitch
+        cells = VGroup(*[
+            ValueCell(view.inputs[t][j], theme, (view.input_keys[t], j), st.cell_w, st.row_h, st.scale, True,
+                      NUMBER_FONT) if j is not None
+            else elided_cell(theme, st.cell_w, st.row_h, NUMBER_FONT)
+            for j in st.cols
+        ]).arrange(RIGHT, buff=0).move_to([st.vec_x + len(st.cols) * st.cell_w / 2, y, 0])
+        # Pango with Unicode subscripts: a LaTeX run per word would be slow.
+        name = caption(f"x{subscript(t + 1)}", theme, 22, theme.embedding)
+        name.next_to(cells, LEFT, buff=0.12)
+        return name, cells
+
+    def _lift_row(self, i: int, cells: VGroup) -> ReplacementTransform:
+        """Row i's coloured boxes travel to the slot's cells (no numbers in flight: they
+        would cross the matrix's); the numbers then appear in place."""
+        ghost = VGroup(*(c[0].copy() for c in self.stage.matrix.row(i)))
+        return ReplacementTransform(ghost, VGroup(*(c[0] for c in cells)))
 
 
 def on_one_baseline(strip: TokenStrip) -> TokenStrip:

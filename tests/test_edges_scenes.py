@@ -28,13 +28,20 @@ def _segment_hits_box(p, q, box) -> bool:
                for x, y in (p + (q - p) * t for t in np.linspace(0, 1, 400)))
 
 
-def test_map_labels_keep_clear_of_other_points_and_the_dashed_lines():
-    trace = trace_from(default_data())
+MORE_PAIRS = [["The horse sees the cat", "animals meet"], ["The cat sees the horse", "animals meet"]]
+
+
+@pytest.mark.parametrize("more", [[], MORE_PAIRS], ids=["default", "12-sentences-3-pairs"])
+def test_map_labels_keep_clear_of_other_points_and_the_dashed_lines(more):
+    data = default_data()
+    data["hidden_state_map"] = {"sentences": [*data["hidden_state_map"]["sentences"], *more]}
+    trace = trace_from(data)
     scene = build_scene("hidden_state_map", trace)
     hm = trace.hidden_state_map
     family = _family(scene)
-    dots = [m for m in family if isinstance(m, Dot)]
+    dots = [m for m in family if isinstance(m, Dot) and m.get_y() < scene.plot_top]  # not the legend's
     centres = [d.get_center() for d in dots]
+    points = scene._point_positions()
 
     def on_a_dot(p) -> bool:
         return any(np.linalg.norm(p - c) < 0.02 for c in centres)
@@ -48,10 +55,12 @@ def test_map_labels_keep_clear_of_other_points_and_the_dashed_lines():
     assert len(labels) == len(hm.sentences)
     for label in labels:
         box = _box(label)
-        near = sorted(dots, key=lambda d: np.hypot(*(d.get_center() - label.get_center())[:2]))
-        own = min(dots, key=lambda d: np.hypot(max(box[0] - d.get_x(), 0, d.get_x() - box[2]),
-                                               max(box[1] - d.get_y(), 0, d.get_y() - box[3])))
-        for dot in near:
+        # Its own point: where the scene put its sentence (in a cluster the nearest dot may be another's).
+        mine = [k for k, s in enumerate(hm.sentences) if s.startswith(label.original_text.rstrip("\u2026"))]
+        assert len(mine) == 1, (label.original_text, mine)
+        own = min(dots, key=lambda d: np.linalg.norm(d.get_center() - points[mine[0]]))
+        assert np.linalg.norm(own.get_center() - points[mine[0]]) < 1e-6
+        for dot in dots:
             if dot is not own:
                 r = dot.radius
                 grown = (box[0] - r, box[1] - r, box[2] + r, box[3] + r)
@@ -60,8 +69,9 @@ def test_map_labels_keep_clear_of_other_points_and_the_dashed_lines():
                     f"{label.original_text!r} touches the point at {c[:2]}")
         for link in links:
             p, q = link.get_start()[:2], link.get_end()[:2]
-            assert not _segment_hits_box(np.array(p), np.array(q), box), (
-                f"a dashed line runs through {label.original_text!r}")
+            # Closer than a dot's radius, the line reads as touching the label (a few px at 480p).
+            assert not _segment_hits_box(np.array(p), np.array(q), _box(label, pad=0.06)), (
+                f"a dashed line runs through or touches {label.original_text!r}")
 
 
 def _token_texts(scene, tokens):
@@ -160,3 +170,109 @@ def test_our_user_label_crosses_neither_the_curve_nor_an_axis_value(table):
         for t in np.linspace(0, 1, 400):
             x, y, _ = curve.point_from_proportion(t)
             assert not (x0 <= x <= x1 and y0 <= y <= y1), f"the curve crosses 'our user' at {x:.2f}, {y:.2f}"
+
+
+@pytest.mark.parametrize("table", [None, {"features": ["romance", "action", "comedy", "drama"],
+                                          "movie": [2.5, -1.25, 0.5, 3.0], "user": [-0.75, 1.5, 2.0, 0.25]}])
+def test_dot_product_plot_axis_values_are_true_and_read_off_the_points(table):
+    # Issue 22: the score-vs-angle plot had no axis values. Its values must be the plot's
+    # true ends (+-|m||u| at 0 and 180 degrees, from the vectors, worked here), and the
+    # points read through them must give the sweep's scores and our user's score and angle.
+    from scenes.components import NumberLabel
+
+    data = default_data() if table is None else varied(dot_product=table)
+    trace = trace_from(data)
+    dp = trace.dot_product
+    scene = build_scene("dot_product", trace)
+    family = _family(scene)
+    m, u = np.asarray(dp.movie, float), np.asarray(dp.user, float)
+    top_value = float(np.linalg.norm(m) * np.linalg.norm(u))
+    dots = [d for d in family if isinstance(d, Dot)]
+    last = len(dp.sweep_angles_deg) - 1
+    left_x = min(d.get_x() for d in dots)
+
+    def label(name, k):
+        found = [n for n in family if isinstance(n, NumberLabel) and n.key == (name, k)]
+        assert len(found) == 1, (name, k, len(found))  # the readout numbers are gone by the end
+        return found[0]
+
+    def value(n) -> float:
+        return float(n.shown.replace("\u2212", "-"))
+
+    top, bottom = label("dot_product.sweep.scores", 0), label("dot_product.sweep.scores", last)
+    assert top.get_right()[0] < left_x and bottom.get_right()[0] < left_x  # on the score axis
+    assert value(top) == pytest.approx(top_value, abs=0.6 * 10 ** -top.decimals)
+    assert value(bottom) == pytest.approx(-top_value, abs=0.6 * 10 ** -bottom.decimals)
+    # The angle axis: three ticks, each with its value (in degrees) right under it.
+    from manim import Line
+
+    ticks = sorted((t for t in family if type(t) is Line and abs(t.height - 0.12) < 1e-3 and t.width < 1e-3),
+                   key=lambda t: t.get_x())
+    assert len(ticks) == 3
+    degrees = []
+    for tick, k in zip(ticks, (0, last // 2, last)):
+        shown = label("dot_product.sweep.angles_deg", k)
+        assert abs(shown.get_x() - tick.get_x()) < 0.2 and shown.get_y() < tick.get_y()
+        degrees.append(value(shown))
+    assert degrees[0] == 0.0 and degrees[-1] == 180.0
+
+    def score_at(y):
+        return value(top) + (y - top.get_y()) / (bottom.get_y() - top.get_y()) * (value(bottom) - value(top))
+
+    def angle_at(x):
+        return (x - ticks[0].get_x()) / (ticks[-1].get_x() - ticks[0].get_x()) * 180.0
+
+    scale = 2 * top_value
+    sweep = sorted((d for d in dots if abs(d.radius - 0.06) < 1e-6), key=lambda d: d.get_x())
+    assert len(sweep) == last + 1
+    for k, d in enumerate(sweep):
+        assert score_at(d.get_y()) == pytest.approx(top_value * np.cos(np.radians(dp.sweep_angles_deg[k])),
+                                                    abs=0.01 * scale + 0.6 * 10 ** -top.decimals)
+    ours = [d for d in dots if d.radius > 0.08]
+    assert len(ours) == 1
+    assert score_at(ours[0].get_y()) == pytest.approx(float(m @ u), abs=0.01 * scale + 0.6 * 10 ** -top.decimals)
+    cos = float(m @ u) / top_value
+    assert angle_at(ours[0].get_x()) == pytest.approx(np.degrees(np.arccos(cos)), abs=0.5)
+
+
+def test_map_legend_names_sit_on_one_baseline_with_their_marks_level():
+    # "economy" (a descender, no ascender) rode above "animals eat" in the legend (issue 22).
+    trace = trace_from(default_data())
+    hm = trace.hidden_state_map
+    scene = build_scene("hidden_state_map", trace)
+    family = _family(scene)
+    names = [m for m in family if isinstance(m, Text) and m.original_text in (*hm.topic_order, "same words")
+             and m.get_y() > 2.0]
+    assert len(names) == len(hm.topic_order) + (1 if hm.word_order_pairs else 0)
+    assert any("y" in n.original_text or "g" in n.original_text for n in names)  # the case that rode high
+    rows: dict[float, list] = {}
+    for n in names:
+        rows.setdefault(round(n.get_y(), 0), []).append(n)
+    for row in rows.values():
+        baselines = [baseline_of(n) for n in row]
+        assert max(baselines) - min(baselines) < 0.01, [(n.original_text, b) for n, b in zip(row, baselines)]
+        marks = [d for d in family if isinstance(d, Dot) and abs(d.get_y() - row[0].get_y()) < 0.3
+                 and d.get_y() > 2.0]
+        assert len(marks) >= len([n for n in row if n.original_text != "same words"])
+        assert max(d.get_y() for d in marks) - min(d.get_y() for d in marks) < 0.01
+
+
+def test_word_embeddings_matrix_words_sit_on_their_rows_line_of_numbers():
+    # Centred in its row, "growth" or "years" (descender, little or no ascender) rode above
+    # the row's numbers and "the" below them: each word must share its row's baseline.
+    from scenes.components import NumberLabel
+
+    trace = trace_from(default_data())
+    scene = build_scene("word_embeddings", trace)
+    matrix = scene.stage.matrix
+    family = _family(scene)
+    numbers = [m for m in family if isinstance(m, NumberLabel) and matrix.frame.get_left()[0] < m.get_x()
+               < matrix.frame.get_right()[0]]
+    words = [m for m in family if isinstance(m, Text) and not isinstance(m, NumberLabel)
+             and m.get_right()[0] < matrix.frame.get_left()[0] and m.get_y() < matrix.frame.get_top()[1]]
+    assert {w.original_text for w in words} >= {"growth", "years", "the"}
+    for word in words:
+        row = [n for n in numbers if abs(n.get_y() - word.get_y()) < 0.12]
+        assert row, word.original_text
+        line = baseline_of(min(row, key=lambda n: abs(n.get_y() - word.get_y())))
+        assert abs(baseline_of(word) - line) < 0.01, (word.original_text, baseline_of(word), line)

@@ -169,3 +169,32 @@ def test_the_overview_decoder_emits_its_words_one_step_at_a_time(monkeypatch):
     n = len(scene.out_words)
     assert n >= 5 and arrivals[-1] == n
     assert all(b - a <= 1 for a, b in zip(arrivals, arrivals[1:]))
+
+
+def test_the_overview_feeds_each_written_word_back_as_the_decoders_next_input():
+    # Issue 22: the written word travels back to be the next step's input
+    # (Alammar's walkthrough), right after it is written, before the next word.
+    from .helpers import build_scene, load_default_trace
+
+    trace = load_default_trace()
+    written = list(decoder_view(trace).written)
+    seen: list[tuple[int, int]] = []  # (words shown, feed-backs played) at each look
+
+    def observe(scene) -> None:
+        words = getattr(scene, "out_words", None)
+        shown = 0 if words is None else sum(1 for w in words if w in scene.mobjects and w.get_fill_opacity() > 0.5)
+        seen.append((shown, sum(1 for what, *_ in scene.moves if what == "feed_back")))
+
+    scene = build_scene("seq2seq_overview", trace, observe=observe)
+    assert len(written) >= 5
+    assert [src for what, src, _ in scene.moves if what == "feed_back"] == written[:-1]
+    # Feed-back k lands while exactly k + 1 words are written.
+    for k in range(len(written) - 1):
+        assert next(shown for shown, fed in seen if fed == k + 1) == k + 1
+    # At the end the decoder's input, under its box, is the last word fed back.
+    from manim import Text
+
+    box_bottom = min(m.get_bottom()[1] for m in scene.out_words)
+    under = [m for top in scene.mobjects for m in top.get_family()
+             if isinstance(m, Text) and m.get_y() < box_bottom - 0.2 and m.original_text == written[-2]]
+    assert len(under) == 1
