@@ -333,9 +333,10 @@ def _numbers_read_apart(top: Mobject) -> list[str]:
         mob = todo.pop()
         if isinstance(mob, Text) or declared_reading(mob) is not None:
             continue  # a text, or a line read whole
-        numbers = [m for m in mob.submobjects if _one_number(m) and _shown(m)]
+        # Sentences first: few groups hold one, and only theirs need the costlier number test.
         sentences = [m for m in mob.submobjects if isinstance(m, Text) and not isinstance(m, NumberLabel)
                      and len(m.original_text.split()) >= CAPTION_MIN_WORDS and _shown(m)]
+        numbers = [m for m in mob.submobjects if _one_number(m) and _shown(m)] if sentences else []
         if numbers and sentences:
             shown = [m for m in numbers[0].get_family() if isinstance(m, NumberLabel)][0].shown
             faults.append(f"a number read apart from its sentence: {sentences[0].original_text!r} "
@@ -606,9 +607,12 @@ def _content_height(mobjects: list[Mobject]) -> float:
                 opacity = max(float(m.get_fill_opacity()), float(m.get_stroke_opacity()))
             except (AttributeError, IndexError):
                 continue
-            if opacity < SPARSE_OPACITY or m.get_center()[1] > TITLE_BAND_Y:
+            if opacity < SPARSE_OPACITY:
                 continue
-            top, bottom = max(top, float(m.get_top()[1])), min(bottom, float(m.get_bottom()[1]))
+            lo, hi = _bounds(m)  # m has points
+            if (lo[1] + hi[1]) / 2 > TITLE_BAND_Y:  # its centre
+                continue
+            top, bottom = max(top, float(hi[1])), min(bottom, float(lo[1]))
     return max(0.0, top - bottom) if top > -np.inf else 0.0
 
 
