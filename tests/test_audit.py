@@ -6,7 +6,7 @@ import tempfile
 
 import pytest
 import numpy as np
-from manim import LEFT, RIGHT, FadeIn, tempconfig
+from manim import LEFT, RIGHT, FadeIn, VGroup, tempconfig
 
 from scenes import DARK
 from scenes.base import WalkthroughScene
@@ -30,6 +30,13 @@ class _Faulty(WalkthroughScene):
         elif self.mode == "clean":
             self.play(FadeIn(caption("left", self.theme).shift(LEFT * 3)),
                       FadeIn(caption("right", self.theme).shift(RIGHT * 3)))
+        elif self.mode in ("read-apart", "read-whole"):
+            h = float(self.trace.encoder.hidden[1][0])
+            line = VGroup(caption("the first state is", self.theme),
+                          NumberLabel(h, self.theme, key=("encoder.hidden.1", 0))).arrange(RIGHT)
+            if self.mode == "read-whole":
+                line.text = f"the first state is {line[1].shown}"  # says how the line reads
+            self.play(FadeIn(VGroup(line)))
         elif self.mode == "wrong-number":
             h = float(self.trace.encoder.hidden[1][0])
             self.play(FadeIn(NumberLabel(h + 0.5, self.theme, key=("encoder.hidden.1", 0))))
@@ -276,3 +283,9 @@ def test_overlapping_pairs_worked_by_hand():
     assert _overlapping_pairs([a]) == [] and _overlapping_pairs([]) == []
     sliver = (1 - OVERLAP_TOLERANCE / 2, 0, 3, 1)  # overlaps a by less than the tolerance
     assert _overlapping_pairs([a, sliver]) == []
+
+
+def test_a_number_beside_a_sentence_is_read_apart_unless_the_line_says_how_it_reads():
+    apart = [f for f in _run("read-apart").audit.faults if "read apart" in f]
+    assert len(apart) == 1 and "'the first state is'" in apart[0]
+    assert _run("read-whole").audit.faults == []
