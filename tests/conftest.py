@@ -51,3 +51,10 @@ def texts_seen(monkeypatch):
 
     monkeypatch.setattr(WalkthroughScene, "_snapshot", recording)
     return seen
+
+
+def pytest_collection_modifyitems(config, items):
+    """Real renders first (``@pytest.mark.render``: the seed post, built once per process and
+    read by three tests, is the suite's longest set-up): started last, it kept one worker busy
+    alone at the end while the other had nothing left. The rest keep their order (a stable sort)."""
+    items.sort(key=lambda item: item.get_closest_marker("render") is None)
