@@ -46,11 +46,13 @@ from .components import (
     ValueCell,
     VectorColumn,
     arrow_between,
+    baseline_of,
     caption,
     fade_in,
     fade_out,
     fit_within,
     math_label,
+    on_baseline,
     read_as_line,
     subscript,
 )
@@ -103,6 +105,25 @@ def _row_width(labels: list, per_row: int) -> float:
 def _cell_centre(i: int, j: int, g: int, side: float) -> list[float]:
     step = side / g
     return [(j - (g - 1) / 2) * step, -(i - (g - 1) / 2) * step, 0]
+
+
+def _first_text(mob: Mobject) -> Text | None:
+    return next((m for m in mob.get_family() if isinstance(m, Text) and m.original_text.strip()), None)
+
+
+def _labels_on_shared_baselines(labels: list[VGroup]) -> None:
+    """The thumbnails' labels of one row read as two lines: every word on one baseline, and
+    every line under it (its first text) on another. ``next_to`` centres each label, so a word
+    with tall letters ("ball") sat lower than "a". Labels only move down, away from their
+    thumbnails, each part by the least that lines it up with the lowest."""
+    for part in (0, 1):
+        texts = [(label, _first_text(label[part])) for label in labels if len(label) > part]
+        texts = [(label, t) for label, t in texts if t is not None]
+        if len(texts) < 2:
+            continue
+        low = min(baseline_of(t) for _, t in texts)
+        for label, t in texts:
+            VGroup(*label[part:]).shift(DOWN * (baseline_of(t) - low))
 
 
 class CnnAttentionScene(WalkthroughScene):
@@ -274,9 +295,13 @@ class CnnAttentionScene(WalkthroughScene):
             thumbs.add(VGroup(thumb, label.next_to(thumb, DOWN, buff=0.15)))
         rows = VGroup(*[VGroup(*thumbs[k:k + per_row]).arrange(RIGHT, buff=THUMB_GAP, aligned_edge=UP)
                         for k in range(0, T, per_row)]).arrange(DOWN, buff=0.25)
+        for k in range(0, T, per_row):
+            _labels_on_shared_baselines(labels[k:k + per_row])
+        rows.arrange(DOWN, buff=0.25)  # again: a label may have moved down
         rows.move_to([0, THUMBS_Y, 0])
         if rows.get_top()[1] > THUMBS_TOP:  # two rows: between the caption strip and the notes
             rows.shift(DOWN * (rows.get_top()[1] - THUMBS_TOP))
+        self.poster_rows = [labels[k:k + per_row] for k in range(0, T, per_row)]
         why = caption("\u2192: weight on the next word\u2019s object. Weights come from s\u209c\u208b\u2081, "
                       "before the word is written.", theme, 20, theme.muted)
         summary = self._summary()
@@ -302,9 +327,9 @@ class CnnAttentionScene(WalkthroughScene):
             if cnn.scene is None:  # a user image: no objects are known
                 return VGroup(word)
             return VGroup(word, caption("no object", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
-        line = read_as_line(VGroup(caption(lead, theme, 20, theme.muted),
-                                   NumberLabel(value, theme, key, font_size=20, colour=theme.highlight)
-                                   ).arrange(RIGHT, buff=0.1))
+        line = read_as_line(on_baseline(VGroup(caption(lead, theme, 20, theme.muted),
+                                               NumberLabel(value, theme, key, font_size=20,
+                                                           colour=theme.highlight)).arrange(RIGHT, buff=0.1)))
         return VGroup(word, line).arrange(DOWN, buff=0.08)
 
     # -- builders ------------------------------------------------------------

@@ -487,6 +487,32 @@ class TokenStrip(VGroup):
                             for i in range(0, len(tokens), per_row)))
             rows.arrange(DOWN, buff=0.12)
         fit_within(self, max_width=max_width)
+        self._words_on_one_baseline()
+
+    def _words_on_one_baseline(self) -> None:
+        """Each row's words on one baseline, in boxes of one height.
+
+        A word box centres its word, so a word with a descender ("growth", "years") rode
+        higher than its neighbours and a word with ascenders ("ball") lower than "a", each in
+        a box of its own height (issue 22). Each row's boxes take the tallest ascent and the
+        deepest descent of its words, and every word sits on the baseline those leave."""
+        rows: dict[float, list[int]] = {}
+        for k, boxed in enumerate(self.boxes):
+            rows.setdefault(round(float(boxed.get_y()), 2), []).append(k)
+        for members in rows.values():
+            words = [self.boxes[k][1] for k in members]
+            baselines = [baseline_of(w) for w in words]
+            ascent = max(w.get_top()[1] - b for w, b in zip(words, baselines))
+            depth = max(b - w.get_bottom()[1] for w, b in zip(words, baselines))
+            y0 = float(np.mean([self.boxes[k].get_y() for k in members]))
+            height = max(ascent + depth, 0.32) + 0.2
+            baseline = y0 - height / 2 + 0.1 + depth + max(0.0, 0.32 - ascent - depth) / 2
+            for k, word, b in zip(members, words, baselines):
+                word.shift([0, baseline - b, 0])
+                box = self.boxes[k][0]
+                box.become(RoundedRectangle(corner_radius=0.08, width=box.width, height=height,
+                                            stroke_color=box.get_stroke_color(), stroke_width=2)
+                           .move_to([box.get_x(), y0, 0]))
 
 
 class CellBox(VGroup):

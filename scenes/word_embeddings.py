@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 from manim import (
     DOWN,
     LEFT,
@@ -26,7 +25,6 @@ from manim import (
     GrowArrow,
     Mobject,
     ReplacementTransform,
-    RoundedRectangle,
     SurroundingRectangle,
     VGroup,
 )
@@ -49,7 +47,7 @@ from .part1_layout import wrapped_note
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
 from .seq2seq_view import encoder_view, network_note
 
-__all__ = ["WordEmbeddingsScene", "Stage", "on_one_baseline"]
+__all__ = ["WordEmbeddingsScene", "Stage"]
 
 TITLE_Y = 3.6
 STRIP_TOP = 3.2  # the sentence's words, under the title
@@ -121,8 +119,7 @@ class WordEmbeddingsScene(WalkthroughScene):
             y=TITLE_Y, buff=0.4, aligned_edge=DOWN)
         # The frame's whole width (14.2) but 0.1 a side: twelve 25-letter words in three
         # rows of four then keep the 12 px floor (at 13.4 they were shrunk to 11.6 px).
-        tokens = on_one_baseline(TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22,
-                                            max_width=14.0))
+        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22, max_width=14.0)
         tokens.move_to([0, STRIP_TOP - tokens.height / 2, 0])
         note = wrapped_note(network_note(self.trace), theme, 20,
                             theme.highlight if view.untrained else theme.muted)
@@ -248,33 +245,6 @@ class WordEmbeddingsScene(WalkthroughScene):
         would cross the matrix's); the numbers then appear in place."""
         ghost = VGroup(*(c[0].copy() for c in self.stage.matrix.row(i)))
         return ReplacementTransform(ghost, VGroup(*(c[0] for c in cells)))
-
-
-def on_one_baseline(strip: TokenStrip) -> TokenStrip:
-    """The strip's words on one baseline per row, in boxes of one height.
-
-    A word box centres its word, so a word with a descender ("growth",
-    "years") rode higher than its neighbours, in a taller box (issue 22).
-    Here each row's boxes take the tallest ascent and deepest descent of its
-    words, and every word sits on the baseline those leave."""
-    rows: dict[float, list[int]] = {}
-    for k, boxed in enumerate(strip.boxes):
-        rows.setdefault(round(float(boxed.get_y()), 2), []).append(k)
-    for members in rows.values():
-        words = [strip.boxes[k][1] for k in members]
-        baselines = [baseline_of(w) for w in words]
-        ascent = max(w.get_top()[1] - b for w, b in zip(words, baselines))
-        depth = max(b - w.get_bottom()[1] for w, b in zip(words, baselines))
-        y0 = float(np.mean([strip.boxes[k].get_y() for k in members]))
-        height = max(ascent + depth, 0.32) + 0.2
-        baseline = y0 - height / 2 + 0.1 + depth + max(0.0, 0.32 - ascent - depth) / 2
-        for k, word, b in zip(members, words, baselines):
-            word.shift([0, baseline - b, 0])
-            box = strip.boxes[k][0]
-            box.become(RoundedRectangle(corner_radius=0.08, width=box.width, height=height,
-                                        stroke_color=box.get_stroke_color(), stroke_width=2)
-                       .move_to([box.get_x(), y0, 0]))
-    return strip
 
 
 def _rows(V: int, ids, max_rows: int) -> tuple[list[int | None], bool]:

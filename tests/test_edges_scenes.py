@@ -276,3 +276,26 @@ def test_word_embeddings_matrix_words_sit_on_their_rows_line_of_numbers():
         assert row, word.original_text
         line = baseline_of(min(row, key=lambda n: abs(n.get_y() - word.get_y())))
         assert abs(baseline_of(word) - line) < 0.01, (word.original_text, baseline_of(word), line)
+
+
+@pytest.mark.parametrize("tokens", [["a", "ball", "and", "a", "car"], ["economic", "growth", "has", "years", "a"],
+                                    ["anticonstitutionnellement"] * 3 + ["a", "by", "quiet"] * 3])
+def test_every_token_strip_sets_its_words_on_one_baseline_per_row(tokens):
+    """Every scene's strip of words (the caption in cnn_attention, the sentence in encoder and
+    bottleneck), not only word_embeddings': "ball" sat lower than "a", "years" higher."""
+    from scenes import DARK
+    from scenes.components import TokenStrip
+
+    strip = TokenStrip(tokens, DARK, font_size=24, max_width=9.0)
+    rows: dict[float, list[int]] = {}
+    for k, boxed in enumerate(strip.boxes):
+        rows.setdefault(round(float(boxed.get_y()), 2), []).append(k)
+    assert sum(map(len, rows.values())) == len(tokens)
+    for members in rows.values():
+        bases = [baseline_of(strip.boxes[k][1]) for k in members]
+        heights = [strip.boxes[k][0].height for k in members]
+        assert max(bases) - min(bases) < 0.005, bases
+        assert max(heights) - min(heights) < 1e-6, heights
+        for k in members:  # each word inside its own box
+            box, word = strip.boxes[k]
+            assert box.get_bottom()[1] < word.get_bottom()[1] and word.get_top()[1] < box.get_top()[1]

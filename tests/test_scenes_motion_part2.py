@@ -236,3 +236,28 @@ def test_cnn_poster_has_one_thumbnail_per_word_with_its_weight():
     # "a" has no object of its own: its weight is measured on the next word's object, the ball.
     assert cnn.tokens[0] == "a" and cnn.next_object[0] == 1 and cnn.next_object_mass[0] > 0.5
     assert check_numbers(scene, load_default_trace()) > 0
+
+
+@pytest.mark.parametrize("caption_words", [None, "a ball and a car over the grass"], ids=["default", "two-rows"])
+def test_cnn_poster_labels_read_as_two_lines(caption_words):
+    """Under the thumbnails, every word of a row sits on one baseline and every line under
+    the words ("on the ball 1.00", "-> car 0.00") on another, its number on its words' line
+    ("ball" and "and" sat lower than "a": each label was centred under its thumbnail)."""
+    from scenes.components import baseline_of
+
+    data = varied()
+    if caption_words is not None:
+        data["cnn"]["caption"] = caption_words
+    scene = build_scene("cnn_attention", trace_from(data))
+    assert sum(len(row) for row in scene.poster_rows) == len(scene.trace.cnn.tokens)
+    for row in scene.poster_rows:
+        words = [baseline_of(label[0]) for label in row]
+        assert max(words) - min(words) < 0.005, words
+        lines = [label[1] for label in row if len(label) > 1]
+        assert len(lines) >= 2
+        firsts = [baseline_of(next(m for m in line.get_family() if isinstance(m, Text))) for line in lines]
+        assert max(firsts) - min(firsts) < 0.005, firsts
+        for line in lines:
+            texts = [m for m in line.submobjects if isinstance(m, Text)] if not isinstance(line, Text) else [line]
+            assert max(baseline_of(t) for t in texts) - min(baseline_of(t) for t in texts) < 0.005
+    assert scene.audit.faults == []
