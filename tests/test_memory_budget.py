@@ -50,8 +50,8 @@ def test_the_environment_sets_the_budget_or_the_count(monkeypatch):
     assert inflight_encoders("4k") == 3
 
 
-def test_the_mp4_encoder_looks_10_frames_ahead_on_one_thread():
+def test_the_mp4_encoder_looks_10_frames_ahead_on_one_thread_with_the_veryfast_preset():
     from publish.pipeline import encoder_options
 
-    assert encoder_options() == {"threads": "1", "rc-lookahead": "10"}
+    assert encoder_options() == {"threads": "1", "rc-lookahead": "10", "preset": "veryfast"}
     assert encoder_options(transparent=True) == {"threads": "1"}  # libvpx has no rc-lookahead
