@@ -14,11 +14,11 @@ import importlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 __all__ = ["QUALITIES", "WORK_PREFIX", "FRAME_BUDGET_MB", "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL", "MAX_INFLIGHT",
            "PIXELS", "encoder_bytes", "inflight_encoders", "ENCODER_OPTIONS", "X264_OPTIONS", "encoder_options",
-           "tex_slot", "scene_ref", "resolve_scene"]
+           "tex_slot", "scene_ref", "resolve_scene", "capture_poster"]
 
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 #: The work folders of a render (OUT/.rendering-<pid>-...), removed when it ends.
@@ -123,3 +123,20 @@ def resolve_scene(scene: str | type) -> type:
     from scenes import SCENES
 
     return SCENES[scene]
+
+
+def capture_poster(renderer: Any, poster_time: float, on_capture: Callable[[Any], None]) -> None:
+    """Hand ``on_capture`` (once) a copy of the first frame written at or after
+    ``poster_time`` seconds: the poster. Frames go on to the video as before; a skipped
+    animation's frames are never written, so never the poster. Used by a whole render
+    (:mod:`publish.scene_render`) and by a split part (:mod:`publish.split`) alike."""
+    add_frame = renderer.add_frame
+    taken: list[bool] = []
+
+    def capture(frame: Any, num_frames: int = 1) -> None:
+        if not taken and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
+            taken.append(True)
+            on_capture(frame.copy())
+        add_frame(frame, num_frames)
+
+    renderer.add_frame = capture

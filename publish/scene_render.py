@@ -25,7 +25,8 @@ from .captions import to_webvtt, window
 from .executors import track_work, untrack_work
 from .names import output_stem, step_stem
 from .progress import write_status
-from .render_setup import QUALITIES, WORK_PREFIX, encoder_options, inflight_encoders, resolve_scene, tex_slot
+from .render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
+    tex_slot
 
 __all__ = ["FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "render_scene", "OutputFolderMoved",
            "manim_media_dir", "release_media_dir", "keep_costs"]
@@ -160,17 +161,12 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
 
                     scene_obj.on_step_end = step_end
                 if poster_time is not None:
-                    original = renderer.add_frame
+                    def keep_poster(frame: Any) -> None:
+                        poster.append(frame)
+                        if "svg" in formats:  # the same picture as vectors, drawn now
+                            vector.write_svg(scene_obj, poster_svg, background)
 
-                    def add_frame(frame: Any, num_frames: int = 1) -> None:
-                        # The first frame shown at or after poster_time.
-                        if not poster and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
-                            poster.append(frame.copy())
-                            if "svg" in formats:
-                                vector.write_svg(scene_obj, poster_svg, background)
-                        original(frame, num_frames)
-
-                    renderer.add_frame = add_frame
+                    capture_poster(renderer, poster_time, keep_poster)
                 clock = PlayClock(scene_obj)
                 scene_obj.render()
                 costs = clock.costs()

@@ -37,7 +37,8 @@ from typing import Any
 import av
 
 from .executors import track_work, untrack_work
-from .render_setup import QUALITIES, WORK_PREFIX, encoder_options, inflight_encoders, resolve_scene, tex_slot
+from .render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
+    tex_slot
 from .scene_render import render_scene
 
 __all__ = ["PartTask", "PartOutput", "JoinTask", "part_tasks", "render_part", "join_parts", "joined_costs",
@@ -186,16 +187,11 @@ def render_part(task: PartTask) -> PartOutput:
 
             renderer.update_frame = draw_unless_skipping
             if poster_time is not None:
-                add_frame = renderer.add_frame
+                def keep_poster(frame: Any) -> None:
+                    poster.append(frame)
+                    still_time.append(renderer.time)
 
-                def capture(frame: Any, num_frames: int = 1) -> None:
-                    # As render_scene: the first frame shown at or after poster_time.
-                    if not poster and not renderer.skip_animations and renderer.time >= poster_time - 1e-9:
-                        poster.append(frame.copy())
-                        still_time.append(renderer.time)
-                    add_frame(frame, num_frames)
-
-                renderer.add_frame = capture
+                capture_poster(renderer, poster_time, keep_poster)
             clock = PlayClock(scene)
             scene.render()
             complete = not stopped
