@@ -1,0 +1,100 @@
+"""Frames handed to libx264 converted once each, with their row padding set.
+
+A ``wait`` (and the still end of a ``play``) hands Manim's partial-movie
+encoder one RGBA frame with ``repeat=N``. Manim 0.22's
+``VideoSegmentEncoder.write_frame`` then builds a new ``av.VideoFrame`` from
+the array N times, and PyAV converts each of them from RGBA to the stream's
+``yuv420p`` before libx264 sees it: the same conversion N times over. In the
+default set half of the 10,600 frames at 480p are such repeats (143 calls),
+and the conversion is half of what one costs the encoder (measured at 480p:
+1.4 ms of 2.8).
+
+:func:`install` replaces ``write_frame`` for libx264 streams: each frame is
+converted once, by the same call PyAV's encoder would make (a
+``VideoReformatter`` to the codec context's size and format, with its thread
+count), and that one converted frame is handed to the encoder N times, each
+with its own time stamp (libx264 copies each frame it is given).
+
+**Row padding.** A converted plane's rows are longer than the picture when
+its width is not a multiple of the alignment (854 at 480p: rows of 864
+bytes), and libx264 reads those last bytes too: the file depends on them.
+swscale writes only some of them; the rest is whatever memory the frame was
+given. Here each row's padding is filled with its last pixel, as libx264
+itself pads a picture to whole macroblocks, so that memory no longer reaches
+the file. At 720p, 1080p and 4K rows have no padding and the files are
+Manim's, byte for byte; at 480p the pictures are Manim's within the codec's
+own error (``tests/test_held_frames.py``). Other codecs (transparent webm)
+are Manim's way. ``ATTENTION_HELD_FRAMES=0`` turns this off.
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+__all__ = ["install", "uninstall", "ENV", "write_frame", "converted"]
+
+ENV = "ATTENTION_HELD_FRAMES"
+CODECS = ("libx264",)
+
+_original: Any = None
+
+
+def converted(pixels: np.ndarray, context: Any) -> Any:
+    """``pixels`` (RGBA) as the frame ``context``'s encoder takes, each row's
+    padding filled with the row's last pixel."""
+    import av
+    from av.video.reformatter import VideoReformatter
+
+    frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+    frame = VideoReformatter().reformat(frame, context.width, context.height, context.format,
+                                        threads=context.thread_count)
+    for plane in frame.planes:
+        if plane.line_size > plane.width:
+            rows = np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)
+            rows[:, plane.width:] = rows[:, plane.width - 1:plane.width]
+    return frame
+
+
+def write_frame(self: Any, pixels: Any, *, repeat: int = 1) -> None:
+    """Manim's ``VideoSegmentEncoder.write_frame``, converting each frame once."""
+    if self.spec.codec not in CODECS or self.spec.container_format != "mp4":
+        _original(self, pixels, repeat=repeat)
+        return
+    self._validate_frame(pixels, repeat)  # Manim's checks and errors
+    rate = self.spec.frame_rate
+    time_base = Fraction(rate.denominator, rate.numerator)
+    try:
+        frame = converted(pixels, self._stream.codec_context)
+        frame.time_base = time_base
+        for _ in range(repeat):
+            frame.pts = self._next_pts
+            self._next_pts += 1
+            for packet in self._stream.encode(frame):
+                self._container.mux(packet)
+    except BaseException as error:
+        raise self._operation_error("encode", error) from error
+
+
+def install() -> None:
+    """Patch Manim's partial-movie encoder (idempotent; ``ATTENTION_HELD_FRAMES=0`` skips it)."""
+    global _original
+    if _original is not None or os.environ.get(ENV, "1") == "0":
+        return
+    from manim.scene.video_segment_encoder import VideoSegmentEncoder
+
+    _original = VideoSegmentEncoder.write_frame
+    VideoSegmentEncoder.write_frame = write_frame  # type: ignore[method-assign]
+
+
+def uninstall() -> None:
+    global _original
+    if _original is None:
+        return
+    from manim.scene.video_segment_encoder import VideoSegmentEncoder
+
+    VideoSegmentEncoder.write_frame = _original  # type: ignore[method-assign]
+    _original = None
