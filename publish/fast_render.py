@@ -10,15 +10,19 @@ the drawing) and then walks them in Python, emitting ``move_to``,
 a frame have the same points as in the frame before (Manim redraws every
 mobject that comes after the first moving one, for the stacking order).
 
-:func:`install` wraps ``set_cairo_context_path``: the sequence of Cairo
-calls it makes for given points is recorded once, keyed by the points'
-bytes (and everything else it reads: the mobject's class, its points per
-curve and point-equality tolerance, the camera's class), and replayed for
-later mobjects with the same points. The replay makes the same calls with
-the same float arguments in the same order, so Cairo draws the same pixels
-(the tests compare frames rendered with and without it). Mobjects whose
-points change every frame (a ``Transform`` in progress) miss the cache and
-cost one extra ``tobytes`` each.
+:func:`install` wraps ``set_cairo_context_path``: the path it builds for
+given points is taken from the Cairo context once (``copy_path``), keyed by
+the points' bytes, everything else it reads (the mobject's class, its points
+per curve and point-equality tolerance, the camera's class) and the
+context's matrix, and later mobjects with the same points get it back in
+one call (``append_path``) instead of a Python loop of ``move_to``,
+``curve_to`` and ``close_path`` calls. Cairo holds a path in device space
+on a grid of 1/256 pixel, and the copy is that path: appended under the same
+matrix it lands on the same grid points, so Cairo fills the same pixels (the
+tests compare frames rendered with and without it, at two qualities in one
+process). Mobjects whose points change every frame (a ``Transform`` in
+progress) miss the cache and cost one extra ``tobytes`` and ``copy_path``
+each.
 
 **Backdrops.** Manim draws the shapes in front of the first moving one
 again in every frame, for the stacking order: in ``encoder`` 150 shapes
@@ -68,54 +72,29 @@ PAD_PIXELS = 2.0
 
 
 
-# Cairo context calls set_cairo_context_path makes, by index in a recording.
-_OPS = ("new_path", "new_sub_path", "move_to", "curve_to", "close_path")
-
-
-class _Recorder:
-    """Stands in for a ``cairo.Context``: notes each path call."""
-
-    __slots__ = ("ops",)
-
-    def __init__(self) -> None:
-        self.ops: list[tuple[int, tuple]] = []
-
-    def new_path(self) -> None:
-        self.ops.append((0, ()))
-
-    def new_sub_path(self) -> None:
-        self.ops.append((1, ()))
-
-    def move_to(self, x: float, y: float) -> None:
-        self.ops.append((2, (x, y)))
-
-    def curve_to(self, *xy: float) -> None:
-        self.ops.append((3, xy))
-
-    def close_path(self) -> None:
-        self.ops.append((4, ()))
-
-
 def _cached_path(camera: Any, ctx: Any, vmobject: Any) -> Any:
     global _hits, _misses
     points = vmobject.points
+    if not len(points):
+        return _original(camera, ctx, vmobject)  # Manim leaves the context's path as it was
+    # The path is kept as Cairo holds it (device space, 1/256 pixel), so the key names the
+    # context's matrix too: the same points under another matrix are another path.
     key = (points.tobytes(), points.shape, points.dtype.str, type(vmobject), type(camera),
-           vmobject.n_points_per_cubic_curve, vmobject.tolerance_for_point_equality)
-    ops = _paths.get(key)
-    if ops is None:
+           vmobject.n_points_per_cubic_curve, vmobject.tolerance_for_point_equality,
+           tuple(ctx.get_matrix()))
+    path = _paths.get(key)
+    if path is None:
         _misses += 1
-        recorder = _Recorder()
-        _original(camera, recorder, vmobject)
-        ops = tuple(recorder.ops)
+        _original(camera, ctx, vmobject)
+        path = ctx.copy_path()
         if len(_paths) >= MAX_ENTRIES:
             _paths.pop(next(iter(_paths)))  # the least recently used
-        _paths[key] = ops
-    else:
-        _hits += 1
-        _paths[key] = _paths.pop(key)  # recently used: evicted last
-    calls = (ctx.new_path, ctx.new_sub_path, ctx.move_to, ctx.curve_to, ctx.close_path)
-    for op, args in ops:
-        calls[op](*args)
+        _paths[key] = path
+        return camera
+    _hits += 1
+    _paths[key] = _paths.pop(key)  # recently used: evicted last
+    ctx.new_path()
+    ctx.append_path(path)
     return camera
 
 

@@ -50,6 +50,46 @@ def test_replayed_paths_draw_the_same_pixels_as_manim():
     assert plain.any() and np.array_equal(plain, first) and np.array_equal(plain, again)
 
 
+def test_the_same_points_under_another_camera_are_drawn_for_that_camera():
+    # A kept path is in the context's device space: drawn first at 480p, the same
+    # shapes at 1080p (other matrix) must be Manim's 1080p pixels, not a scaled 480p path.
+    def draw(quality):
+        with tempconfig({"quality": quality}):
+            camera = Camera()
+            camera.capture_mobjects(_shapes())
+            return camera.pixel_array.copy()
+
+    fast_render.uninstall()
+    plain = {q: draw(q) for q in ("low_quality", "high_quality")}
+    fast_render.install()
+    fast_render.clear()
+    low, high, low_again = draw("low_quality"), draw("high_quality"), draw("low_quality")
+    assert fast_render.stats()["replayed"] > 0
+    assert np.array_equal(low, plain["low_quality"]) and np.array_equal(low_again, plain["low_quality"])
+    assert np.array_equal(high, plain["high_quality"])
+
+
+def test_a_shape_without_points_leaves_the_path_as_manim_does():
+    # Manim returns early for a shape with no points: whatever path the context holds
+    # stays, and the empty shape strokes it (white) again. After the circle that is the
+    # circle's path, not the square's it followed first.
+    fast_render.uninstall()
+    empty = Rectangle().set_points(np.zeros((0, 3)))
+    shapes = [Square(1.0).set_fill(RED, opacity=1.0), empty, Circle().shift(RIGHT * 2), empty]
+
+    def draw():
+        with tempconfig({"quality": "low_quality"}):
+            camera = Camera()
+            ctx = camera.get_cairo_context(camera.pixel_array)
+            for shape in shapes:
+                camera.display_vectorized(shape, ctx)
+            return camera.pixel_array.copy()
+
+    plain = draw()
+    fast_render.install()
+    assert np.array_equal(draw(), plain) and np.array_equal(draw(), plain)
+
+
 def test_points_changed_in_place_are_drawn_where_they_now_are():
     fast_render.install()
     square = Square(1.0).set_fill(opacity=1.0)
