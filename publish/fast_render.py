@@ -98,6 +98,69 @@ def _cached_path(camera: Any, ctx: Any, vmobject: Any) -> Any:
     return camera
 
 
+# Drawing a list of plain shapes -------------------------------------------------------
+
+_PLAIN_METHODS = ("get_stroke_width", "get_stroke_rgbas", "get_fill_rgbas", "get_background_image")
+_plain_classes: dict[type, bool] = {}
+_STYLE_MAPS: tuple = ()  # Manim's line join and cap maps, read on first use
+
+
+def _is_plain(cls: type) -> bool:
+    """Whether ``cls`` draws with VMobject's own getters (no override to honour)."""
+    plain = _plain_classes.get(cls)
+    if plain is None:
+        from manim.mobject.types.vectorized_mobject import VMobject
+
+        plain = _plain_classes[cls] = issubclass(cls, VMobject) and all(
+            getattr(cls, name) is getattr(VMobject, name) for name in _PLAIN_METHODS)
+    return plain
+
+
+def _set_colour(camera: Any, ctx: Any, rgbas: Any, vmobject: Any) -> None:
+    if len(rgbas) == 1:  # Manim's set_cairo_context_color: Cairo's surface holds b, g, r
+        rgba = rgbas[0]
+        ctx.set_source_rgba(*rgba[2::-1], rgba[3])
+    else:
+        camera.set_cairo_context_color(ctx, rgbas, vmobject)  # a gradient
+
+
+def _stroke(camera: Any, ctx: Any, vmobject: Any, width: float, rgbas: Any) -> None:
+    joins, caps = _STYLE_MAPS
+    _set_colour(camera, ctx, rgbas, vmobject)
+    ctx.set_line_width(width * camera.cairo_line_width_multiple * (camera.frame_width / camera.frame_width))
+    ctx.set_line_join(joins[vmobject.joint_type])
+    ctx.set_line_cap(caps[vmobject.cap_style])
+    ctx.stroke_preserve()
+
+
+def _draw(camera: Any, shapes: list[Any]) -> None:
+    """``camera.capture_mobjects(shapes, include_submobjects=False)`` for a plain ``Camera``
+    and ``VMobject``s without a background image (what a plan holds): the same Cairo calls
+    in the same order (``display_vectorized``: path, background stroke, fill, stroke),
+    without Manim's grouping of the list by type and by background image and its layers
+    of getters. A shape whose class overrides a getter is drawn by Manim's own method."""
+    global _STYLE_MAPS
+    if not _STYLE_MAPS:
+        from manim.camera.camera import CAP_STYLE_MAP, LINE_JOIN_MAP
+
+        _STYLE_MAPS = (LINE_JOIN_MAP, CAP_STYLE_MAP)
+    ctx = camera.get_cairo_context(camera.pixel_array)
+    for m in shapes:
+        if not _is_plain(type(m)):
+            camera.display_vectorized(m, ctx)
+            continue
+        _cached_path(camera, ctx, m)
+        width = max(0.0, m.background_stroke_width)
+        if width != 0:
+            _stroke(camera, ctx, m, width, m.get_stroke_rgbas(True))
+        _set_colour(camera, ctx, m.get_fill_rgbas(), m)
+        ctx.fill_preserve()
+        width = m.stroke_width
+        width = max(0.0, int(width) if isinstance(width, str) else width)
+        if width != 0:
+            _stroke(camera, ctx, m, width, m.get_stroke_rgbas(False))
+
+
 def install() -> None:
     """Replay recorded paths and draw still shapes into backdrops from now on.
 
@@ -325,14 +388,14 @@ def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> 
         # Nothing still above the first moving shape: Manim's frame, with the order worked out once.
         _frames["manim"] += 1
         _start_from_static_image(self)
-        camera.capture_mobjects(top, include_submobjects=False)
+        _draw(camera, top)
         self.add_frame(self.get_frame())
         return
     key = tuple(id(m) for m in back)
     image = plan.backdrops.get(key)
     if image is None and len(plan.backdrops) < MAX_BACKDROPS:
         _start_from_static_image(self)
-        camera.capture_mobjects(back, include_submobjects=False)
+        _draw(camera, back)
         image = plan.backdrops[key] = camera.pixel_array.copy()
         _frames["backdrops_drawn"] += 1
     if image is None:
@@ -342,7 +405,7 @@ def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> 
     _frames["backdrop"] += 1
     _frames["shapes_lifted"] += len(back)
     camera.set_frame_to_background(image)
-    camera.capture_mobjects(top, include_submobjects=False)
+    _draw(camera, top)
     self.add_frame(self.get_frame())
 
 
@@ -374,11 +437,11 @@ def _save_static_frame_data(self: Any, scene: Any, static_mobjects: Any) -> Any:
     self.static_image = None
     if memo is not None and memo[0] == looks[:len(memo[0])] and memo[1].shape == camera.pixel_array.shape:
         camera.set_frame_to_background(memo[1])
-        camera.capture_mobjects(order[len(memo[0]):], include_submobjects=False)
+        _draw(camera, order[len(memo[0]):])
         _frames["static_grown"] += 1
     else:
         camera.reset()
-        camera.capture_mobjects(order, include_submobjects=False)
+        _draw(camera, order)
         _frames["static_drawn"] += 1
     self.static_image = self.get_frame()
     self._static_memo = (looks, self.static_image)

@@ -643,6 +643,8 @@ class _Fade(OpacityScaling):
         # Manim applies rate_func per submobject, in the code this replaces.
         alpha = self.rate_func(alpha)
         self.scale_opacity(1.0 - alpha if self.out else alpha)
+        if not self.offset.any():
+            return  # a fade in place: no shift (a zero shift still walks every glyph's points)
         # Fade in arrives from -shift; fade out leaves towards +shift.
         want = self.offset * (alpha if self.out else alpha - 1.0)
         self.mobject.shift(want - self._applied)
