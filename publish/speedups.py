@@ -4,6 +4,8 @@
 - :mod:`publish.glyph_text`: a new ``Text`` is assembled from cached glyph outlines,
   with the points Manim's SVG parse gives;
 - :mod:`publish.fast_family`: Manim's family walks (``get_family``) as a plain recursion;
+- :mod:`publish.fast_mobject`: a family's anchors joined with numpy, and ``update``
+  passing over glyphs without updaters;
 - :mod:`publish.fast_render`: the Cairo path calls of a shape are recorded once and
   replayed, and shapes that do not move in an animation are drawn once into its backdrop;
 - :mod:`publish.held_frames`: a frame held for N frames is converted for libx264 once,
@@ -13,7 +15,7 @@
 speed); plain ``manim`` run on the scene classes does not have them, which is what
 ``scripts/benchmark.py`` compares against. Each has its own environment switch
 (``ATTENTION_TEXT_CACHE=0``, ``ATTENTION_GLYPH_TEXT=0``, ``ATTENTION_FAST_FAMILY=0``,
-``ATTENTION_FAST_RENDER=0``, ``ATTENTION_HELD_FRAMES=0``)
+``ATTENTION_FAST_MOBJECT=0``, ``ATTENTION_FAST_RENDER=0``, ``ATTENTION_HELD_FRAMES=0``)
 for before/after comparisons.
 """
 
@@ -24,20 +26,22 @@ __all__ = ["install", "uninstall"]
 
 def install() -> None:
     """Install every speedup (idempotent; each honours its own off switch)."""
-    from . import fast_family, fast_render, glyph_text, held_frames, text_cache
+    from . import fast_family, fast_mobject, fast_render, glyph_text, held_frames, text_cache
 
     text_cache.install()
     glyph_text.install()
     fast_family.install()
+    fast_mobject.install()
     fast_render.install()
     held_frames.install()
 
 
 def uninstall() -> None:
-    from . import fast_family, fast_render, glyph_text, held_frames, text_cache
+    from . import fast_family, fast_mobject, fast_render, glyph_text, held_frames, text_cache
 
     held_frames.uninstall()
     fast_render.uninstall()
+    fast_mobject.uninstall()
     fast_family.uninstall()
     glyph_text.uninstall()
     text_cache.uninstall()
