@@ -8,6 +8,8 @@
   passing over glyphs without updaters;
 - :mod:`publish.fast_render`: the Cairo path calls of a shape are recorded once and
   replayed, and shapes that do not move in an animation are drawn once into its backdrop;
+- :mod:`publish.tex_format`: the LaTeX template's preamble dumped into a format once per
+  LaTeX folder, so each formula's ``latex`` run starts with it loaded (same svg files);
 - :mod:`publish.held_frames`: a frame held for N frames is converted for libx264 once,
   not N times, with its rows' padding set (the same frames always give the same file).
 
@@ -15,7 +17,7 @@
 speed); plain ``manim`` run on the scene classes does not have them, which is what
 ``scripts/benchmark.py`` compares against. Each has its own environment switch
 (``ATTENTION_TEXT_CACHE=0``, ``ATTENTION_GLYPH_TEXT=0``, ``ATTENTION_FAST_FAMILY=0``,
-``ATTENTION_FAST_MOBJECT=0``, ``ATTENTION_FAST_RENDER=0``, ``ATTENTION_HELD_FRAMES=0``)
+``ATTENTION_FAST_MOBJECT=0``, ``ATTENTION_FAST_RENDER=0``, ``ATTENTION_HELD_FRAMES=0``, ``ATTENTION_TEX_FORMAT=0``)
 for before/after comparisons.
 """
 
@@ -26,7 +28,7 @@ __all__ = ["install", "uninstall"]
 
 def install() -> None:
     """Install every speedup (idempotent; each honours its own off switch)."""
-    from . import fast_family, fast_mobject, fast_render, glyph_text, held_frames, text_cache
+    from . import fast_family, fast_mobject, fast_render, glyph_text, held_frames, tex_format, text_cache
 
     text_cache.install()
     glyph_text.install()
@@ -34,11 +36,13 @@ def install() -> None:
     fast_mobject.install()
     fast_render.install()
     held_frames.install()
+    tex_format.install()
 
 
 def uninstall() -> None:
-    from . import fast_family, fast_mobject, fast_render, glyph_text, held_frames, text_cache
+    from . import fast_family, fast_mobject, fast_render, glyph_text, held_frames, tex_format, text_cache
 
+    tex_format.uninstall()
     held_frames.uninstall()
     fast_render.uninstall()
     fast_mobject.uninstall()
