@@ -72,7 +72,8 @@ PAD_PIXELS = 2.0
 
 
 
-def _cached_path(camera: Any, ctx: Any, vmobject: Any) -> Any:
+def _cached_path(camera: Any, ctx: Any, vmobject: Any, matrix: tuple | None = None) -> Any:
+    """Manim's ``set_cairo_context_path`` (``matrix``: the context's, if the caller has it)."""
     global _hits, _misses
     points = vmobject.points
     if not len(points):
@@ -81,7 +82,7 @@ def _cached_path(camera: Any, ctx: Any, vmobject: Any) -> Any:
     # context's matrix too: the same points under another matrix are another path.
     key = (points.tobytes(), points.shape, points.dtype.str, type(vmobject), type(camera),
            vmobject.n_points_per_cubic_curve, vmobject.tolerance_for_point_equality,
-           tuple(ctx.get_matrix()))
+           matrix or tuple(ctx.get_matrix()))
     path = _paths.get(key)
     if path is None:
         _misses += 1
@@ -145,11 +146,12 @@ def _draw(camera: Any, shapes: list[Any]) -> None:
 
         _STYLE_MAPS = (LINE_JOIN_MAP, CAP_STYLE_MAP)
     ctx = camera.get_cairo_context(camera.pixel_array)
+    matrix = tuple(ctx.get_matrix())  # drawing changes no matrix
     for m in shapes:
         if not _is_plain(type(m)):
             camera.display_vectorized(m, ctx)
             continue
-        _cached_path(camera, ctx, m)
+        _cached_path(camera, ctx, m, matrix)
         width = max(0.0, m.background_stroke_width)
         if width != 0:
             _stroke(camera, ctx, m, width, m.get_stroke_rgbas(True))
