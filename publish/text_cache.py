@@ -86,7 +86,7 @@ def _cached_init(self: Text, text: str, *args: Any, **kwargs: Any) -> None:
     else:
         _hits += 1
     memo: dict[int, Any] = {id(proto): self}
-    self.__dict__.update({k: _clone(v, memo) for k, v in proto.__dict__.items()})
+    self.__dict__.update({k: v if type(v) in _AS_IS else _clone(v, memo) for k, v in proto.__dict__.items()})
 
 
 def structural_copy(mob: Mobject) -> Mobject:
@@ -95,12 +95,19 @@ def structural_copy(mob: Mobject) -> Mobject:
     return _clone(mob, {})
 
 
+#: Exact types returned as they are without a look at what they hold (most of a glyph's
+#: attributes): what the checks below return them as anyway, a function call sooner.
+_AS_IS = frozenset({int, float, str, bool, type(None), bytes, complex, np.float64, np.int64, np.bool_})
+
+
 def _clone(value: Any, memo: dict[int, Any]) -> Any:
+    if type(value) in _AS_IS:
+        return value
     if isinstance(value, Mobject):
         done = memo.get(id(value))
         if done is None:
             done = memo[id(value)] = object.__new__(type(value))
-            done.__dict__.update({k: _clone(v, memo) for k, v in value.__dict__.items()})
+            done.__dict__.update({k: v if type(v) in _AS_IS else _clone(v, memo) for k, v in value.__dict__.items()})
         return done
     if isinstance(value, np.ndarray):
         return value.copy()
