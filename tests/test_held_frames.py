@@ -126,19 +126,15 @@ def test_transparent_webm_is_left_to_manim(tmp_path, monkeypatch):
     assert len(_decoded(tmp_path / "a.webm")) == sum(REPEATS)
 
 
-def test_manims_checks_still_apply():
+def test_manims_checks_still_apply(tmp_path):
     held_frames.install()
     spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", 64, 48, Fraction(15), tuple(X264_OPTIONS.items()))
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as folder:
-        encoder = VideoSegmentEncoder(target=Path(folder) / "a.mp4", spec=spec)
-        with pytest.raises(ValueError, match="shape"):
-            encoder.write_frame(np.zeros((10, 10, 4), np.uint8), repeat=3)
-        with pytest.raises(ValueError, match="positive"):
-            encoder.write_frame(np.zeros((48, 64, 4), np.uint8), repeat=0)
-        encoder.abort()
+    encoder = VideoSegmentEncoder(target=tmp_path / "a.mp4", spec=spec)
+    with pytest.raises(ValueError, match="shape"):
+        encoder.write_frame(np.zeros((10, 10, 4), np.uint8), repeat=3)
+    with pytest.raises(ValueError, match="positive"):
+        encoder.write_frame(np.zeros((48, 64, 4), np.uint8), repeat=0)
+    encoder.abort()
 
 
 def test_off_switch(monkeypatch):
