@@ -25,6 +25,12 @@ the file. At 720p, 1080p and 4K rows have no padding and the files are
 Manim's, byte for byte; at 480p the pictures are Manim's within the codec's
 own error (``tests/test_held_frames.py``). Other codecs (transparent webm)
 are Manim's way. ``ATTENTION_HELD_FRAMES=0`` turns this off.
+
+**No copy before the conversion.** PyAV's ``from_ndarray`` copies the RGBA
+array row by row into a frame of its own before swscale reads it: at 1080p
+that copy took 6 ms, twice the conversion itself. The array is handed to
+swscale where it is (``from_numpy_buffer``); the converted planes are the
+same bytes (tested).
 """
 
 from __future__ import annotations
@@ -49,7 +55,12 @@ def converted(pixels: np.ndarray, context: Any) -> Any:
     import av
     from av.video.reformatter import VideoReformatter
 
-    frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+    if pixels.dtype == np.uint8 and pixels.ndim == 3 and pixels.shape[2] == 4 and pixels.flags.c_contiguous:
+        # swscale reads the array where it is: PyAV's from_ndarray would first copy it
+        # row by row into a frame of its own (6 ms of a 1080p frame's 10, 1.1 of 1.9 at 480p).
+        frame = av.VideoFrame.from_numpy_buffer(pixels, format="rgba")
+    else:
+        frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
     frame = VideoReformatter().reformat(frame, context.width, context.height, context.format,
                                         threads=context.thread_count)
     for plane in frame.planes:

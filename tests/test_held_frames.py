@@ -106,6 +106,40 @@ def test_the_converted_frame_is_pyavs_conversion_with_each_row_padded_by_its_las
     container.close()
 
 
+@pytest.mark.parametrize("size", [(854, 480), (1920, 1080)])
+def test_a_drawn_frame_is_read_where_it_is_and_converted_to_the_same_planes(monkeypatch, size):
+    # The camera's frames are C-contiguous RGBA: swscale reads them in place, without PyAV's
+    # row-by-row copy (from_ndarray), and gives the planes the copy would have given.
+    width, height = size
+    pixels = _frames(width, height, seed=7)[1]
+    container = av.open(io.BytesIO(), mode="w", format="mp4")
+    stream = container.add_stream("libx264", rate=15, options=dict(X264_OPTIONS))
+    stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+    reference = av.VideoFrame.from_ndarray(pixels, format="rgba").reformat(format="yuv420p")
+    monkeypatch.setattr(av.VideoFrame, "from_ndarray", lambda *a, **k: pytest.fail("copied the frame"))
+    frame = held_frames.converted(pixels, stream.codec_context)
+    for ours, theirs in zip(frame.planes, reference.planes):
+        rows = np.frombuffer(ours, np.uint8).reshape(ours.height, ours.line_size)
+        expected = np.frombuffer(theirs, np.uint8).reshape(theirs.height, theirs.line_size)
+        assert np.array_equal(rows[:, :ours.width], expected[:, :theirs.width])
+    container.close()
+
+
+def test_a_frame_that_is_not_one_block_of_memory_is_copied_first_and_converted_the_same():
+    width, height = 640, 360
+    wide = np.zeros((height, width + 8, 4), np.uint8)
+    wide[:, 4:4 + width] = _frames(width, height, seed=3)[0]
+    view = wide[:, 4:4 + width]  # rows 8 pixels apart: not C-contiguous
+    assert not view.flags.c_contiguous
+    container = av.open(io.BytesIO(), mode="w", format="mp4")
+    stream = container.add_stream("libx264", rate=15, options=dict(X264_OPTIONS))
+    stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+    ours = held_frames.converted(view, stream.codec_context)
+    theirs = held_frames.converted(np.ascontiguousarray(view), stream.codec_context)
+    assert [bytes(p) for p in ours.planes] == [bytes(p) for p in theirs.planes]
+    container.close()
+
+
 def test_a_held_frame_is_converted_once(tmp_path, monkeypatch):
     calls = []
     real = held_frames.converted
