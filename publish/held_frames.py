@@ -31,6 +31,11 @@ array row by row into a frame of its own before swscale reads it: at 1080p
 that copy took 6 ms, twice the conversion itself. The array is handed to
 swscale where it is (``from_numpy_buffer``); the converted planes are the
 same bytes (tested).
+
+**Converted while the frame before encodes.** Each frame's conversion runs on
+a conversion thread while the encoder's own thread hands libx264 the frame
+before it (the last one at ``finish``): the same calls in the same order, so
+the same file, with swscale and libx264 on two cores when one is free.
 """
 
 from __future__ import annotations
@@ -45,8 +50,12 @@ __all__ = ["install", "uninstall", "ENV", "write_frame", "converted"]
 
 ENV = "ATTENTION_HELD_FRAMES"
 CODECS = ("libx264",)
+CONVERTERS = 4  # conversion threads: one for each partial movie that may encode at once
+PENDING = "_attention_converting"  # an encoder's frame being converted, and its repeat
 
 _original: Any = None
+_original_finish: Any = None
+_original_abort: Any = None
 
 
 def converted(pixels: np.ndarray, context: Any) -> Any:
@@ -70,16 +79,26 @@ def converted(pixels: np.ndarray, context: Any) -> Any:
     return frame
 
 
-def write_frame(self: Any, pixels: Any, *, repeat: int = 1) -> None:
-    """Manim's ``VideoSegmentEncoder.write_frame``, converting each frame once."""
-    if self.spec.codec not in CODECS or self.spec.container_format != "mp4":
-        _original(self, pixels, repeat=repeat)
-        return
-    self._validate_frame(pixels, repeat)  # Manim's checks and errors
+_pool: Any = None
+_pool_pid = 0
+
+
+def _converter() -> Any:
+    """The process's conversion threads (made again in a forked child, whose copy has none)."""
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid():
+        from concurrent.futures import ThreadPoolExecutor
+
+        _pool, _pool_pid = ThreadPoolExecutor(CONVERTERS, thread_name_prefix="frame-converter"), os.getpid()
+    return _pool
+
+
+def _encode(self: Any, future: Any, repeat: int) -> None:
+    """Hand libx264 the converted frame ``future`` gives, ``repeat`` times."""
     rate = self.spec.frame_rate
     time_base = Fraction(rate.denominator, rate.numerator)
     try:
-        frame = converted(pixels, self._stream.codec_context)
+        frame = future.result()
         frame.time_base = time_base
         for _ in range(repeat):
             frame.pts = self._next_pts
@@ -90,22 +109,54 @@ def write_frame(self: Any, pixels: Any, *, repeat: int = 1) -> None:
         raise self._operation_error("encode", error) from error
 
 
+def write_frame(self: Any, pixels: Any, *, repeat: int = 1) -> None:
+    """Manim's ``VideoSegmentEncoder.write_frame``, converting each frame once, on a
+    conversion thread while libx264 encodes the frame before it."""
+    if self.spec.codec not in CODECS or self.spec.container_format != "mp4":
+        _original(self, pixels, repeat=repeat)
+        return
+    self._validate_frame(pixels, repeat)  # Manim's checks and errors
+    before = self.__dict__.pop(PENDING, None)
+    self.__dict__[PENDING] = (_converter().submit(converted, pixels, self._stream.codec_context), repeat)
+    if before is not None:
+        _encode(self, *before)
+
+
+def finish(self: Any) -> None:
+    """Manim's ``finish``, after the last frame's encoding."""
+    before = self.__dict__.pop(PENDING, None)
+    if before is not None and not self._closed:
+        _encode(self, *before)
+    _original_finish(self)
+
+
+def abort(self: Any) -> None:
+    """Manim's ``abort``; a frame still converting is dropped."""
+    self.__dict__.pop(PENDING, None)
+    _original_abort(self)
+
+
 def install() -> None:
     """Patch Manim's partial-movie encoder (idempotent; ``ATTENTION_HELD_FRAMES=0`` skips it)."""
-    global _original
+    global _original, _original_finish, _original_abort
     if _original is not None or os.environ.get(ENV, "1") == "0":
         return
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
     _original = VideoSegmentEncoder.write_frame
+    _original_finish, _original_abort = VideoSegmentEncoder.finish, VideoSegmentEncoder.abort
     VideoSegmentEncoder.write_frame = write_frame  # type: ignore[method-assign]
+    VideoSegmentEncoder.finish = finish  # type: ignore[method-assign]
+    VideoSegmentEncoder.abort = abort  # type: ignore[method-assign]
 
 
 def uninstall() -> None:
-    global _original
+    global _original, _original_finish, _original_abort
     if _original is None:
         return
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
     VideoSegmentEncoder.write_frame = _original  # type: ignore[method-assign]
-    _original = None
+    VideoSegmentEncoder.finish = _original_finish  # type: ignore[method-assign]
+    VideoSegmentEncoder.abort = _original_abort  # type: ignore[method-assign]
+    _original = _original_finish = _original_abort = None

@@ -151,6 +151,43 @@ def test_a_held_frame_is_converted_once(tmp_path, monkeypatch):
     assert len(_decoded(tmp_path / "a.mp4")) == sum(REPEATS)
 
 
+def test_each_frame_converts_while_the_one_before_it_encodes(tmp_path, monkeypatch):
+    # The conversion of frame k runs on a conversion thread; libx264 gets frame k - 1 meanwhile,
+    # and the last frame at finish(): every frame, in order, on the encoder's own thread.
+    import threading
+
+    held_frames.install()
+    where, encoded = [], []
+    real_convert, real_encode = held_frames.converted, held_frames._encode
+    monkeypatch.setattr(held_frames, "converted",
+                        lambda *a: where.append(threading.current_thread().name) or real_convert(*a))
+    monkeypatch.setattr(held_frames, "_encode", lambda self, future, repeat: encoded.append(repeat)
+                        or real_encode(self, future, repeat))
+    frames = _frames(320, 180)
+    spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", 320, 180, Fraction(15), tuple(X264_OPTIONS.items()))
+    encoder = VideoSegmentEncoder(target=tmp_path / "a.mp4", spec=spec)
+    for i, (frame, repeat) in enumerate(zip(frames, REPEATS)):
+        encoder.write_frame(frame, repeat=repeat)
+        assert encoded == list(REPEATS[:i])  # the frame just handed over is still converting
+    encoder.finish()
+    assert encoded == list(REPEATS)
+    assert all(name.startswith("frame-converter") for name in where) and len(where) == len(REPEATS)
+    assert len(_decoded(tmp_path / "a.mp4")) == sum(REPEATS)
+
+
+def test_a_failed_conversion_is_manims_encode_error_and_abort_drops_the_frame_converting(tmp_path, monkeypatch):
+    held_frames.install()
+    spec = VideoEncoderSpec("mp4", "libx264", "yuv420p", 64, 48, Fraction(15), tuple(X264_OPTIONS.items()))
+    encoder = VideoSegmentEncoder(target=tmp_path / "a.mp4", spec=spec)
+    frame = np.zeros((48, 64, 4), np.uint8)
+    monkeypatch.setattr(held_frames, "converted", lambda *a: (_ for _ in ()).throw(OSError("no memory")))
+    encoder.write_frame(frame)
+    with pytest.raises(RuntimeError, match="Failed to encode video segment .*no memory"):
+        encoder.write_frame(frame)  # the first frame's conversion failed: reported on the next
+    encoder.abort()  # the second frame, still pending, is dropped with the file
+    assert not (tmp_path / "a.mp4").exists()
+
+
 def test_transparent_webm_is_left_to_manim(tmp_path, monkeypatch):
     held_frames.install()
     monkeypatch.setattr(held_frames, "converted", lambda *a: pytest.fail("converted a webm frame"))
