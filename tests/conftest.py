@@ -10,6 +10,7 @@ if str(ROOT) not in sys.path:
 
 
 import atexit  # noqa: E402
+import re  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
@@ -53,8 +54,71 @@ def texts_seen(monkeypatch):
     return seen
 
 
+#: Tests that share a build, by node id: each group runs in one test process, so the build is
+#: made once, not once in each. A scene's shared default build (helpers.observed_default,
+#: ``@pytest.mark.default_build``) is read by 2 to 5 tests in three modules; the seed post
+#: (``seed_site``) by three; a few modules build a scene (or render) in a module fixture.
+#: Spread over both processes by pytest-xdist's "load", each was built in both.
+_GROUPS = [
+    (re.compile(r"tests/test_pacing_legibility\.py::test_every_scene_is_paced_and_legible\[(?P<scene>\w+)-default\]$"),
+     "default-build-{scene}"),
+    (re.compile(r"tests/test_role_colours\.py::test_(?:every_labelled_symbol_has_its_role_colour|the_light_theme_too"
+                r"|no_blank_moment_and_no_blink)\[(?P<scene>\w+)\]$"), "default-build-{scene}"),
+    (re.compile(r"tests/test_scene_notation\.py::test_default_shows_only_the_drafts_symbols\[(?P<scene>\w+)\]$"),
+     "default-build-{scene}"),
+    (re.compile(r"tests/test_post\.py::test_(?:seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else"
+                r"|changing_one_number_re_renders_only_its_scene_and_rewrites_the_page"
+                r"|a_post_with_nothing_changed_answers_from_files_without_manim)$"), "seed-post"),
+    (re.compile(r"(?P<module>tests/(?:test_scene_attention_process|test_scenes_motion_part2|test_rendering"
+                r"|test_publish_outputs|test_scene_attention_learning)\.py)::"), "{module}"),
+]
+
+
+def group_of(nodeid: str) -> str | None:
+    """The group of tests sharing a build that ``nodeid`` belongs to (None: on its own)."""
+    for pattern, name in _GROUPS:
+        match = pattern.match(nodeid)
+        if match:
+            return name.format(**match.groupdict())
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Real renders first (``@pytest.mark.render``: the seed post, built once per process and
     read by three tests, is the suite's longest set-up): started last, it kept one worker busy
-    alone at the end while the other had nothing left. The rest keep their order (a stable sort)."""
+    alone at the end while the other had nothing left. The rest keep their order (a stable sort).
+
+    Every test that reads a shared default build (``@pytest.mark.default_build``) or the seed
+    post must be in its scene's group (:data:`_GROUPS`), or the suite stops here: a new such
+    test is named in the table, not built twice."""
     items.sort(key=lambda item: item.get_closest_marker("render") is None)
+    for item in items:
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        if item.get_closest_marker("default_build") and params.get("numbers", "default") == "default":
+            expected = f"default-build-{params['scene_id']}"
+        elif "seed_site" in getattr(item, "fixturenames", ()):
+            expected = "seed-post"
+        else:
+            continue
+        if group_of(item.nodeid) != expected:
+            raise pytest.UsageError(f"{item.nodeid} shares a build but is not in group {expected!r} "
+                                    "(tests/conftest.py _GROUPS)")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's "load" (what ``-n 2`` runs), with each group of :data:`_GROUPS` sent to one
+    process as one unit of work; every other test is a unit of its own, in collection order
+    (real renders first). pytest-xdist's own ``--dist loadgroup`` would do this from
+    ``xdist_group`` marks, but with pytest 9 it cannot rename the tests it groups (it sets
+    ``item._nodeid``, which pytest 9 no longer reads), so every test stays alone."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedBuilds(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid) or nodeid
+
+    config.option.loadscopereorder = False  # keep collection order, not the biggest unit first
+    return SharedBuilds(config, log)

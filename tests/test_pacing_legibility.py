@@ -34,6 +34,7 @@ def traces():
 
 @pytest.mark.parametrize("numbers", ["default", "varied"])
 @pytest.mark.parametrize("scene_id", sorted(SCENES))
+@pytest.mark.default_build
 def test_every_scene_is_paced_and_legible(traces, scene_id, numbers):
     if numbers == "default":  # the default build, with every check on, is shared (helpers.observed_default)
         scene = observed_default(scene_id, "dark").scene

@@ -72,12 +72,14 @@ def _wrong(seen, theme) -> list[str]:
 
 
 @pytest.mark.parametrize("scene_id", list(SCENES))
+@pytest.mark.default_build
 def test_every_labelled_symbol_has_its_role_colour(scene_id):
     seen = _labels_seen(scene_id, DARK)
     assert not _wrong(seen, DARK)
 
 
 @pytest.mark.parametrize("scene_id", ["decoder", "attention_process"])
+@pytest.mark.default_build
 def test_the_light_theme_too(scene_id):
     seen = _labels_seen(scene_id, LIGHT)
     assert seen and not _wrong(seen, LIGHT)
@@ -95,6 +97,7 @@ _OTHERS_OPEN: dict[str, str] = {
 @pytest.mark.parametrize("scene_id", [
     pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=_OTHERS_OPEN[s])) if s in _OTHERS_OPEN else s
     for s in SCENES])
+@pytest.mark.default_build
 def test_no_blank_moment_and_no_blink(scene_id):
     scene = observed_default(scene_id, "dark").scene
     assert scene.audit.snapshots > 10

@@ -45,6 +45,7 @@ def test_the_patterns_catch_the_old_symbols():
 
 
 @pytest.mark.parametrize("scene_id", PART1)
+@pytest.mark.default_build
 def test_default_shows_only_the_drafts_symbols(scene_id):
     observed = observed_default(scene_id, "dark")  # the shared default build (every snapshot's texts recorded)
     scene, texts_seen = observed.scene, observed.texts
