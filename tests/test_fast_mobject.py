@@ -42,6 +42,44 @@ def test_boundaries_and_critical_points_are_manims():
         assert all(np.array_equal(m.get_critical_point(d), c) for d, c in zip(directions, corners)), name
 
 
+def test_lengths_heights_widths_and_font_sizes_are_manims():
+    from manim import Group, Mobject
+
+    shapes = _shapes()
+    shapes["scaled text"] = Text("h_j", font_size=30).scale(0.37).rotate(0.3)
+    shapes["bare mobject"] = Mobject()
+    shapes["group of a group with points"] = Group(Mobject(), VGroup(Dot(DOWN * 2)))
+    manims = {k: [m.length_over_dim(d) for d in (0, 1, 2)] + [m.height, m.width] for k, m in shapes.items()}
+    sizes = {k: shapes[k].font_size for k in ("text", "scaled text")}
+    fast_mobject.install()
+    for name, m in shapes.items():
+        ours = [m.length_over_dim(d) for d in (0, 1, 2)] + [m.height, m.width]
+        assert [type(v) for v in ours] == [type(v) for v in manims[name]], name
+        assert ours == manims[name], name  # bit for bit
+    assert {k: shapes[k].font_size for k in sizes} == sizes
+    assert shapes["empty"].height == 0 and shapes["text"].height > 0
+
+
+def test_a_length_over_nan_or_a_class_of_its_own_is_manims():
+    from manim import Mobject
+
+    calls = []
+
+    class Own(VMobject):
+        def reduce_across_dimension(self, reduce_func, dim):
+            calls.append(dim)
+            return 1.0 if reduce_func is max else -1.0
+
+    nan = VMobject().set_points(np.array([[0.0, 1.0, 0.0], [np.nan, 2.0, 0.0], [3.0, 0.5, 0.0]]))
+    manims = nan.length_over_dim(0)
+    fast_mobject.install()
+    assert Mobject.length_over_dim is fast_mobject.length_over_dim
+    assert Own().length_over_dim(1) == 2.0 and calls == [1, 1]
+    ours = nan.length_over_dim(0)
+    assert (ours != ours and manims != manims) or ours == manims  # NaN as Manim gives it, or its number
+    assert nan.length_over_dim(1) == 1.5
+
+
 def test_the_boundary_is_a_copy():
     fast_mobject.install()
     square = Square()
@@ -105,3 +143,6 @@ def test_off_switch(monkeypatch):
     fast_mobject.install()
     assert not fast_mobject._originals
     assert VMobject.get_points_defining_boundary is not fast_mobject.get_points_defining_boundary
+    from manim import Mobject
+
+    assert Mobject.length_over_dim is not fast_mobject.length_over_dim
