@@ -153,12 +153,28 @@ def _text_leaves(mob: Mobject) -> list[Mobject]:
     return out
 
 
+#: Bounds already worked out during the audit snapshot under way (id -> bounds): a text's box
+#: is asked for by the frame check, the overlap check and the continuity watch of one
+#: snapshot, and nothing moves within a snapshot. None outside a snapshot.
+_snapshot_bounds: dict[int, tuple[np.ndarray, np.ndarray] | None] | None = None
+
+
 def _bounds(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
     """The lower-left and upper-right corners of ``mob``'s bounding box, from the same
     points Manim's ``get_corner`` reads (a VMobject's curve anchors over its family, any
     other mobject's points), without its per-call generators: the audit asks this of every
     shown mobject at every snapshot, and Manim's path was most of a headless build's time.
     ``None`` when there is no point (Manim then answers the origin)."""
+    memo = _snapshot_bounds
+    if memo is not None:
+        key = id(mob)
+        if key not in memo:
+            memo[key] = _bounds_now(mob)
+        return memo[key]
+    return _bounds_now(mob)
+
+
+def _bounds_now(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
     if isinstance(mob, VMobject):
         parts = []
         for sm in (mob.get_family() if mob.submobjects else (mob,)):
@@ -521,8 +537,17 @@ class WalkthroughScene(Scene):
                 del audit._seen[sig]
 
     def _snapshot(self) -> None:
+        global _snapshot_bounds
         if self.audit is None:
             return
+        _snapshot_bounds = {}
+        try:
+            self._look()
+        finally:
+            _snapshot_bounds = None
+
+    def _look(self) -> None:
+        """One audit snapshot (:meth:`_snapshot`)."""
         self.audit.snapshots += 1
         at = getattr(self, "_audit_now", None)
         self._watch_continuity(float(self.renderer.time) if at is None else at)
@@ -533,6 +558,8 @@ class WalkthroughScene(Scene):
             for mob in family:
                 if isinstance(mob, NumberLabel) and _visible(mob):
                     self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown, mob.decimals))
+            if _inside_frame(family, half_w, half_h):
+                family = []  # every member's box is a union of boxes inside the frame: nothing to report
             for mob in family:
                 if not len(mob.points) or not _visible(mob):
                     continue
@@ -558,6 +585,20 @@ class WalkthroughScene(Scene):
             fault = f"texts overlap: {_describe(texts[i])} and {_describe(texts[j])}"
             if fault not in self.audit.faults:
                 self.audit.faults.append(fault)
+
+
+def _inside_frame(family: list[Mobject], half_w: float, half_h: float) -> bool:
+    """Whether every point of every member of ``family`` lies within the frame's tolerance.
+    Each box the frame check reads (anchors of members, visible or not) is within the box
+    of all these points, so then no box is outside; otherwise the check looks member by
+    member, and reports what it always did."""
+    columns = [m.points for m in family if len(m.points)]
+    if not columns:
+        return True
+    points = columns[0] if len(columns) == 1 else np.concatenate(columns)
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    return bool(lo[0] >= -half_w - FRAME_TOLERANCE and hi[0] <= half_w + FRAME_TOLERANCE
+                and lo[1] >= -half_h - FRAME_TOLERANCE and hi[1] <= half_h + FRAME_TOLERANCE)
 
 
 def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:

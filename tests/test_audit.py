@@ -37,6 +37,18 @@ class _Faulty(WalkthroughScene):
             if self.mode == "read-whole":
                 line.text = f"the first state is {line[1].shown}"  # says how the line reads
             self.play(FadeIn(VGroup(line)))
+        elif self.mode == "hidden-outside":
+            # What cannot be seen is not checked, even beyond the edge (a glyph at opacity 0).
+            hidden = caption("hidden", self.theme).move_to(RIGHT * 8).set_opacity(0)
+            self.play(FadeIn(VGroup(caption("seen", self.theme), hidden)))
+        elif self.mode == "handles-outside":
+            # Only the curve's anchors count for its box (as Manim's get_corner): handles beyond the
+            # edge, anchors inside, is no fault.
+            from manim import VMobject
+
+            curve = VMobject(stroke_color=self.theme.text).set_points(
+                np.array([[6.5, 0, 0], [9.5, 0.2, 0], [9.5, 0.8, 0], [6.5, 1, 0]]))
+            self.play(FadeIn(curve))
         elif self.mode == "wrong-number":
             h = float(self.trace.encoder.hidden[1][0])
             self.play(FadeIn(NumberLabel(h + 0.5, self.theme, key=("encoder.hidden.1", 0))))
@@ -53,6 +65,15 @@ def _run(mode):
 
 def test_text_outside_the_frame_is_a_fault():
     assert any("outside the frame" in f for f in _run("outside").audit.faults)
+
+
+def test_a_hidden_text_beyond_the_edge_is_no_fault_and_a_seen_one_is():
+    assert _run("hidden-outside").audit.faults == []
+    assert any("outside the frame" in f for f in _run("outside").audit.faults)
+
+
+def test_handles_beyond_the_edge_with_anchors_inside_are_no_fault():
+    assert _run("handles-outside").audit.faults == []
 
 
 def test_overlapping_texts_are_a_fault():
