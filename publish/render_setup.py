@@ -59,7 +59,10 @@ def inflight_encoders(quality: str, budget_mb: float | None = None) -> int:
 #: threads by default, and then give different bytes for the same frames now and then
 #: (1 encode in 8 on a 2-core machine): a split render was not the whole render's twin.
 #: One thread per file encodes the same frames to the same bytes; the in-flight
-#: encoders still encode several files at once. libx264 looks 10 frames ahead instead
+#: encoders still encode several files at once. (Tried again: two frame threads with the
+#: look-ahead on one, ``lookahead-threads=1``, gave one file in 64 of 64 encodes of test
+#: frames in fresh processes and took `encoder -q high` from 31 s to 30 s, but three
+#: renders of that scene gave three different files.) libx264 looks 10 frames ahead instead
 #: of 40: less than half the memory (files ~3 % larger). Its "veryfast" preset instead of
 #: "medium": at 1080p the drawing waited on the encoders for 16 s of a 43 s `encoder`
 #: render (both cores busy, x264 the larger share); with it `encoder -q high` took 30.8 s
