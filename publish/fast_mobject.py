@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["install", "uninstall", "ENV", "get_points_defining_boundary", "update", "length_over_dim"]
+__all__ = ["install", "uninstall", "installed", "ENV", "get_points_defining_boundary", "update", "length_over_dim"]
 
 ENV = "ATTENTION_FAST_MOBJECT"
 
@@ -119,6 +119,10 @@ def install() -> None:
     VMobject.get_points_defining_boundary = get_points_defining_boundary  # type: ignore[method-assign]
     Mobject.update = update  # type: ignore[method-assign]
     Mobject.length_over_dim = length_over_dim  # type: ignore[method-assign]
+
+
+def installed() -> bool:
+    return bool(_originals)
 
 
 def uninstall() -> None:

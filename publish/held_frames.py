@@ -46,16 +46,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["install", "uninstall", "ENV", "write_frame", "converted"]
+__all__ = ["install", "uninstall", "installed", "ENV", "write_frame", "converted"]
 
 ENV = "ATTENTION_HELD_FRAMES"
 CODECS = ("libx264",)
 CONVERTERS = 4  # conversion threads: one for each partial movie that may encode at once
 PENDING = "_attention_converting"  # an encoder's frame being converted, and its repeat
 
-_original: Any = None
-_original_finish: Any = None
-_original_abort: Any = None
+_originals: dict[str, Any] = {}  # VideoSegmentEncoder's methods this module replaced
 
 
 def converted(pixels: np.ndarray, context: Any) -> Any:
@@ -64,12 +62,10 @@ def converted(pixels: np.ndarray, context: Any) -> Any:
     import av
     from av.video.reformatter import VideoReformatter
 
-    if pixels.dtype == np.uint8 and pixels.ndim == 3 and pixels.shape[2] == 4 and pixels.flags.c_contiguous:
-        # swscale reads the array where it is: PyAV's from_ndarray would first copy it
-        # row by row into a frame of its own (6 ms of a 1080p frame's 10, 1.1 of 1.9 at 480p).
-        frame = av.VideoFrame.from_numpy_buffer(pixels, format="rgba")
-    else:
-        frame = av.VideoFrame.from_ndarray(pixels, format="rgba")
+    # swscale reads the array where it is (Manim's frames are C-contiguous; anything else is
+    # copied once here): PyAV's from_ndarray would first copy it row by row into a frame of
+    # its own (6 ms of a 1080p frame's 10, 1.1 of 1.9 at 480p).
+    frame = av.VideoFrame.from_numpy_buffer(np.ascontiguousarray(pixels), format="rgba")
     frame = VideoReformatter().reformat(frame, context.width, context.height, context.format,
                                         threads=context.thread_count)
     for plane in frame.planes:
@@ -113,7 +109,7 @@ def write_frame(self: Any, pixels: Any, *, repeat: int = 1) -> None:
     """Manim's ``VideoSegmentEncoder.write_frame``, converting each frame once, on a
     conversion thread while libx264 encodes the frame before it."""
     if self.spec.codec not in CODECS or self.spec.container_format != "mp4":
-        _original(self, pixels, repeat=repeat)
+        _originals["write_frame"](self, pixels, repeat=repeat)
         return
     self._validate_frame(pixels, repeat)  # Manim's checks and errors
     before = self.__dict__.pop(PENDING, None)
@@ -127,36 +123,35 @@ def finish(self: Any) -> None:
     before = self.__dict__.pop(PENDING, None)
     if before is not None and not self._closed:
         _encode(self, *before)
-    _original_finish(self)
+    _originals["finish"](self)
 
 
 def abort(self: Any) -> None:
     """Manim's ``abort``; a frame still converting is dropped."""
     self.__dict__.pop(PENDING, None)
-    _original_abort(self)
+    _originals["abort"](self)
 
 
 def install() -> None:
     """Patch Manim's partial-movie encoder (idempotent; ``ATTENTION_HELD_FRAMES=0`` skips it)."""
-    global _original, _original_finish, _original_abort
-    if _original is not None or os.environ.get(ENV, "1") == "0":
+    if _originals or os.environ.get(ENV, "1") == "0":
         return
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    _original = VideoSegmentEncoder.write_frame
-    _original_finish, _original_abort = VideoSegmentEncoder.finish, VideoSegmentEncoder.abort
-    VideoSegmentEncoder.write_frame = write_frame  # type: ignore[method-assign]
-    VideoSegmentEncoder.finish = finish  # type: ignore[method-assign]
-    VideoSegmentEncoder.abort = abort  # type: ignore[method-assign]
+    for name, ours in (("write_frame", write_frame), ("finish", finish), ("abort", abort)):
+        _originals[name] = getattr(VideoSegmentEncoder, name)
+        setattr(VideoSegmentEncoder, name, ours)
+
+
+def installed() -> bool:
+    return bool(_originals)
 
 
 def uninstall() -> None:
-    global _original, _original_finish, _original_abort
-    if _original is None:
+    if not _originals:
         return
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    VideoSegmentEncoder.write_frame = _original  # type: ignore[method-assign]
-    VideoSegmentEncoder.finish = _original_finish  # type: ignore[method-assign]
-    VideoSegmentEncoder.abort = _original_abort  # type: ignore[method-assign]
-    _original = _original_finish = _original_abort = None
+    for name, original in _originals.items():
+        setattr(VideoSegmentEncoder, name, original)
+    _originals.clear()

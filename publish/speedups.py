@@ -4,14 +4,15 @@
 - :mod:`publish.glyph_text`: a new ``Text`` is assembled from cached glyph outlines,
   with the points Manim's SVG parse gives;
 - :mod:`publish.fast_family`: Manim's family walks (``get_family``) as a plain recursion;
-- :mod:`publish.fast_mobject`: a family's anchors joined with numpy, and ``update``
-  passing over glyphs without updaters;
+- :mod:`publish.fast_mobject`: a family's anchors and its lengths (``height``,
+  ``width``) worked out with numpy, and ``update`` passing over glyphs without updaters;
 - :mod:`publish.fast_render`: the Cairo path calls of a shape are recorded once and
   replayed, and shapes that do not move in an animation are drawn once into its backdrop;
 - :mod:`publish.tex_format`: the LaTeX template's preamble dumped into a format once per
   LaTeX folder, so each formula's ``latex`` run starts with it loaded (same svg files);
 - :mod:`publish.held_frames`: a frame held for N frames is converted for libx264 once,
-  not N times, with its rows' padding set (the same frames always give the same file).
+  not N times, with its rows' padding set (the same frames always give the same file),
+  read where it is and converted on a thread beside the encoder.
 
 ``render.py`` installs them before it builds a scene (so does the test suite, for
 speed); plain ``manim`` run on the scene classes does not have them, which is what

@@ -27,7 +27,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["install", "uninstall", "ENV", "compile_tex", "format_for", "formats_folder", "stats"]
+__all__ = ["install", "uninstall", "installed", "ENV", "compile_tex", "format_for", "formats_folder", "stats"]
 
 ENV = "ATTENTION_TEX_FORMAT"
 BEGIN = "\\begin{document}"
@@ -133,6 +133,10 @@ def install() -> None:
 
     _original = tex_file_writing.compile_tex
     tex_file_writing.compile_tex = compile_tex
+
+
+def installed() -> bool:
+    return _original is not None
 
 
 def uninstall() -> None:

@@ -83,7 +83,6 @@ def group_of(nodeid: str) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Real renders first (``@pytest.mark.render``: the seed post, built once per process and
     read by three tests, is the suite's longest set-up): started last, it kept one worker busy

@@ -14,7 +14,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from manim import tempconfig
 
@@ -23,6 +23,17 @@ from attention_core.numbers_file import default_numbers_text
 from scenes import DARK, SCENES, Theme
 from scenes.base import Timeline, WalkthroughScene
 from scenes.theme import format_number
+
+
+def speedup_off(module: Any) -> Iterator[None]:
+    """The body of an autouse fixture: ``module``'s speedup (publish/speedups.py) off while
+    the test runs, which installs it itself to compare; put back as it was afterwards."""
+    was_on = module.installed()
+    module.uninstall()
+    yield
+    module.uninstall()
+    if was_on:
+        module.install()
 
 
 def default_data() -> dict[str, Any]:

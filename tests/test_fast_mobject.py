@@ -8,15 +8,12 @@ from manim import DOWN, LEFT, RIGHT, UP, Circle, Dot, MathTex, Square, Text, VGr
 
 from publish import fast_mobject
 
+from .helpers import speedup_off
+
 
 @pytest.fixture(autouse=True)
 def restore():
-    was_on = bool(fast_mobject._originals)
-    fast_mobject.uninstall()
-    yield
-    fast_mobject.uninstall()
-    if was_on:
-        fast_mobject.install()
+    yield from speedup_off(fast_mobject)
 
 
 def _shapes():
@@ -141,7 +138,7 @@ def test_a_class_with_its_own_update_is_still_asked():
 def test_off_switch(monkeypatch):
     monkeypatch.setenv(fast_mobject.ENV, "0")
     fast_mobject.install()
-    assert not fast_mobject._originals
+    assert not fast_mobject.installed()
     assert VMobject.get_points_defining_boundary is not fast_mobject.get_points_defining_boundary
     from manim import Mobject
 

@@ -13,6 +13,8 @@ from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from publish import held_frames
+
+from .helpers import speedup_off
 from publish.render_setup import X264_OPTIONS
 
 REPEATS = (1, 7, 1, 12)  # drawn, held, drawn, held: as a play and a wait hand them over
@@ -20,12 +22,7 @@ REPEATS = (1, 7, 1, 12)  # drawn, held, drawn, held: as a play and a wait hand t
 
 @pytest.fixture(autouse=True)
 def restore():
-    was_on = held_frames._original is not None
-    held_frames.uninstall()
-    yield
-    held_frames.uninstall()
-    if was_on:
-        held_frames.install()
+    yield from speedup_off(held_frames)
 
 
 def _frames(width: int, height: int, seed: int = 1) -> list[np.ndarray]:
@@ -211,5 +208,5 @@ def test_manims_checks_still_apply(tmp_path):
 def test_off_switch(monkeypatch):
     monkeypatch.setenv(held_frames.ENV, "0")
     held_frames.install()
-    assert held_frames._original is None
+    assert not held_frames.installed()
     assert VideoSegmentEncoder.write_frame is not held_frames.write_frame

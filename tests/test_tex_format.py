@@ -9,19 +9,16 @@ from manim import MathTex, Tex, TexTemplate, tempconfig
 
 from publish import tex_format
 
+from .helpers import speedup_off
+
 FORMULAS = [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"c_t = \sum_j a_{tj}\, h_j", r"\vdots",
             r"A = \mathrm{softmax}_{\text{rows}}(E)", r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}"]
 
 
 @pytest.fixture(autouse=True)
 def restore():
-    was_on = tex_format._original is not None
-    tex_format.uninstall()
-    yield
-    tex_format.uninstall()
+    yield from speedup_off(tex_format)
     tex_format._failed.clear()  # a test's unusable format is not the next test's
-    if was_on:
-        tex_format.install()
 
 
 def _svgs(folder, build) -> dict[str, bytes]:
@@ -91,5 +88,5 @@ def test_off_switch(monkeypatch):
 
     monkeypatch.setenv(tex_format.ENV, "0")
     tex_format.install()
-    assert tex_format._original is None
+    assert not tex_format.installed()
     assert tex_file_writing.compile_tex is not tex_format.compile_tex
