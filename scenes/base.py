@@ -29,8 +29,10 @@ checks them on the recorded timeline, ``tests/test_pacing.py`` for every scene):
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Iterator
 
 import numpy as np
 from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGroup, VMobject, Wait, config
@@ -43,7 +45,9 @@ from .theme import DARK, Theme
 
 __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px",
            "BLINK_SECONDS", "BLANK_SHAPES", "SPARSE_HEIGHT",
-           "CaptionPacer", "reading_time", "WORDS_PER_SECOND", "RESULT_PAUSE", "FINAL_HOLD"]
+           "CaptionPacer", "reading_time", "WORDS_PER_SECOND", "RESULT_PAUSE", "FINAL_HOLD",
+           "Clarity", "clarity_of", "numbers_in", "LEGIBLE_MEDIAN", "LEGIBLE_MAX", "CLOSE_UP_SHARE",
+           "FINAL_HOLD_MAX", "FROZEN_MAX", "RETURN_SECONDS", "TEXT_FLOOR_PX", "EDGE_MARGIN"]
 
 #: A caption stays on screen at least one second per this many words.
 WORDS_PER_SECOND = 3.0
@@ -75,6 +79,30 @@ SPARSE_OPACITY = 0.5
 
 FRAME_TOLERANCE = 0.02
 OVERLAP_TOLERANCE = 0.02
+
+# -- clarity (STYLE.md §4, issue 31): what a reader can take in at once -------------------------
+#: Legible numbers on screen at once: at most this many in the median moment of a clip
+#: (time-weighted, the close-up aside) ...
+LEGIBLE_MEDIAN = 16
+#: ... and never more than this many outside the clip's one close-up (:meth:`WalkthroughScene.close_up`).
+LEGIBLE_MAX = 24
+#: The close-up, where digits may crowd, takes at most this share of the clip.
+CLOSE_UP_SHARE = 0.2
+#: The last picture (the poster) is held between FINAL_HOLD and this many seconds.
+FINAL_HOLD_MAX = 8.0
+#: No stretch without motion longer than this before the final hold.
+FROZEN_MAX = 8.0
+#: A group that fades out and comes back, unchanged and in its place, within this many seconds
+#: left the stage to come back (a blink is the same within :data:`BLINK_SECONDS`).
+RETURN_SECONDS = 30.0
+#: Every text (labels, subscripts, notes included) at least this many pixels tall at 480p.
+TEXT_FLOOR_PX = 14.0
+#: Texts keep at least this far (frame units; 480p: 60 px a unit) from the frame's edges.
+EDGE_MARGIN = 0.1
+#: A number is legible when its glyphs are at least this opaque and no veil covers it.
+LEGIBLE_OPACITY = 0.5
+#: A background-coloured rectangle at least this opaque, drawn over a text, veils it.
+VEIL_OPACITY = 0.5
 #: Height of a capital letter per point of font size, in frame units
 #: (measured: Text("H") in DejaVu Sans and MathTex("H"), at 48 points).
 TEXT_CAP_PER_POINT = 0.0101237
@@ -114,6 +142,15 @@ class Audit:
     #: unchanged, in the same place, within :data:`BLINK_SECONDS`.
     blinks: list[tuple[str, float, float]] = field(default_factory=list)
     #: Signature of what is visible -> time last seen / time first seen gone.
+    #: ``(what, gone_at, back_at)``: a group that left and came back unchanged, in its place,
+    #: within :data:`RETURN_SECONDS` (the blinks included): the stage was cleared and rebuilt.
+    returns: list[tuple[str, float, float]] = field(default_factory=list)
+    #: ``(time, legible numbers, in the close-up)`` at every snapshot at rest (:func:`numbers_in`).
+    legible: list[tuple[float, int, bool]] = field(default_factory=list)
+    #: The smallest text seen: ``(pixels at the render's height, what, time)``.
+    smallest_text: tuple[float, str, float] | None = None
+    #: Texts seen closer than :data:`EDGE_MARGIN` to the frame's edge: ``(what, time)``.
+    near_edge: list[tuple[str, float]] = field(default_factory=list)
     _seen: dict[tuple, Any] = field(default_factory=dict, repr=False)
     _gone: dict[tuple, tuple] = field(default_factory=dict, repr=False)
 
@@ -415,6 +452,9 @@ class WalkthroughScene(Scene):
         self.opening_texts: list[str] | None = None
         #: ``(what, from_key, to_key)`` of every shared move played (``scenes/motion.py``).
         self.moves: list[tuple[Any, Any, Any]] = []
+        #: ``(what, start, end)`` of the clip's close-up (:meth:`close_up`); one per clip.
+        self.close_ups: list[tuple[str, float, float]] = []
+        self._close_up_from: float | None = None
         super().__init__(**kwargs)
 
     # -- steps and captions ---------------------------------------------------
@@ -526,10 +566,12 @@ class WalkthroughScene(Scene):
             # Back within the time, every text where it was: a blink. Elsewhere it travelled (a
             # hand-off, a flight: its digits fade at both ends on purpose), and so did a table
             # whose numbers traded cells (1.00 from one cell to another, 0.00 back).
-            if gone is not None and now - gone[0] <= BLINK_SECONDS + 1e-6 \
+            if gone is not None and now - gone[0] <= RETURN_SECONDS + 1e-6 \
                     and float(np.max(np.linalg.norm(where - gone[1], axis=-1))) < BLINK_SAME_PLACE:
                 what = " ".join(sig[:4]) + (" ..." if len(sig) > 4 else "")
-                audit.blinks.append((what, gone[0], round(now, 2)))
+                audit.returns.append((what, gone[0], round(now, 2)))
+                if now - gone[0] <= BLINK_SECONDS + 1e-6:
+                    audit.blinks.append((what, gone[0], round(now, 2)))
             audit._seen[sig] = where
         for sig in list(audit._seen):
             if sig not in seen:
@@ -573,6 +615,8 @@ class WalkthroughScene(Scene):
             for fault in _numbers_read_apart(top):
                 if fault not in self.audit.faults:
                     self.audit.faults.append(fault)
+        if at is None:
+            self._look_at_clarity(texts, float(self.renderer.time), half_w, half_h)
         floor = self.audit.min_text_px
         if floor is not None:
             for t in texts:
@@ -585,6 +629,175 @@ class WalkthroughScene(Scene):
             fault = f"texts overlap: {_describe(texts[i])} and {_describe(texts[j])}"
             if fault not in self.audit.faults:
                 self.audit.faults.append(fault)
+
+
+    def _look_at_clarity(self, texts: list[Mobject], now: float, half_w: float, half_h: float) -> None:
+        """Record the clarity measures of this moment at rest (:class:`Clarity`)."""
+        audit = self.audit
+        veils = _veils(self.mobjects, self.theme.background)
+        order = {id(m): i for i, m in enumerate(m for top in self.mobjects for m in top.get_family())}
+        count = 0
+        for t in texts:
+            opacity = max((max(float(g.get_fill_opacity()), float(g.get_stroke_opacity()))
+                           for g in t.family_members_with_points()), default=0.0)
+            x0, y0, x1, y1 = _box(t)
+            if opacity >= LEGIBLE_OPACITY:
+                px = text_height_px(t)
+                if px is not None and (audit.smallest_text is None or px < audit.smallest_text[0] - 1e-9):
+                    audit.smallest_text = (round(px, 2), _describe(t), round(now, 2))
+                if (x0 < -half_w + EDGE_MARGIN or x1 > half_w - EDGE_MARGIN
+                        or y0 < -half_h + EDGE_MARGIN or y1 > half_h - EDGE_MARGIN):
+                    what = _describe(t)
+                    if all(w != what for w, _ in audit.near_edge):
+                        audit.near_edge.append((what, round(now, 2)))
+            n = numbers_in(t)
+            if not n or opacity < LEGIBLE_OPACITY:
+                continue
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            mine = order.get(id(t), -1)
+            if any(i > mine and v[0] <= cx <= v[2] and v[1] <= cy <= v[3] for i, v in
+                   ((order.get(id(veil), -1), box) for veil, box in veils)):
+                continue
+            count += n
+        audit.legible.append((now, count, self._close_up_from is not None))
+
+    @contextmanager
+    def close_up(self, what: str = "close-up") -> Iterator[None]:
+        """Mark the clip's one close-up: the beats inside may show more digits at once
+        (:data:`LEGIBLE_MAX` does not apply), for at most :data:`CLOSE_UP_SHARE` of the clip."""
+        self._close_up_from = float(self.renderer.time)
+        try:
+            yield
+        finally:
+            self.close_ups.append((what, self._close_up_from, float(self.renderer.time)))
+            self._close_up_from = None
+
+    def clarity(self) -> "Clarity":
+        """The clarity measures of the clip as built (an audited build): :func:`clarity_of`."""
+        return clarity_of(self)
+
+
+#: Digits of a number as a reader reads it: a sign, digits, a decimal part (Unicode sub- and
+#: superscript digits are not decimal digits, so "h₃" holds none).
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+#: A formula's sub- and superscripts (indices, not numbers read): h_{3}, x^2, e_{t,j}.
+_TEX_SCRIPT = re.compile(r"[_^](?:\{[^{}]*\}|\\[A-Za-z]+|.)")
+
+
+def numbers_in(text: Mobject) -> int:
+    """How many numbers a reader reads in ``text`` (a Text, a formula or a :class:`NumberLabel`):
+    each run of digits with its decimals counts once; a formula's indices do not count."""
+    if isinstance(text, NumberLabel):
+        return 1
+    if isinstance(text, Text):
+        words = str(getattr(text, "original_text", "") or "")
+    else:
+        words = _TEX_SCRIPT.sub("", str(getattr(text, "tex_string", "") or ""))
+        words = re.sub(r"\\[A-Za-z]+", " ", words)  # \frac, \mathrm: commands, not digits
+    return len(_NUMBER.findall(words))
+
+
+def _veils(mobjects: list[Mobject], background: Any) -> list[tuple[Mobject, tuple[float, float, float, float]]]:
+    """The background-coloured, mostly opaque filled shapes on screen (veils, fade rects)."""
+    from manim import ManimColor
+
+    bg = ManimColor(background).to_hex().upper()
+    out = []
+    for top in mobjects:
+        for m in top.get_family():
+            if m.submobjects or not len(m.points) or not isinstance(m, VMobject):
+                continue
+            try:
+                if float(m.get_fill_opacity()) < VEIL_OPACITY or m.get_fill_color().to_hex().upper() != bg:
+                    continue
+            except (AttributeError, IndexError):
+                continue
+            out.append((m, _box(m)))
+    return out
+
+
+@dataclass(frozen=True)
+class Clarity:
+    """How clear a clip is, by the rules of STYLE.md §4 (issue 31); :meth:`faults` applies them."""
+
+    scene_id: str
+    duration: float
+    #: Legible numbers at once, time-weighted median over the moments at rest outside the close-up.
+    median_numbers: float
+    #: The most legible numbers at once outside the close-up, and when.
+    max_numbers: int
+    max_numbers_at: float
+    #: The most at once inside the close-up.
+    close_up_max: int
+    close_up_seconds: float
+    close_ups: int
+    end_hold: float
+    #: The longest stretch without motion before the final hold: (seconds, from).
+    longest_still: float
+    longest_still_at: float
+    returns: tuple[tuple[str, float, float], ...]
+    smallest_text: tuple[float, str, float] | None
+    near_edge: tuple[tuple[str, float], ...]
+
+    def faults(self, text_floor_px: float = TEXT_FLOOR_PX) -> list[str]:
+        out = []
+        if self.median_numbers > LEGIBLE_MEDIAN:
+            out.append(f"{self.median_numbers:g} numbers legible at once in the median moment (rule: {LEGIBLE_MEDIAN})")
+        if self.max_numbers > LEGIBLE_MAX:
+            out.append(f"{self.max_numbers} numbers legible at once at {self.max_numbers_at:.1f} s, outside the "
+                       f"close-up (rule: {LEGIBLE_MAX})")
+        if self.close_ups > 1:
+            out.append(f"{self.close_ups} close-ups (rule: one)")
+        if self.close_up_seconds > CLOSE_UP_SHARE * self.duration + _FRAME_SLACK:
+            out.append(f"the close-up takes {self.close_up_seconds:.1f} s of {self.duration:.1f} "
+                       f"(rule: at most {CLOSE_UP_SHARE:.0%})")
+        if not FINAL_HOLD - _FRAME_SLACK <= self.end_hold <= FINAL_HOLD_MAX + _FRAME_SLACK:
+            out.append(f"the ending is held {self.end_hold:.2f} s (rule: {FINAL_HOLD:g}-{FINAL_HOLD_MAX:g} s)")
+        if self.longest_still > FROZEN_MAX + _FRAME_SLACK:
+            out.append(f"nothing moves for {self.longest_still:.1f} s from {self.longest_still_at:.1f} s "
+                       f"(rule: at most {FROZEN_MAX:g} s before the ending)")
+        out += [f"{what} leaves at {a:.2f} s and comes back, unchanged, at {b:.2f} s" for what, a, b in self.returns]
+        if self.smallest_text is not None and self.smallest_text[0] < text_floor_px - 1e-6:
+            px, what, at = self.smallest_text
+            out.append(f"text too small: {what} is {px:.1f} px tall at {at:.1f} s (floor {text_floor_px:g} px)")
+        out += [f"{what} within {EDGE_MARGIN:g} of the frame's edge at {at:.1f} s" for what, at in self.near_edge]
+        return out
+
+
+def clarity_of(scene: "WalkthroughScene") -> Clarity:
+    """Measure an audited build of ``scene`` (built with ``audit=True``) by STYLE.md §4."""
+    audit = scene.audit
+    end = float(scene.renderer.time)
+    rest = [(t, n, c) for t, n, c in audit.legible if t > 0]
+    weighted = []
+    for k, (t, n, c) in enumerate(rest):
+        nxt = rest[k + 1][0] if k + 1 < len(rest) else end
+        if not c and nxt > t:
+            weighted.append((n, nxt - t))
+    weighted.sort()
+    total = sum(w for _, w in weighted)
+    median, acc = 0.0, 0.0
+    for n, w in weighted:
+        acc += w
+        if acc >= total / 2:
+            median = float(n)
+            break
+    outside = [(n, t) for t, n, c in rest if not c] or [(0, 0.0)]
+    most, most_at = max(outside, key=lambda p: (p[0], -p[1]))
+    inside = [n for _, n, c in rest if c] or [0]
+    motion = sorted(scene.motion)
+    last = max((e for _, e in motion), default=0.0)
+    still, still_at, cursor = 0.0, 0.0, 0.0
+    for s, e in motion:
+        if s - cursor > still:
+            still, still_at = s - cursor, cursor
+        cursor = max(cursor, e)
+    return Clarity(
+        scene_id=scene.scene_id, duration=round(end, 2), median_numbers=median,
+        max_numbers=int(most), max_numbers_at=round(float(most_at), 2), close_up_max=int(max(inside)),
+        close_up_seconds=round(sum(b - a for _, a, b in scene.close_ups), 2), close_ups=len(scene.close_ups),
+        end_hold=round(end - last, 2), longest_still=round(still, 2), longest_still_at=round(still_at, 2),
+        returns=tuple(audit.returns), smallest_text=audit.smallest_text, near_edge=tuple(audit.near_edge))
 
 
 def _inside_frame(family: list[Mobject], half_w: float, half_h: float) -> bool:
