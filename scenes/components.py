@@ -79,14 +79,14 @@ def subscript(n: int) -> str:
 
 CELL_W = 0.9
 CELL_H = 0.42
-NUMBER_SIZE = 20
+NUMBER_SIZE = 23.5
 #: The shared builders never shrink text below this font size (a capital is
-#: then 12.1 px tall at 480p, the legibility floor of issue 13): past it a
-#: number drops decimals and a word gives way to an ellipsis.
-MIN_FONT_SIZE = 20
+#: then 14.3 px tall at 480p, the legibility floor of issue 31, up from 12 px):
+#: past it a number drops decimals and a word gives way to an ellipsis.
+MIN_FONT_SIZE = 23.5
 ELLIPSIS = "\u2026"
-#: Dots that stand for elided rows or columns: a formula, so at least 28.2 pt (12 px at 480p).
-ELIDED_DOTS_SIZE = 30
+#: Dots that stand for elided rows or columns: a formula, so at least 33 pt (14 px at 480p).
+ELIDED_DOTS_SIZE = 33.5
 WORD_MAX_W = 3.2  # one boxed word: 12 letters of the theme's font at 24
 
 
@@ -668,9 +668,9 @@ def fade_out(mobject: Mobject, **kw) -> _Fade:
 # -- captions that change step by step ------------------------------------------
 
 #: Where a scene's step captions sit (bottom of the frame) and their size
-#: (13 px capitals at 480p).
+#: (14.6 px capitals at 480p).
 STEP_CAPTION_Y = -3.3
-STEP_CAPTION_SIZE = 22
+STEP_CAPTION_SIZE = 24
 
 
 def step_caption(text: str, theme: Theme, y: float = STEP_CAPTION_Y,

@@ -23,8 +23,8 @@ from .theme import Theme
 
 __all__ = ["wrapped_note", "signed_bars", "readable_dots", "MIN_TEX_SIZE", "SignedBar"]
 
-#: Formulas (MathTex) have smaller glyphs per point than Text: 28.2 pt gives 12 px capitals at 480p.
-MIN_TEX_SIZE = 28.5
+#: Formulas (MathTex) have smaller glyphs per point than Text: 33 pt gives 14 px capitals at 480p.
+MIN_TEX_SIZE = 33.2
 
 
 def wrapped_note(text: str, theme: Theme, font_size: float = 20, colour: Any = None,

@@ -157,8 +157,9 @@ def load_default_trace() -> Trace:
     return compute_trace(load_numbers())
 
 
-#: The legibility floor of the pacing tests: capitals at least this many pixels tall at 480p (issue 13).
-MIN_TEXT_PX = 12.0
+#: The legibility floor of the pacing tests: capitals at least this many pixels tall at 480p (issue 31;
+#: 12 px since issue 13).
+MIN_TEXT_PX = 14.0
 
 
 @dataclass

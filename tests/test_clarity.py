@@ -124,4 +124,4 @@ def test_a_group_that_leaves_and_comes_back_is_a_fault():
 def test_the_smallest_text_is_named_in_pixels():
     c = _clarity("plain")
     px, what, _ = c.smallest_text
-    assert "NumberLabel" in what and 12.0 < px < 12.5   # NUMBER_SIZE 20 pt: 12.2 px at 480p
+    assert "NumberLabel" in what and 14.0 < px < 14.5   # NUMBER_SIZE 23.5 pt: 14.3 px at 480p

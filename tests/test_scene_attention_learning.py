@@ -11,7 +11,7 @@ import pytest
 from scenes import LIGHT, SCENES
 from scenes.attention_learning import HeatCell
 
-from .helpers import build_scene, check_scene, load_default_trace, trace_from, varied
+from .helpers import MIN_TEXT_PX, build_scene, check_scene, load_default_trace, trace_from, varied
 
 SCENE = "attention_learning"
 LONGEST = "the white mouse has eaten the big white house in recent years"
@@ -121,7 +121,7 @@ def test_the_poster_is_not_attention_process_s():
 def test_varied_sentences(changes, theme):
     data = varied(**changes)
     trace = trace_from(data)
-    scene = build_scene(SCENE, trace, min_text_px=12.0, **({"theme": theme} if theme else {}))
+    scene = build_scene(SCENE, trace, min_text_px=MIN_TEXT_PX, **({"theme": theme} if theme else {}))
     independent = trace_from(data)
     assert check_scene(scene, independent) >= _expected_keys(independent)
     assert len(scene.shown_matrices) == len(trace.attention_learning.steps)
@@ -136,7 +136,7 @@ def test_varied_sentences(changes, theme):
     ids=["seeded", "outside-the-grammar"],
 )
 def test_no_training_to_show_is_said(changes, says):
-    scene = build_scene(SCENE, trace_from(varied(**changes)), min_text_px=12.0)
+    scene = build_scene(SCENE, trace_from(varied(**changes)), min_text_px=MIN_TEXT_PX)
     assert scene.audit.faults == []
     texts = [m.original_text for top in scene.mobjects for m in top.get_family() if hasattr(m, "original_text")]
     assert any("No training to show" in t and says in t for t in texts)

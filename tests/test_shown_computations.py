@@ -22,7 +22,7 @@ import pytest
 from attention_core.formatting import format_number, parse_number
 from attention_core.similarity import DotProductInputs, compute_dot_product
 
-from .helpers import build_scene, check_scene, trace_from, varied
+from .helpers import MIN_TEXT_PX, build_scene, check_scene, trace_from, varied
 
 
 def _shown(value: float, decimals: int) -> str:
@@ -126,7 +126,7 @@ def test_the_issue_case_on_screen_agrees_with_itself_and_the_arrow():
     data = varied(dot_product={"features": ["romance", "action", "comedy"],
                                "movie": [0.006, -0.005, 0.002], "user": [-0.8, -0.3, 0.5]})
     trace = trace_from(data)
-    scene = build_scene("dot_product", trace, min_text_px=12.0)
+    scene = build_scene("dot_product", trace, min_text_px=MIN_TEXT_PX)
     check_scene(scene, trace_from(data))  # in frame, no overlap, every number the core's
     shown = {}
     for n in scene.audit.numbers:
