@@ -4,6 +4,7 @@
     .venv/bin/python scripts/clarity.py encoder decoder      # some scenes
     .venv/bin/python scripts/clarity.py --numbers my.toml    # another numbers file
     .venv/bin/python scripts/clarity.py --faults             # also list each fault by the rules
+    .venv/bin/python scripts/clarity.py --varied encoder     # the varied numbers of the pacing test
 
 Columns: the clip's length, legible numbers at once (time-weighted median and the most, outside the
 close-up, with when), the close-up's seconds and its most numbers, the ending's hold, the longest
@@ -44,12 +45,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("scenes", nargs="*")
     parser.add_argument("--numbers", type=Path, default=None, help="a numbers file (default: the shipped one)")
     parser.add_argument("--faults", action="store_true", help="list the faults by the rules")
+    parser.add_argument("--varied", action="store_true",
+                        help="the varied numbers of tests/test_pacing_legibility.py (VARIED)")
     args = parser.parse_args(argv)
 
     from attention_core import compute_trace, load_numbers
     from scenes import SCENE_MODULES
 
-    trace = compute_trace(load_numbers(args.numbers) if args.numbers else load_numbers())
+    if args.varied:
+        from tests.helpers import trace_from
+        from tests.test_pacing_legibility import VARIED
+
+        trace = trace_from(VARIED)
+    else:
+        trace = compute_trace(load_numbers(args.numbers) if args.numbers else load_numbers())
     ids = args.scenes or list(SCENE_MODULES)
     unknown = [s for s in ids if s not in SCENE_MODULES]
     if unknown:
