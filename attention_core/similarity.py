@@ -40,6 +40,7 @@ __all__ = [
     "SWEEP_ANGLES",
     "as_shown",
     "SHOWN_DECIMALS",
+    "COSINE_DECIMALS",
     "cosine_agrees",
     "shown_decimals_for",
     "table_agrees",
@@ -363,19 +364,44 @@ def cosine_agrees(m: np.ndarray, u: np.ndarray, decimals: int, cos_decimals: int
     shown_norms = as_shown(norm(m), decimals) * as_shown(norm(u), decimals)
     if shown_norms == 0:
         return False
-    from_shown = float(np.clip(as_shown(dot_product(m, u), decimals) / shown_norms, -1.0, 1.0))
+    # Not clipped to [-1, 1]: -1.15 / (1.39 x 0.82) = -1.0089 is a false line under a printed
+    # -1.00, and the cure is more decimals for the norms, not a clip the reader cannot see.
+    from_shown = as_shown(dot_product(m, u), decimals) / shown_norms
     return as_shown(from_shown, cos_decimals) == as_shown(cosine_similarity(m, u), cos_decimals)
 
 
+#: The decimals cos(theta) may be shown at: more than the table's, since near +-1 the
+#: division of the shown score by the shown norms moves the fourth decimal
+#: (-0.024140 / (0.220907 x 0.109293) = -0.99985, the true cosine -0.99985 too, but
+#: -0.9999 against -0.9998 at four).
+COSINE_DECIMALS = (2, 3, 4, 5, 6, 7, 8)
+
+
 def shown_decimals_for(m: np.ndarray, u: np.ndarray, least: int = 2) -> tuple[int, int]:
-    """The fewest decimals (table, cosine) at which every computation the scene
-    writes out agrees with the true one; the most in :data:`SHOWN_DECIMALS`
-    when none does (inputs of more than three decimals)."""
-    cos_decimals = max(least, cosine_decimals(cosine_similarity(m, u), angle_degrees(m, u)))
+    """The fewest decimals (table, cosine) at which every line the scene writes
+    out is true for the operands it shows: the table's products and sums, score /
+    (|m| |u|) = cos(theta) redone from the shown score and norms, and arccos of
+    the shown cosine in whole degrees (the drawn angle). The two are chosen
+    together (issue 33): the cosine's decimals from the angle alone could make
+    the division line false. When no pair within :data:`SHOWN_DECIMALS` and
+    :data:`COSINE_DECIMALS` holds (never seen in range), the most of both."""
+    cosine, angle = cosine_similarity(m, u), angle_degrees(m, u)
+    first_cos = max(least, cosine_decimals(cosine, angle))
     for decimals in SHOWN_DECIMALS:
-        if decimals >= least and table_agrees(m, u, decimals) and cosine_agrees(m, u, decimals, cos_decimals):
-            return decimals, cos_decimals
-    return SHOWN_DECIMALS[-1], cos_decimals
+        if decimals < least or not table_agrees(m, u, decimals):
+            continue
+        for cos_decimals in COSINE_DECIMALS:
+            if cos_decimals < first_cos or not _arccos_agrees(cosine, angle, cos_decimals):
+                continue
+            if cosine_agrees(m, u, decimals, cos_decimals):
+                return decimals, cos_decimals
+    return SHOWN_DECIMALS[-1], COSINE_DECIMALS[-1]
+
+
+def _arccos_agrees(cosine: float, angle_deg: float, decimals: int) -> bool:
+    """Whether arccos of ``cosine`` shown at ``decimals``, in whole degrees, is the true angle."""
+    shown = np.clip(as_shown(cosine, decimals), -1.0, 1.0)
+    return round(float(np.degrees(np.arccos(shown)))) == round(angle_deg)
 
 
 def compute_dot_product(inputs: DotProductInputs, decimals: int = 2) -> DotProductTrace:
