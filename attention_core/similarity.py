@@ -49,7 +49,9 @@ __all__ = [
 FEATURE_RANGE = (2, 6)
 #: Angles (degrees) between the turning user vector and the movie vector:
 #: from aligned (0) through perpendicular (90) to opposed (180).
-SWEEP_ANGLES = (0.0, 30.0, 60.0, 90.0, 120.0, 150.0, 180.0)
+#: Every 15 degrees: the turning arrow stops often enough that the readout, changing in
+#: place at each stop, reads as a count rather than as a series of separate values.
+SWEEP_ANGLES = tuple(float(a) for a in range(0, 181, 15))
 
 
 def as_shown(value: float, decimals: int = 2) -> float:

@@ -32,6 +32,7 @@ from manim import (
     DR,
     UL,
     UR,
+    Animation,
     Arc,
     Arrow,
     Create,
@@ -40,6 +41,8 @@ from manim import (
     GrowArrow,
     Indicate,
     Line,
+    UpdateFromAlphaFunc,
+    linear,
     Mobject,
     Rectangle,
     SurroundingRectangle,
@@ -63,13 +66,14 @@ from .motion import digits_of, fly
 
 __all__ = ["DotProductScene", "Stage"]
 
-TITLE_Y = 3.55
-TABLE_TOP = 2.45
+TITLE_Y = 3.5
+TABLE_TOP = 2.35
 ROW_H = 0.44
 CELL_W = 0.86  # at least; wider when the numbers are longer (e.g. 180.50)
-CHAR_W = 0.165  # width of one digit of the number font at NUM_SIZE
+CHAR_W = 0.194  # width of one digit of the number font at NUM_SIZE
 NAME_RIGHT = -5.15
-NUM_SIZE = 20
+NUM_SIZE = 23.5  # 14.3 px capitals at 480p (the floor of issue 31)
+SMALL = 23.5  # the smallest text: labels, notes, the readout
 # The plane (right half): m along +x from this origin, the longer vector R long.
 PLANE_ORIGIN = np.array([3.75, 0.6, 0.0])
 PLANE_R = 2.3
@@ -78,13 +82,13 @@ WATERFALL_W = 1.3
 WATERFALL_GAP = 0.3
 # The score-versus-angle plot under the plane.
 CURVE_LEFT, CURVE_RIGHT = 1.55, 5.95
-CURVE_MID_Y, CURVE_HALF_H = -2.35, 0.8
+CURVE_MID_Y, CURVE_HALF_H = -2.2, 0.75
 
 
 def _degrees(theme: Any, key: tuple, value: float, colour: Any = None) -> VGroup:
     """An angle in whole degrees (more would be false precision): number and sign."""
     number = NumberLabel(value, theme, key, font_size=NUM_SIZE, colour=colour, decimals=0)
-    sign = caption("\u00b0", theme, 20, colour)
+    sign = caption("\u00b0", theme, SMALL, colour)
     sign.next_to(number, RIGHT, buff=0.03).align_to(number, UP)
     return VGroup(number, sign)
 
@@ -114,6 +118,8 @@ class Stage:
     below: Mobject | None = None  # the lowest line of the left column so far
     curve: VGroup | None = None  # the score-vs-angle plot's axes and values
     turning: Mobject | None = None  # the copy of u that sweeps round
+    traced: VMobject | None = None  # the curve traced so far by the sweep
+    traced_full: VMobject | None = None  # the whole curve through the sweep's stops
     dots: VGroup = field(default_factory=VGroup)
     readout: VGroup | None = None
 
@@ -151,7 +157,7 @@ class DotProductScene(WalkthroughScene):
         self.theme = theme = replace(self.theme, decimals=dp.shown_decimals)
         self._columns()
         title = _row(caption("Dot product as a similarity score", theme, 28),
-                     math_label(r"m \cdot u = \sum_i m_i\,u_i", theme, 32), buff=0.5)
+                     math_label(r"m \cdot u = \sum_i m_i\,u_i", theme, 34), buff=0.5)
         title.move_to([0, TITLE_Y, 0]).to_edge(LEFT, buff=0.4)
         self.add(title)
         st = self.stage = Stage(headers=self._headers(), plane=self._plane())
@@ -159,16 +165,17 @@ class DotProductScene(WalkthroughScene):
         pscale = max(float(np.max(np.abs(dp.products))), 1e-9)
         for i, feature in enumerate(dp.features):
             y = TABLE_TOP - (i + 0.5) * ROW_H
-            name = caption(feature, theme, 20)  # never shrunk: long names move the table right
+            name = caption(feature, theme, SMALL)  # never shrunk: long names move the table right
             st.names.add(name.move_to([self.col_x["name"], y, 0]).align_to([self.col_x["name"] + 0.6, 0, 0], RIGHT))
             st.movie.add(self._cell(dp.movie[i], ("dot_product.movie", i), scale, self.col_x["movie"], y))
             st.user.add(self._cell(dp.user[i], ("dot_product.user", i), scale, self.col_x["user"], y))
             st.products.add(self._cell(dp.products[i], ("dot_product.products", i), pscale,
                                        self.col_x["product"], y))
             st.sums.add(self._cell(dp.running_sum[i], ("dot_product.running_sum", i), pscale, self.col_x["sum"], y))
-            st.times.add(caption("\u00d7", theme, 22, theme.muted).move_to(
+            st.times.add(caption("\u00d7", theme, 24, theme.muted).move_to(
                 [(self.col_x["movie"] + self.col_x["user"]) / 2, y, 0]))
         self.table_cells = VGroup(*st.movie, *st.user, *st.products, *st.sums)  # the tests check the plane clears it
+        self.left_column_right = -7.0  # the right edge of the lines under the table, as they come
         st.zero_line, st.steps = self._waterfall()
         st.score_cell = ValueCell(dp.score, theme, ("dot_product.score",), width=self.cell_w,
                                   height=ROW_H, scale=pscale, font_size=NUM_SIZE)
@@ -217,6 +224,9 @@ class DotProductScene(WalkthroughScene):
         st.score_row.next_to([-3.6, table_bottom - 0.2, 0], DOWN, buff=0)
         self.play(fade_in(st.score_row))
         self.pause_on_result("score")
+        # Read once: the products and running sums step back (the waterfall keeps their sizes);
+        # the operands and the score stay.
+        self.play(*(digits_of(cell).animate.set_opacity(0.3) for cell in (*st.products, *st.sums)), run_time=0.5)
         st.below = st.score_row
 
     def name_what_moves_it(self) -> None:
@@ -233,6 +243,15 @@ class DotProductScene(WalkthroughScene):
         st, plane = self.stage, self.stage.plane
         cos_rows = self._cosine_rows()
         cos_rows.next_to(st.below, DOWN, buff=0.4).set_x(-3.6)
+        low = -3.85 - cos_rows.get_bottom()[1]
+        if low > 0:  # many features: the lines close up under the table rather than leave the frame
+            cos_rows.shift(UP * min(low, 0.28))
+            if cos_rows.get_bottom()[1] < -3.85:
+                cos_rows.arrange(DOWN, buff=0.08, aligned_edge=LEFT).next_to(st.below, DOWN, buff=0.12)
+                cos_rows.set_x(-3.6)
+        if cos_rows.get_left()[0] < -6.85:  # long numbers: keep the frame's margin
+            cos_rows.shift(RIGHT * (-6.85 - cos_rows.get_left()[0]))
+        self.left_column_right = max(self.left_column_right, cos_rows.get_right()[0])
         self.play(*(fade_in(row) for row in cos_rows[:-1]))
         self.pause_on_result("angle")
         self.play(fade_in(cos_rows[-1]))
@@ -240,37 +259,65 @@ class DotProductScene(WalkthroughScene):
         self.play(Create(plane["arc"]), fade_in(plane["theta"]))
 
     def turn_the_user(self) -> None:
-        """u turns from aligned to opposed; each stop's score is plotted against its angle."""
+        """u turns from aligned to opposed, one stop at a time in one continuous motion: at each
+        stop a dot lands on the plot and the curve traced so far grows behind it, and the
+        readout's numbers change in place (never fading out and back)."""
         st, theme, dp = self.stage, self.theme, self.trace.dot_product
         plane = st.plane
         st.curve = self._curve_axes()
-        self.play(Create(plane["circle"]), fade_in(st.curve))
-        st.turning = plane["u"].copy()
-        self.play(*self._dim_our_user(0.3))
+        self.play(Create(plane["circle"]), fade_in(st.curve), *self._dim_our_user(0.3))
         labels, slots = self._readout_labels()
-        shown: VGroup | None = None
-        for k in range(len(dp.sweep_angles_deg)):
-            numbers = self._readout_numbers(k, slots)
-            dot = Dot(self._curve_point(dp.sweep_angles_deg[k], dp.sweep_cosines[k]), radius=0.06,
-                      color=theme.query)
-            if shown is not None:  # the old numbers go before the new come: never two in one place
-                self.play(fade_out(shown), run_time=0.2)
-            first = [fade_in(labels)] if shown is None else []
-            self.play(Transform(st.turning, self._arrow_to(dp.sweep_users[k], theme.query)), fade_in(dot),
-                      fade_in(numbers), *first, run_time=0.6)
-            shown = numbers
-            st.dots.add(dot)
-        st.readout = VGroup(labels, shown)
+        readouts = [self._readout_numbers(k, slots) for k in range(len(dp.sweep_angles_deg))]
+        st.dots = VGroup(*(Dot(self._curve_point(a, c), radius=0.06, color=theme.query)
+                           for a, c in zip(dp.sweep_angles_deg, dp.sweep_cosines)))
+        st.traced = self._traced_curve()
+        st.turning = self._arrow_to(dp.sweep_users[0], theme.query)
+        self.play(GrowArrow(st.turning), fade_in(labels), fade_in(readouts[0]), fade_in(st.dots[0]))
+        for k in range(1, len(readouts)):
+            self.play(self._turn_to(k, readouts), run_time=0.35, rate_func=linear)
+        self.remove(*readouts[:-1])  # each was shown in place and is hidden now
+        st.readout = VGroup(labels, readouts[-1])
+        self.pause_on_result("angle")
 
     def draw_the_curve(self) -> None:
-        """The stops joined into the curve; our user back in full, its score marked on it."""
-        st, theme = self.stage, self.theme
-        path = VMobject(stroke_color=theme.query, stroke_width=2, stroke_opacity=0.6)
-        path.set_points_smoothly([d.get_center() for d in st.dots])
-        ours = self._our_point(path, [*st.curve[2].submobjects, *st.curve[3:], *st.dots])
-        self.play(Create(path), fade_out(st.turning), fade_out(st.readout), fade_out(st.plane["circle"]),
+        """The turning copy and its readout leave; our user back in full, its score marked on the
+        curve it traced."""
+        st = self.stage
+        ours = self._our_point(st.traced, [*st.curve[2].submobjects, *st.curve[3:], *st.dots])
+        self.play(fade_out(st.turning), fade_out(st.readout), fade_out(st.plane["circle"]),
                   *self._dim_our_user(1.0))
-        self.play(fade_in(ours), Indicate(st.score_cell, color=theme.highlight, scale_factor=1.1))
+        self.play(fade_in(ours), Indicate(st.score_cell, color=self.theme.highlight, scale_factor=1.1))
+
+    def _turn_to(self, k: int, readouts: list[VGroup]) -> Animation:
+        """One step of the sweep: the arrow turns from stop k-1 to stop k (a rotation, drawn, about
+        the plane's origin), the traced curve grows to dot k, and at the halfway point the readout
+        shows the nearer stop's numbers, in place."""
+        st, dp = self.stage, self.trace.dot_product
+        start = st.turning.copy()
+        turn = np.radians(dp.sweep_angles_deg[k] - dp.sweep_angles_deg[k - 1])
+        before, after = readouts[k - 1], readouts[k]
+        last = len(readouts) - 1
+        full = st.traced_full
+        after.set_opacity(0)
+        st.dots[k].set_opacity(0)
+        self.add(after, st.dots[k], st.traced)
+
+        def step(group: Mobject, alpha: float) -> None:
+            st.turning.become(start.copy().rotate(turn * alpha, about_point=self.plane_origin))
+            st.traced.pointwise_become_partial(full, 0, (k - 1 + alpha) / last)
+            now, then = (before, after) if alpha < 0.5 else (after, before)
+            now.set_opacity(1)
+            then.set_opacity(0)
+            st.dots[k].set_opacity(1 if alpha >= 1 else 0)
+
+        return UpdateFromAlphaFunc(VGroup(st.turning, before, after, st.dots[k], st.traced), step)
+
+    def _traced_curve(self) -> VMobject:
+        """The curve through the sweep's stops (``traced_full``) and the part traced so far."""
+        st, theme = self.stage, self.theme
+        st.traced_full = VMobject(stroke_color=theme.query, stroke_width=2, stroke_opacity=0.6)
+        st.traced_full.set_points_smoothly([d.get_center() for d in st.dots])
+        return st.traced_full.copy().pointwise_become_partial(st.traced_full, 0, 0)
 
     # -- builders --------------------------------------------------------------
 
@@ -286,8 +333,8 @@ class DotProductScene(WalkthroughScene):
         shown = [self.theme.fmt(v) for v in (*dp.movie, *dp.user, *dp.products, *dp.running_sum)]
         self.cell_w = max(CELL_W, CHAR_W * max(len(t) for t in shown) + 0.16)
         # Names at the readable size; long ones push the table right.
-        widest = max(caption(f, self.theme, 20).width for f in dp.features)
-        name_right = max(NAME_RIGHT, -7.0 + widest)
+        widest = max(caption(f, self.theme, SMALL).width for f in dp.features)
+        name_right = max(NAME_RIGHT, -6.85 + widest)
         movie = name_right + 0.25 + self.cell_w / 2
         user = movie + self.cell_w + 0.5  # room for the x sign
         product = user + self.cell_w + 0.4
@@ -314,14 +361,14 @@ class DotProductScene(WalkthroughScene):
     def _headers(self) -> VGroup:
         theme = self.theme
         y = TABLE_TOP + 0.3
-        feature = caption("feature", theme, 20, theme.muted).move_to([self.col_x["name"], y, 0])
-        movie = VGroup(caption("movie", theme, 20, theme.key), math_label("m", theme, 30, theme.key)
+        feature = caption("feature", theme, SMALL, theme.muted).move_to([self.col_x["name"], y, 0])
+        movie = VGroup(caption("movie", theme, SMALL, theme.key), math_label("m", theme, 34, theme.key)
                        ).arrange(DOWN, buff=0.06).move_to([self.col_x["movie"], y + 0.15, 0])
-        user = VGroup(caption("user", theme, 20, theme.query), math_label("u", theme, 30, theme.query)
+        user = VGroup(caption("user", theme, SMALL, theme.query), math_label("u", theme, 34, theme.query)
                       ).arrange(DOWN, buff=0.06).move_to([self.col_x["user"], y + 0.15, 0])
-        product = math_label(r"m_i\,u_i", theme, 30).move_to([self.col_x["product"], y, 0])
-        running = VGroup(caption("running", theme, 20, theme.muted),
-                         caption("sum", theme, 20, theme.muted)).arrange(DOWN, buff=0.04)
+        product = math_label(r"m_i\,u_i", theme, 34).move_to([self.col_x["product"], y, 0])
+        running = VGroup(caption("running", theme, SMALL, theme.muted),
+                         caption("sum", theme, SMALL, theme.muted)).arrange(DOWN, buff=0.04)
         running.move_to([self.col_x["sum"], y + 0.15, 0])
         # Pango and TeX glyphs sit at different heights: centre them on one line.
         for mob in (feature, product):
@@ -334,11 +381,11 @@ class DotProductScene(WalkthroughScene):
         up, down = dp.top_term, dp.bottom_term
         lines: list[Mobject] = []
         if dp.products[up] > 0:
-            lines.append(_row(caption(f"{dp.features[up]} pushes the score up:", theme, 20, theme.positive),
+            lines.append(_row(caption(f"{dp.features[up]} pushes the score up:", theme, SMALL, theme.positive),
                               NumberLabel(dp.products[up], theme, ("dot_product.products", up),
                                           font_size=NUM_SIZE)))
         if dp.products[down] < 0:
-            lines.append(_row(caption(f"{dp.features[down]} pulls it down:", theme, 20, theme.negative),
+            lines.append(_row(caption(f"{dp.features[down]} pulls it down:", theme, SMALL, theme.negative),
                               NumberLabel(dp.products[down], theme, ("dot_product.products", down),
                                           font_size=NUM_SIZE)))
         if not lines:
@@ -352,26 +399,26 @@ class DotProductScene(WalkthroughScene):
         (true) cosine, and arccos of it gives the drawn angle in whole degrees.
         """
         theme, dp = self.theme, self.trace.dot_product
-        formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 30)
+        formula = math_label(r"\cos\theta = \frac{m \cdot u}{|m|\,|u|}", theme, 34)
         formula.spoken = "cos \u03b8 = m \u00b7 u / (|m| |u|)"  # for the captions file
         first = _row(
-            caption("=", theme, 22),
+            caption("=", theme, 24),
             NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE),
-            caption("/ (", theme, 22),
+            caption("/ (", theme, 24),
             NumberLabel(dp.norm_movie, theme, ("dot_product.norm_movie",), font_size=NUM_SIZE,
                         colour=theme.key),
-            caption("\u00d7", theme, 22),
+            caption("\u00d7", theme, 24),
             NumberLabel(dp.norm_user, theme, ("dot_product.norm_user",), font_size=NUM_SIZE,
                         colour=theme.query),
-            caption(") =", theme, 22),
+            caption(") =", theme, 24),
             NumberLabel(dp.shown_cosine, theme, ("dot_product.shown.cosine",), font_size=NUM_SIZE,
                         colour=theme.highlight, decimals=dp.cosine_decimals),
         )
         second = _row(
-            caption("\u03b8 = arccos(", theme, 22, theme.highlight),
+            caption("\u03b8 = arccos(", theme, 24, theme.highlight),
             NumberLabel(dp.shown_cosine, theme, ("dot_product.shown.cosine",), font_size=NUM_SIZE,
                         colour=theme.highlight, decimals=dp.cosine_decimals),
-            caption(") \u2248", theme, 22, theme.highlight),
+            caption(") \u2248", theme, 24, theme.highlight),
             _degrees(theme, ("dot_product.shown.angle_deg",), dp.shown_angle_deg, theme.highlight),
         )
         if _row(formula.copy(), first.copy()).width <= 6.9:
@@ -418,9 +465,9 @@ class DotProductScene(WalkthroughScene):
         k = self._plane_scale()
         m = self._arrow_to(dp.plane_movie, theme.key)
         u = self._arrow_to(dp.plane_user, theme.query)
-        m_label = math_label("m", theme, 32, theme.key).next_to(m.get_end(), DOWN, buff=0.12)
+        m_label = math_label("m", theme, 36, theme.key).next_to(m.get_end(), DOWN, buff=0.12)
         u_dir = (u.get_end() - self.plane_origin) / max(np.linalg.norm(u.get_end() - self.plane_origin), 1e-9)
-        u_label = math_label("u", theme, 32, theme.query).move_to(u.get_end() + u_dir * 0.3)
+        u_label = math_label("u", theme, 36, theme.query).move_to(u.get_end() + u_dir * 0.3)
         if u_label.get_right()[0] > 6.95:  # u nearly along m, at the frame's edge: above its tip
             u_label.next_to(u.get_end(), UP, buff=0.12).shift(LEFT * 0.1)
         theta_rad = np.radians(dp.angle_deg)
@@ -428,36 +475,51 @@ class DotProductScene(WalkthroughScene):
         arc = Arc(radius=arc_r, start_angle=0, angle=theta_rad, arc_center=self.plane_origin,
                   color=theme.highlight, stroke_width=3)
         mid = theta_rad / 2
-        theta = math_label(r"\theta", theme, 30, theme.highlight).move_to(
+        theta = math_label(r"\theta", theme, 34, theme.highlight).move_to(
             self.plane_origin + (arc_r + 0.3) * np.array([np.cos(mid), np.sin(mid), 0]))
         if dp.angle_deg < 30:
             # A narrow angle has no room inside: put the symbol above the arrows.
             theta.move_to(self.plane_origin + np.array([arc_r + 0.2, 0.0, 0.0]))
             theta.set_y(max(u.get_top()[1], m.get_top()[1]) + 0.3)
             theta.set_x(self.plane_origin[0] + arc_r + 0.2)
+            clear = max(u_label.get_top()[1], m_label.get_top()[1]) + 0.08 + theta.height / 2
+            if theta.get_y() < clear and abs(theta.get_x() - u_label.get_x()) < (theta.width + u_label.width) / 2 + 0.05:
+                theta.set_y(clear)
         circle = DashedVMobject(
             Arc(radius=dp.norm_user * k, start_angle=0, angle=np.pi, arc_center=self.plane_origin,
                 color=theme.muted, stroke_width=2), num_dashes=30)
         base = Line(self.plane_origin + LEFT * self.plane_r, self.plane_origin + RIGHT * self.plane_r,
                     color=theme.panel, stroke_width=2)
-        cap = VGroup(caption("the plane through m and u", theme, 20, theme.muted),
-                     caption("(true lengths and angle)", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
+        cap = VGroup(caption("the plane through m and u", theme, SMALL, theme.muted),
+                     caption("(true lengths and angle)", theme, SMALL, theme.muted)).arrange(DOWN, buff=0.08)
         fit_within(cap, max_width=4.4)
         cap.move_to([self.plane_origin[0], self.plane_origin[1] - 0.72, 0])
-        if cap.get_right()[0] > 6.9:  # a small plane pushed right by wide numbers
-            cap.shift(LEFT * (cap.get_right()[0] - 6.9))
+        if cap.get_right()[0] > 6.85:  # a small plane pushed right by wide numbers
+            cap.shift(LEFT * (cap.get_right()[0] - 6.85))
+        if cap.get_left()[0] < self.waterfall_left + WATERFALL_W + 0.15:
+            cap = VGroup()  # no room beside the waterfall: the plane goes unlabelled
         return {"base": base, "m": m, "u": u, "m_label": m_label, "u_label": u_label, "arc": arc,
                 "theta": theta, "circle": circle, "caption": cap}
+
+    def _curve_left(self) -> float:
+        """The plot's left end: :data:`CURVE_LEFT`, or further right when the left column's lines
+        (long numbers) and the score axis's values would otherwise meet."""
+        dp = self.trace.dot_product
+        widest = max(NumberLabel(v, self.theme, None, font_size=NUM_SIZE).width
+                     for v in (dp.sweep_scores[0], dp.sweep_scores[-1]))
+        return max(CURVE_LEFT, self.left_column_right + 0.3 + widest + 0.12)
 
     def _curve_point(self, angle_deg: float, cosine: float) -> np.ndarray:
         """score = |m| |u| cos(angle), drawn from its true cosine: the plot spans
         -|m||u| to |m||u|, so no point ever leaves it (rounded norms could)."""
-        x = CURVE_LEFT + (CURVE_RIGHT - CURVE_LEFT) * angle_deg / 180.0
+        left = self._curve_left()
+        x = left + (CURVE_RIGHT - left) * angle_deg / 180.0
         y = CURVE_MID_Y + CURVE_HALF_H * float(np.clip(cosine, -1.0, 1.0))
         return np.array([x, y, 0.0])
 
     def _curve_axes(self) -> VGroup:
         theme = self.theme
+        CURVE_LEFT = self._curve_left()  # noqa: N806 (the constant, moved right for long numbers)
         zero = Line([CURVE_LEFT, CURVE_MID_Y, 0], [CURVE_RIGHT, CURVE_MID_Y, 0],
                     color=theme.panel, stroke_width=2)
         yaxis = Line([CURVE_LEFT, CURVE_MID_Y - CURVE_HALF_H - 0.1, 0],
@@ -472,30 +534,30 @@ class DotProductScene(WalkthroughScene):
         bottom = NumberLabel(dp.sweep_scores[last], theme, ("dot_product.sweep.scores", last),
                              font_size=NUM_SIZE, colour=theme.muted)
         bottom.next_to([CURVE_LEFT, CURVE_MID_Y - CURVE_HALF_H, 0], LEFT, buff=0.12)
-        ylab = caption("score", theme, 20, theme.muted).next_to([CURVE_LEFT, CURVE_MID_Y, 0], LEFT, buff=0.12)
+        ylab = caption("score", theme, SMALL, theme.muted).next_to([CURVE_LEFT, CURVE_MID_Y, 0], LEFT, buff=0.12)
         ticks = VGroup()
-        below = CURVE_MID_Y - CURVE_HALF_H - 0.3
+        below = CURVE_MID_Y - CURVE_HALF_H - 0.28
         for k in (0, last // 2, last):
             x = CURVE_LEFT + (CURVE_RIGHT - CURVE_LEFT) * dp.sweep_angles_deg[k] / 180.0
             ticks.add(Line([x, CURVE_MID_Y - 0.06, 0], [x, CURVE_MID_Y + 0.06, 0], color=theme.panel,
                            stroke_width=2))
             ticks.add(_degrees(theme, ("dot_product.sweep.angles_deg", k), dp.sweep_angles_deg[k],
                                theme.muted).move_to([x, below, 0]))
-        words = below - 0.32
-        left = caption("aligned", theme, 20, theme.positive)
+        words = below - 0.34
+        left = caption("aligned", theme, SMALL, theme.positive)
         left.move_to([CURVE_LEFT, words, 0]).align_to([CURVE_LEFT - 0.3, 0, 0], LEFT)
-        right = caption("opposed", theme, 20, theme.negative)
+        right = caption("opposed", theme, SMALL, theme.negative)
         right.move_to([CURVE_RIGHT, words, 0]).align_to([CURVE_RIGHT + 0.3, 0, 0], RIGHT)
-        mid = caption("angle \u2192", theme, 20, theme.muted).move_to([(CURVE_LEFT + CURVE_RIGHT) / 2, words, 0])
+        mid = caption("angle \u2192", theme, SMALL, theme.muted).move_to([(CURVE_LEFT + CURVE_RIGHT) / 2, words, 0])
         return VGroup(zero, yaxis, ticks, top, bottom, ylab, left, right, mid)
 
     def _readout_labels(self) -> tuple[VGroup, list[np.ndarray]]:
         """The sweep's readout under the plane (two lines) and where its numbers go."""
         theme = self.theme
-        angle = caption("angle =", theme, 20)
+        angle = caption("angle =", theme, SMALL)
         # Not "|m| |u| cos(angle) =": redone from the rounded norms on screen that
         # product could miss the true score by a digit (1.10 x 1.24 = 1.36, true 1.37).
-        score = caption("score m \u00b7 u =", theme, 20)
+        score = caption("score m \u00b7 u =", theme, SMALL)
         # Room for the widest number after each label.
         widest = max(len(self.theme.fmt(v)) for v in self.trace.dot_product.sweep_scores)
         labels = VGroup(angle, score).arrange(DOWN, buff=0.15, aligned_edge=LEFT)
@@ -520,7 +582,7 @@ class DotProductScene(WalkthroughScene):
         theme, dp = self.theme, self.trace.dot_product
         p = self._curve_point(dp.angle_deg, dp.cosine)
         ring = Dot(p, radius=0.09, color=theme.highlight)
-        note = _row(caption("our user:", theme, 20, theme.highlight),
+        note = _row(caption("our user:", theme, SMALL, theme.highlight),
                     NumberLabel(dp.score, theme, ("dot_product.score",), font_size=NUM_SIZE,
                                 colour=theme.highlight), buff=0.08)
         # The corner whose label no part of the curve, no axis value and no

@@ -51,7 +51,7 @@ MEETS_CLARITY = {
     # "cnn_attention",
 
     # Part 2 and the worked example
-    # "dot_product",
+    "dot_product",
     # "dot_product_attention",
     # "multi_query_attention",
     # "worked_example",

@@ -386,7 +386,7 @@ def test_cosine_and_angle_from_the_shown_operands_by_hand():
     assert dp.shown_cosine == pytest.approx(0.39 / (1.1 * math.sqrt(1.54)))
     assert dp.shown_angle_deg == pytest.approx(math.degrees(math.acos(0.29)))
     assert dp.shown_sweep_scores.tolist() == pytest.approx(
-        [1.364 * math.cos(math.radians(a)) for a in (0, 30, 60, 90, 120, 150, 180)], abs=1e-12)
+        [1.364 * math.cos(math.radians(a)) for a in range(0, 181, 15)], abs=1e-12)
     # m . u = 1, |m| = sqrt 3 = 1.732 -> 1.73, |u| = 1: 1 / 1.73 = 0.578 -> 0.58 as
     # the true 0.577 -> 0.58; arccos(0.58) = 54.55 -> 55 as the true 54.74 -> 55.
     from attention_core.similarity import DotProductInputs, compute_dot_product
