@@ -11,6 +11,8 @@ length translated exactly.
 
 from __future__ import annotations
 
+from typing import Any
+
 from manim import (
     DOWN,
     LEFT,
@@ -39,6 +41,7 @@ __all__ = ["LengthCurveScene"]
 TITLE_Y = 3.5
 AXES_CENTRE = (-2.3, -0.15, 0)
 RIGHT_EDGE = 6.8  # the frame's right edge is at 7.1
+SMALL = 23.5  # the smallest text: 14.3 px capitals at 480p (the floor of issue 31)
 SECTION = "length_experiment"
 
 
@@ -50,45 +53,80 @@ class LengthCurveScene(WalkthroughScene):
     shown_results = ("accuracy",)
 
     def construct(self) -> None:
-        theme, data = self.theme, self.trace.to_dict()[SECTION]
+        data = self.trace.to_dict()[SECTION]
         if data is None:  # no measurements shipped: say so rather than draw nothing
-            self.add(caption("No length measurements shipped.", theme, 28))
+            self.add(caption("No length measurements shipped.", self.theme, 28))
             self.play(Wait(0.1))
             self.pause_on_result("accuracy")
             self.hold_final()
             return
-        lengths = data["lengths"]
+        self.set_stage(data)
+        axes = self.draw_axes(data["lengths"])
+        entries = self._legend(axes, data)
+        for (name, colour), entry in zip(self._curves(), entries):
+            self.draw_curve(axes, data, name, colour, entry)
+        self.say_why(entries)
+        # Both curves, their values and the reason: the poster, held for a loop.
+        self.hold_final()
+
+    # -- beats -------------------------------------------------------------------
+
+    def set_stage(self, data: dict) -> None:
+        """The title and how both networks were trained and tested (the first frame)."""
+        theme = self.theme
+        title = caption("Longer sentences, with and without attention", theme, 32).move_to([0, TITLE_Y, 0])
+        sub = caption(_trained_how(data), theme, SMALL, theme.muted)
+        fit_within(sub, max_width=13.4)
+        sub.next_to(title, DOWN, buff=0.15)
+        self.add(title, sub)
+
+    def draw_axes(self, lengths: list[int]) -> Axes:
+        axes, labels = self._axes(lengths)
+        self.play(Create(axes), fade_in(labels))
+        return axes
+
+    def draw_curve(self, axes: Axes, data: dict, name: str, colour: Any, entry: VGroup) -> None:
+        """One network's curve, drawn left to right, and its legend entry with the value at the
+        longest length (a result: held still to be read)."""
+        graph = axes.plot_line_graph(data["lengths"], data[name]["exact_match"], line_color=colour,
+                                     stroke_width=5, vertex_dot_radius=0.07, vertex_dot_style={"color": colour})
+        self.play(Create(graph), fade_in(entry, shift=LEFT * 0.2), run_time=1.6)
+        self.pause_on_result("accuracy")
+
+    def say_why(self, entries: VGroup) -> None:
+        """Why they part: h_T is one fixed-size vector for the whole sentence; c_t is made again
+        for every word written (the draft's point)."""
+        theme = self.theme
+        h_t = math_label("h_T", theme, 34, theme.encoder)
+        h_t.spoken = "h_T"
+        c_t = math_label("c_t", theme, 34, theme.value)
+        c_t.spoken = "c_t"
+        why = VGroup(read_as_line(VGroup(h_t, caption("holds the whole sentence;", theme, SMALL)).arrange(RIGHT, buff=0.12)),
+                     read_as_line(VGroup(c_t, caption("is rebuilt for each word", theme, SMALL)).arrange(RIGHT, buff=0.12))
+                     ).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        fit_within(why, max_width=RIGHT_EDGE - entries.get_left()[0])
+        why.next_to(entries, DOWN, buff=0.5).align_to(entries, LEFT)
+        self.play(fade_in(why))
+
+    # -- builders --------------------------------------------------------------
+
+    def _curves(self) -> tuple[tuple[str, Any], ...]:
+        return (("without_attention", self.theme.encoder), ("with_attention", self.theme.weight))
+
+    def _legend(self, axes: Axes, data: dict) -> VGroup:
+        """The legend, laid out first so each entry can appear with its curve."""
+        theme, lengths = self.theme, data["lengths"]
         curves = (
             # name, words, formula, colour; then the formula in plain text for the captions file
             ("without_attention", "without attention: the\ndecoder sees only", r"h_T", theme.encoder, "h_T"),
-            ("with_attention", "with attention:", r"c_t = \sum_j a_{tj}\, h_j", theme.heat_high,
+            ("with_attention", "with attention:", r"c_t = \sum_j a_{tj}\, h_j", theme.weight,
              "c_t = \u03a3_j a_tj h_j"),
         )
-
-        title = caption("Longer sentences, with and without attention", theme, 32).move_to([0, TITLE_Y, 0])
-        sub = caption(_trained_how(data) + "; unseen test sentences", theme, 20, theme.muted)
-        sub.next_to(title, DOWN, buff=0.15)
-        # The first frame is the title, never black.
-        self.add(title, sub)
-
-        axes, labels = self._axes(lengths)
-        self.play(Create(axes), fade_in(labels))
-
-        # The legend is laid out first so each entry can appear with its curve.
-        entries = [self._legend_entry(name, text, tex, spoken, colour, len(lengths) - 1, lengths[-1])
-                   for name, text, tex, colour, spoken in curves]
-        legend = VGroup(*entries).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
-        fit_within(legend, max_width=RIGHT_EDGE - (axes.get_right()[0] + 0.5))
-        legend.next_to(axes, RIGHT, buff=0.5).align_to(axes, UP)
-        for (name, _, _, colour, _), entry in zip(curves, entries):
-            graph = axes.plot_line_graph(lengths, data[name]["exact_match"], line_color=colour,
-                                         stroke_width=5, vertex_dot_radius=0.07,
-                                         vertex_dot_style={"color": colour})
-            self.play(Create(graph), fade_in(entry, shift=LEFT * 0.2), run_time=1.6)
-            # Each curve's value at the longest length is a result: let it be read.
-            self.pause_on_result("accuracy")
-        # Both curves and their values: the poster, held for a loop.
-        self.hold_final()
+        entries = VGroup(*(self._legend_entry(name, text, tex, spoken, colour, len(lengths) - 1, lengths[-1])
+                           for name, text, tex, colour, spoken in curves)).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
+        fit_within(entries, max_width=RIGHT_EDGE - (axes.get_right()[0] + 0.5))
+        entries.next_to(axes, RIGHT, buff=0.5).align_to(axes, UP)
+        return entries
 
     def _axes(self, lengths: list[int]) -> tuple[Axes, VGroup]:
         theme = self.theme
@@ -103,14 +141,16 @@ class LengthCurveScene(WalkthroughScene):
         # Tick labels: the measured lengths under the axis, a percent scale beside it.
         for n in lengths:
             tick = Line(axes.c2p(n, 0) + DOWN * 0.06, axes.c2p(n, 0) + UP * 0.06, color=theme.muted)
-            labels.add(tick, caption(str(n), theme, 20, theme.muted).next_to(axes.c2p(n, 0), DOWN, buff=0.15))
+            labels.add(tick)
+            if (n - lengths[0]) % 3 == 0 or n == lengths[-1]:  # every third length: fewer numbers to read
+                labels.add(caption(str(n), theme, SMALL, theme.muted).next_to(axes.c2p(n, 0), DOWN, buff=0.15))
         for frac in (0.0, 0.5, 1.0):
             # Fractions, as the values in the legend are shown (0.05, not 5 %).
-            labels.add(caption(f"{frac:g}", theme, 20, theme.muted)
+            labels.add(caption(f"{frac:g}", theme, SMALL, theme.muted)
                        .next_to(axes.c2p(lengths[0] - 0.5, frac), LEFT, buff=0.15))
-        labels.add(caption("source sentence length (words)", theme, 20)
+        labels.add(caption("source sentence length (words)", theme, SMALL)
                    .next_to(axes.x_axis, DOWN, buff=0.55))
-        labels.add(caption("share of sentences translated exactly", theme, 20)
+        labels.add(caption("share of sentences translated exactly", theme, SMALL)
                    .next_to(axes.c2p(lengths[0] - 0.5, 1.0), UP, buff=0.3).align_to(axes, LEFT))
         return axes, labels
 
@@ -120,18 +160,27 @@ class LengthCurveScene(WalkthroughScene):
         the measured value at the longest length."""
         theme = self.theme
         sample = VGroup(Line(LEFT * 0.3, RIGHT * 0.3, color=colour, stroke_width=5), Dot(radius=0.07, color=colour))
-        formula = math_label(tex, theme, 30, colour)
+        formula = math_label(tex, theme, 34, colour)
         formula.spoken = spoken
-        words = read_as_line(VGroup(caption(text, theme, 20), formula).arrange(DOWN, buff=0.1, aligned_edge=LEFT))
+        words = read_as_line(VGroup(caption(text, theme, SMALL), formula).arrange(DOWN, buff=0.1, aligned_edge=LEFT))
         head = VGroup(sample, words).arrange(RIGHT, buff=0.2, aligned_edge=UP)
         value = NumberLabel(self.trace.to_dict()[SECTION][name]["exact_match"][last], theme,
-                            key=(f"{SECTION}.{name}.exact_match", last), font_size=20, colour=colour)
-        at = caption(f"at {longest} words:", theme, 20, theme.muted)
+                            key=(f"{SECTION}.{name}.exact_match", last), font_size=SMALL, colour=colour)
+        at = caption(f"at {longest} words:", theme, SMALL, theme.muted)
         row = read_as_line(VGroup(at, value).arrange(RIGHT, buff=0.15))
         row.next_to(head, DOWN, buff=0.12).align_to(words, LEFT)
         return VGroup(head, row)
 
 
 def _trained_how(data: dict) -> str:
-    """How the two networks were trained: the core's note when the curves carry their settings."""
-    return data.get("training_note") or "the same GRU translator trained twice"
+    """How the two networks were trained and tested, in the reader's words, from the settings the
+    curves carry: the same budget is said once, different ones are both named."""
+    configs = [data.get(name, {}).get("config") for name in ("with_attention", "without_attention")]
+    if not all(configs):
+        return "the same GRU translator trained twice; tested on unseen sentences"
+    with_, without = configs
+    if (with_["steps"], with_["train_size"]) == (without["steps"], without["train_size"]):
+        return (f"both trained alike ({with_['steps']} steps on {with_['train_size']} sentences); "
+                "tested on unseen sentences")
+    return (f"trained {with_['steps']} steps with attention, {without['steps']} without; "
+            "tested on unseen sentences")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 import sys
 from pathlib import Path
 
@@ -24,7 +25,6 @@ from attention_core.translator.corpus import generate_pairs, make_corpus  # noqa
 from attention_core.translator.train import (  # noqa: E402
     DEFAULT_CONFIG,
     load_or_train,
-    plain_config,
     training_note,
     translate_ids,
 )
@@ -69,9 +69,11 @@ def main() -> None:
     by_len = {n: ps for n, ps in test_pairs(corpus, args.per_length).items()
               if len(ps) >= args.min_sentences}
     results = {}
-    # The shipped weights when they match (same config, same corpus): the
-    # curves then describe exactly the networks the scenes show.
-    for name, cfg in (("with_attention", base), ("without_attention", plain_config(base))):
+    # The same budget for both (issue 31): the shipped network without attention (PLAIN_CONFIG,
+    # 3000 steps at 0.01 on 4000 sentences, the one the Part 1 scenes show) had half the
+    # attention network's training, and its curve (5 % exact at 12 words) overstated the gap:
+    # trained alike it reaches 72 %. The curves compare networks trained alike.
+    for name, cfg in (("with_attention", base), ("without_attention", replace(base, attention=False, guide=0.0))):
         weights = load_or_train(cfg)
         secs = weights.seconds
         exact, words = measure(weights, by_len)

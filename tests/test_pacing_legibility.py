@@ -46,7 +46,7 @@ MEETS_CLARITY = {
     # Part 1 and 2: the clips around attention
     # "hidden_state_map",
     # "bottleneck",
-    # "length_curve",
+    "length_curve",
     # "attention_learning",
     # "cnn_attention",
 
