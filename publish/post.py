@@ -29,6 +29,8 @@ from urllib.parse import unquote
 
 from .placeholders import PLACEHOLDER, PlaceholderError, evaluate, find
 from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
+from .post_manifest import SiteError, check_site, public_mode, publish_media, read_manifest, remove_unlisted
+from .post_manifest import sha256_file, write_manifest
 from .post_math import MathError, split_lines, to_mathml
 from .post_text import Change, repair_mojibake, strip_notes_mapped
 
@@ -71,7 +73,9 @@ class PostReport:
     unmapped: list[tuple[int, str]] = field(default_factory=list)  # (line, link) kept as written
     unplaced: list[str] = field(default_factory=list)  # inserts whose paragraph the draft lacks
     unapplied: list[str] = field(default_factory=list)  # edits whose text the draft lacks
-    removed: list[str] = field(default_factory=list)  # crops the page no longer shows
+    removed: list[str] = field(default_factory=list)  # files an earlier build wrote, no longer shown
+    written: list[str] = field(default_factory=list)  # files of SITE this build wrote (its manifest)
+    inputs_changed: bool = False  # the draft, table or numbers changed while it was built: build again
     legibility: list[tuple[str, str, float]] = field(default_factory=list)  # (figure, theme, smallest px)
     rendered: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
@@ -98,7 +102,7 @@ class PostReport:
             out.append(f"figures wider than {WIDE_PX} px at 480p, so their smallest capitals may be "
                        f"under {MIN_CAPITAL_PX:g} px (px): {smallest}")
         if self.removed:
-            out.append(f"removed {len(self.removed)} figures the page no longer shows: "
+            out.append(f"removed {len(self.removed)} files an earlier build wrote that the page no longer shows: "
                        + ", ".join(self.removed[:5]) + (" ..." if len(self.removed) > 5 else ""))
         out.append(f"post: {self.slots} figures and clips of ours, {self.formulas} formulas, "
                    f"{self.placeholders} numbers from the core; scenes {len(self.rendered)} rendered, "
@@ -479,6 +483,7 @@ def _atomic(dst: Path, write: Callable[[str], None]) -> None:
     os.close(fd)
     try:
         write(tmp)
+        public_mode(tmp)  # mkstemp's 0600: a web server must read the page and its figures
         os.replace(tmp, dst)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -560,6 +565,7 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
         if note not in report.legibility:
             report.legibility.append(note)
     height = round(shown * sum(b - a for a, b in segments) / (box[2] - box[0]))
+    report.written += [p.relative_to(site).as_posix() for p in (out_png, out_svg) if p is not None]
     return _Figure(out_png.relative_to(site).as_posix(), out_svg.relative_to(site).as_posix() if out_svg else None,
                    shown, height)
 
@@ -756,17 +762,15 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     return md, tokens, slots, values, _title(tokens), line_numbers
 
 
-def _remove_stale_figures(site: Path, page: str) -> list[str]:
-    """The crops in SITE/figures the page no longer shows (a link the author remapped, a
-    step renamed): they are ours, made from the renders, so a later build makes them again."""
-    removed = []
-    for path in sorted((site / "figures").rglob("*")):
-        # A figure is shown as svg or png: both files stay while either is in the page.
-        shown = [path.with_suffix(s).relative_to(site).as_posix() for s in (".svg", ".png")]
-        if path.is_file() and not any(rel in page or _href(rel) in page for rel in shown):
-            path.unlink()
-            removed.append(path.relative_to(site).as_posix())
-    return removed
+def _inputs_hash(draft: Path, links: Path | None, numbers: str | None, quality: str,
+                 themes: tuple[str, ...]) -> str | None:
+    """What the page is made from, as one hash (``None`` when a file cannot be read)."""
+    from .post_uptodate import post_inputs_hash
+
+    try:
+        return post_inputs_hash(draft, links, numbers, quality, themes)
+    except OSError:
+        return None
 
 
 def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: str | None = None,
@@ -793,8 +797,13 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
             raise PostError(f"numbers file {exc}") from None
     data = trace.to_dict()
     report = PostReport()
+    started = _inputs_hash(draft, links, numbers, quality, themes)  # checked again at the end
     md, tokens, slots, values, title, line_numbers = prepare(draft, links, registry, data, report)
     report.slots = sum(1 for s in slots if s.entry.show != "math")
+    try:
+        check_site(site, draft, force)
+    except SiteError as exc:
+        raise PostError(str(exc)) from None
     site.mkdir(parents=True, exist_ok=True)
     renders = _render(_needs(slots), trace, site, quality, themes, jobs, force, echo, registry, report,
                       numbers, stamped)
@@ -804,6 +813,9 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     body = md.renderer.render(tokens, md.options, {"line_numbers": line_numbers})
     backgrounds = {t: THEMES[t].background for t in themes}
     pieces = [_slot_html(slot, site, themes, registry, backgrounds, report) for slot in slots]
+    # The page names its media by content: a later interrupted or failed build never changes them.
+    pieces, published = publish_media(site, pieces)
+    report.written += published
     report.formulas += sum(1 for s in slots if s.entry.show == "math")
     body = re.sub(r"<p>\s*" + _MEDIA_RE.pattern + r"\s*</p>", lambda m: pieces[int(m.group(1))], body)
     body = _MEDIA_RE.sub(lambda m: pieces[int(m.group(1))], body)
@@ -811,16 +823,22 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
                   lambda m: values[int(m.group(1))][0] if values[int(m.group(1))][1] else m.group(0), body)
     body = _SENTINEL_RE.sub(lambda m: values[int(m.group(1))][0], body)
     page = site / "index.html"
+    previous = read_manifest(site)["files"]
     _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
     report.page = page
     page_text = page.read_text(encoding="utf-8")
-    report.removed = _remove_stale_figures(site, page_text)
+    report.written.append("index.html")
+    write_manifest(site, [*report.written, *previous], sha256_file(page))  # until the old ones are gone
+    report.removed = remove_unlisted(site, previous, report.written)
+    write_manifest(site, report.written, sha256_file(page))
     report.seconds = time.monotonic() - start
-    if stamped:
+    report.inputs_changed = _inputs_hash(draft, links, numbers, quality, themes) != started
+    if stamped and not report.inputs_changed:
         from .post_uptodate import post_inputs_hash, write_stamp
 
         shown = sorted({unquote(html.unescape(ref)) for ref in re.findall(r'(?:src|srcset|href|poster)="([^"]+)"',
-                                                                        page_text) if "://" not in ref})
+                                                                        page_text) if "://" not in ref}
+                       | set(report.written) - {"index.html"})
         write_stamp(site, post_inputs_hash(draft, links, numbers, quality, themes), renders, shown,
                     report.lines()[-1])
     return report

@@ -269,16 +269,18 @@ def test_every_still_the_shipped_table_takes_at_a_time_is_a_held_moment_of_its_c
 
 
 def test_crops_the_page_no_longer_shows_are_removed_and_the_shown_ones_kept(tmp_path):
-    from publish.post import _remove_stale_figures
+    """Only files the last build wrote (its manifest) and this one did not are removed (issue 33)."""
+    from publish.post_manifest import remove_unlisted
 
     figures = tmp_path / "figures" / "light"
     figures.mkdir(parents=True)
-    for name in ("a b.svg", "a b.png", "c.png", "old.svg", "old.png"):
+    for name in ("a b.svg", "a b.png", "c.png", "old.svg", "old.png", "mine.png"):
         (figures / name).write_text("x")
-    page = '<img src="figures/light/a%20b.svg"><img src="figures/light/c.png">'
-    removed = _remove_stale_figures(tmp_path, page)
+    previous = [f"figures/light/{n}" for n in ("a b.svg", "a b.png", "c.png", "old.svg", "old.png")]
+    removed = remove_unlisted(tmp_path, previous, ["figures/light/a b.svg", "figures/light/a b.png",
+                                                   "figures/light/c.png"])
     assert removed == ["figures/light/old.png", "figures/light/old.svg"]
-    assert sorted(p.name for p in figures.iterdir()) == ["a b.png", "a b.svg", "c.png"]
+    assert sorted(p.name for p in figures.iterdir()) == ["a b.png", "a b.svg", "c.png", "mine.png"]
 
 
 def test_front_matter_entries_come_before_the_file_table(tmp_path, registry):

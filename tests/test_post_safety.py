@@ -218,3 +218,145 @@ def test_scene_tables_escape_their_labels(monkeypatch):
     for out in (md, tex):
         assert "<img" not in out and "<b>" not in out and "<i>" not in out and "<script>" not in out, out
     assert tex.count("-->") == 1  # the comment is closed only where we close it
+
+
+# -- 2. the build owns what it writes and nothing else ---------------------------------------------
+
+def _cli(*args: str, env: dict | None = None):
+    from click.testing import CliRunner
+
+    import render
+
+    return CliRunner().invoke(render.cli, ["post", *args], env=env)
+
+
+def _one_line(result, text: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.strip().split("\n") if line]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and text in lines[0], result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_build_removes_none_of_the_users_files_in_site(tmp_path, trace, registry):
+    site = tmp_path / "site"
+    (site / "figures" / "light").mkdir(parents=True)
+    mine = {"figures/my_sketch.png": b"sketch", "figures/light/notes.txt": b"notes", "figures/a&b.png": b"ab",
+            "media/light/keep.mp4": b"clip", "notes.md": b"n"}
+    for rel, data in mine.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(data)
+    draft = "# Mine\n\n![a and b](figures/a&b.png)\n\nText.\n"
+    for _ in range(2):  # the second build reads the first one's manifest
+        _, report = _build(tmp_path, draft, trace, registry, site=site)
+        assert report.removed == []
+    for rel, data in mine.items():
+        assert (site / rel).read_bytes() == data, rel
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert 'src="figures/a&amp;b.png"' in page  # the draft's own picture, named as the draft names it
+    from publish.post_manifest import read_manifest
+
+    assert read_manifest(site)["files"] == ["index.html"]
+
+
+def test_a_symlinked_figures_folder_is_refused_and_its_target_untouched(tmp_path, trace, registry):
+    outside = tmp_path / "elsewhere"
+    (outside / "light").mkdir(parents=True)
+    (outside / "precious.png").write_bytes(b"p")
+    (outside / "light" / "deep.svg").write_bytes(b"d")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "figures").symlink_to(outside, target_is_directory=True)
+    from publish.post import PostError
+
+    with pytest.raises(PostError, match="figures is a link to .*outside the site"):
+        _build(tmp_path, "# T\n\nText.\n", trace, registry, site=site)
+    assert (outside / "precious.png").read_bytes() == b"p" and (outside / "light" / "deep.svg").is_file()
+    assert not (site / "index.html").exists()
+
+
+def test_removal_never_goes_through_a_symlink(tmp_path):
+    from publish.post_manifest import remove_unlisted
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.png").write_bytes(b"x")
+    site = tmp_path / "site"
+    (site / "figures").mkdir(parents=True)
+    (site / "figures" / "light").symlink_to(outside, target_is_directory=True)
+    (site / "figures" / "link.png").symlink_to(outside / "x.png")
+    removed = remove_unlisted(site, ["figures/light/x.png", "figures/link.png", "../elsewhere/x.png",
+                                     "/etc/hostname"], [])
+    assert removed == [] and (outside / "x.png").read_bytes() == b"x" and (site / "figures" / "link.png").is_symlink()
+
+
+def test_an_index_html_the_build_did_not_write_is_refused_unless_force(tmp_path, trace, registry):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<p>my own page</p>", encoding="utf-8")
+    draft = tmp_path / "draft.md"
+    draft.write_text("# T\n\nText.\n", encoding="utf-8")
+    _one_line(_cli(str(draft), "--out", str(site)), "index.html was not written by render.py post")
+    assert (site / "index.html").read_text(encoding="utf-8") == "<p>my own page</p>"
+    assert not (site / "media").exists() and not (site / ".cache").exists()
+    # --force replaces it; then the page is ours, and a build without --force rewrites it.
+    _, report = _build(tmp_path, "# T\n\nText.\n", trace, registry, site=site, force=True)
+    assert "my own page" not in (site / "index.html").read_text(encoding="utf-8")
+    _build(tmp_path, "# T\n\nOther text.\n", trace, registry, site=site)
+    assert "Other text." in (site / "index.html").read_text(encoding="utf-8")
+    # Edited by hand after the build: no longer the page the build wrote.
+    (site / "index.html").write_text("<p>edited</p>", encoding="utf-8")
+    from publish.post import PostError
+
+    with pytest.raises(PostError, match="index.html was not written by render.py post"):
+        _build(tmp_path, "# T\n\nText.\n", trace, registry, site=site)
+
+
+def test_root_home_and_the_drafts_folder_are_refused_as_site(tmp_path):
+    from publish.post_manifest import SiteError, check_site
+
+    draft = tmp_path / "drafts" / "post.md"
+    draft.parent.mkdir()
+    draft.write_text("# T\n", encoding="utf-8")
+    with pytest.raises(SiteError, match="the root folder"):
+        check_site(Path("/"), draft)
+    home = tmp_path / "home"
+    home.mkdir()
+    result = _cli(str(draft), "--out", str(home), env={"HOME": str(home)})
+    _one_line(result, "your home folder")
+    assert list(home.iterdir()) == []
+    for site in (draft.parent, tmp_path):  # the draft's folder, and a folder holding it
+        _one_line(_cli(str(draft), "--out", str(site)), "holds the draft itself")
+    assert sorted(p.name for p in draft.parent.iterdir()) == ["post.md"]
+
+
+@pytest.mark.parametrize("case, text", [
+    ("file figures", "figures exists and is not a folder"),
+    ("file media", "media exists and is not a folder"),
+    ("folder index.html", "index.html is a folder"),
+    ("file v", "v exists and is not a folder"),
+])
+def test_a_site_holding_the_wrong_kind_of_file_is_one_line(tmp_path, case, text):
+    site = tmp_path / "site"
+    site.mkdir()
+    kind, name = case.split()
+    if kind == "file":
+        (site / name).write_text("x")
+    else:
+        (site / name).mkdir()
+    draft = tmp_path / "draft.md"
+    draft.write_text("# T\n\nText.\n", encoding="utf-8")
+    _one_line(_cli(str(draft), "--out", str(site)), text)
+
+
+def test_the_files_and_folders_a_build_writes_are_readable_by_a_web_server(tmp_path, trace, registry):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        site, _ = _build(tmp_path, "# T\n\nText.\n", trace, registry)
+    finally:
+        os.umask(old)
+    for path in [site, *site.rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o755 if path.is_dir() else 0o644), (path, oct(mode))
