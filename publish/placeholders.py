@@ -30,6 +30,11 @@ PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
 _PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*$")
 _FILTER = re.compile(r"^([a-z]+)(?:\(\s*(\d{1,2})\s*\))?$")
 FILTERS = ("percent", "round", "int", "words", "count", "table")
+#: Filters that take a number of decimals; the others take none.
+_WITH_DECIMALS = ("percent", "round")
+#: Beyond this a float's binary noise shows (percent(99) wrote 39.000000000000007105...).
+MAX_DECIMALS = 6
+_MARKER = "\u2063"
 
 
 class PlaceholderError(ValueError):
@@ -61,7 +66,14 @@ def parse(text: str, line: int = 0) -> Placeholder:
         if not match or match.group(1) not in FILTERS:
             raise PlaceholderError(f"{where}placeholder {text.strip()!r}: unknown filter {part!r} "
                                    f"(valid: {', '.join(FILTERS)})")
-        filters.append((match.group(1), int(match.group(2)) if match.group(2) else None))
+        name, arg = match.group(1), int(match.group(2)) if match.group(2) else None
+        if arg is not None and name not in _WITH_DECIMALS:
+            raise PlaceholderError(f"{where}placeholder {text.strip()!r}: filter {name!r} takes no argument "
+                                   f"(write {name}, not {part})")
+        if arg is not None and arg > MAX_DECIMALS:
+            raise PlaceholderError(f"{where}placeholder {text.strip()!r}: {part}: at most {MAX_DECIMALS} "
+                                   f"decimals (more would show the float's rounding noise)")
+        filters.append((name, arg))
     return Placeholder(text, path, tuple(filters), line)
 
 
@@ -124,7 +136,7 @@ def evaluate(placeholder: Placeholder, data: dict[str, Any]) -> tuple[str, bool]
     for name, arg in placeholder.filters:
         try:
             if name == "table":
-                return _table(placeholder.path, value, data), True
+                return _table(placeholder.path, value, data).replace(_MARKER, "&#x2063;"), True
             if name == "percent":
                 value = f"{format_number(100 * float(value), 1 if arg is None else arg)} %"
             elif name == "round":
@@ -140,5 +152,6 @@ def evaluate(placeholder: Placeholder, data: dict[str, Any]) -> tuple[str, bool]
             raise PlaceholderError(f"{where}placeholder {placeholder.text.strip()!r}: filter {name!r} does "
                                    f"not apply to {type(value).__name__} at {placeholder.path}") from None
     if isinstance(value, (list, dict)):
-        return _table(placeholder.path, value, data), True
-    return html.escape(_scalar(value)), False
+        return _table(placeholder.path, value, data).replace(_MARKER, "&#x2063;"), True
+    # A value holding the post's placeholder marker (U+2063) is written as a reference: never a marker.
+    return html.escape(_scalar(value)).replace(_MARKER, "&#x2063;"), False

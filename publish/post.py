@@ -32,6 +32,7 @@ from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_ke
 from .post_manifest import SiteError, check_site, public_mode, publish_media, read_manifest, remove_unlisted
 from .post_manifest import sha256_file, write_manifest
 from .post_math import MathError, split_lines, to_mathml
+from .post_safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
 from .post_text import Change, repair_mojibake, strip_notes_mapped
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
@@ -737,9 +738,12 @@ def page_html(body: str, title: str, themes: tuple[str, ...]) -> str:
 def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: dict[str, Any],
             report: PostReport) -> tuple[Any, list[Any], list[Slot], list[tuple[str, bool]], str, list[int]]:
     """Everything that can fail on bad input, before anything is rendered or written."""
+    _safe(check_draft_size, draft)
     text = _read_draft(draft)
+    _safe(check_no_marker, text, f"draft {draft}: ")
     front, body, first_line = split_front_matter(text)
     table = _link_table(front, draft, links, registry)
+    _safe(check_table_text, table)
     body, mojibake = repair_mojibake(body)
     for change in mojibake:
         report.changes.append(Change(change.line + first_line - 1, change.kind, change.before, change.after))
@@ -759,7 +763,35 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     env = {"line_numbers": line_numbers}
     tokens = md.parse(body, env)
     slots = _place_media(tokens, table, body, report, line_numbers)
+    # What would otherwise fail after the renders: every formula, every step a slot names.
+    _safe(check_formulas, tokens, line_numbers, lambda latex: _fill(latex, values), to_mathml, split_lines)
+    for slot in slots:
+        _safe(check_slot, slot.entry, registry, to_mathml, split_lines)
     return md, tokens, slots, values, _title(tokens), line_numbers
+
+
+def _safe(check: Callable[..., Any], *args: Any) -> Any:
+    """A check of :mod:`publish.post_safety`, its refusal as a :class:`PostError`."""
+    try:
+        return check(*args)
+    except InputError as exc:
+        raise PostError(str(exc)) from None
+
+
+def _fill(latex: str, values: list[tuple[str, bool]]) -> str:
+    """A formula with its placeholders' values in (as the page's math renderers fill it)."""
+    def value(match: re.Match[str]) -> str:
+        text, block = values[int(match.group(1))]
+        if block:
+            raise PostError("a placeholder inside a formula must give one value, not a table")
+        return html.unescape(text)
+    return _SENTINEL_RE.sub(value, latex)
+
+
+def _plain_title(title: str, values: list[tuple[str, bool]]) -> str:
+    """The page's <title>: the H1 with its placeholders' values, never the build's markers."""
+    return _SENTINEL_RE.sub(lambda m: "" if values[int(m.group(1))][1] else html.unescape(values[int(m.group(1))][0]),
+                            title)
 
 
 def _inputs_hash(draft: Path, links: Path | None, numbers: str | None, quality: str,
@@ -824,6 +856,7 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     body = _SENTINEL_RE.sub(lambda m: values[int(m.group(1))][0], body)
     page = site / "index.html"
     previous = read_manifest(site)["files"]
+    title = _plain_title(title, values)
     _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
     report.page = page
     page_text = page.read_text(encoding="utf-8")

@@ -37,6 +37,7 @@ Manim-free: scene ids are checked against a registry given by the caller.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -145,7 +146,8 @@ def _entry(raw: Any, where: str, registry: dict[str, type], keys: set[str], matc
     elif step is not None:
         raise LinkTableError(f"{where}: step = {step!r} needs show = \"step\"")
     at = raw.get("at")
-    if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or at < 0 or show != "still"):
+    if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at)
+                           or at < 0 or show != "still"):
         raise LinkTableError(f"{where}: at = {at!r} must be a time in seconds (>= 0) of a show = \"still\"")
     occurrence = raw.get("occurrence")
     if occurrence is not None and (isinstance(occurrence, bool) or not isinstance(occurrence, int) or occurrence < 1):

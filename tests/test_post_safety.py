@@ -360,3 +360,111 @@ def test_the_files_and_folders_a_build_writes_are_readable_by_a_web_server(tmp_p
     for path in [site, *site.rglob("*")]:
         mode = stat.S_IMODE(path.stat().st_mode)
         assert mode == (0o755 if path.is_dir() else 0o644), (path, oct(mode))
+
+
+# -- 3. bad input: one line, before anything renders ---------------------------------------------
+
+def _spy_renders(monkeypatch) -> list:
+    """Every call of the render pipeline (none may come before a refusal)."""
+    import publish.pipeline
+
+    calls: list = []
+
+    def refuse(*args, **kwargs):
+        calls.append(args)
+        raise AssertionError("rendered before the input was checked")
+
+    monkeypatch.setattr(publish.pipeline, "run_renders", refuse)
+    return calls
+
+
+_MEDIA_DRAFT = "# T\n\n![enc](encoder.mp4)\n\nSome text.\n\n"
+_MEDIA_LINKS = '[[link]]\nmatch = "encoder.mp4"\nscene = "encoder"\n'
+
+
+@pytest.mark.parametrize("case, draft, links, text", [
+    ("U+2063 in the text", _MEDIA_DRAFT + "a \u2063PH0\u2063 b\n", _MEDIA_LINKS, "line 7: an invisible separator"),
+    ("U+2063 in inline math", _MEDIA_DRAFT + "x\n\n$a \u2063PH7\u2063$\n", _MEDIA_LINKS, "line 9: an invisible"),
+    ("U+2063 in a caption", _MEDIA_DRAFT, _MEDIA_LINKS + 'caption = "c \u2063PH0\u2063"\n', "caption holds an invisible"),
+    ("bad inline formula, line 9", _MEDIA_DRAFT + "one\ntwo\nthree $\\frac{a}{$ four\n", _MEDIA_LINKS,
+     "line 9: cannot typeset"),
+    ("bad display formula", _MEDIA_DRAFT + "$$\n\\begin{bmatrix}\n$$\n", _MEDIA_LINKS, "line 7: cannot typeset"),
+    ("bad table formula", _MEDIA_DRAFT + "![eq](eq.png)\n",
+     _MEDIA_LINKS + "[[link]]\nmatch = \"eq.png\"\nlatex = '\\\\frac{'\n", "(eq.png): cannot typeset"),
+    ("table in a formula", _MEDIA_DRAFT + "$x = {{ worked_example.weights }}$\n", _MEDIA_LINKS,
+     "line 7: a placeholder inside a formula must give one value"),
+    ("step 99", "# T\n\n![s](s.png)\n", '[[link]]\nmatch = "s.png"\nscene = "worked_example"\nshow = "step"\nstep = 99\n',
+     "scene worked_example has no step 99 (its steps: 1 step-1-inputs"),
+    ("step name", "# T\n\n![s](s.png)\n",
+     '[[link]]\nmatch = "s.png"\nscene = "worked_example"\nshow = "step-clip"\nstep = "nope"\n', "no step 'nope'"),
+    ("at = nan", _MEDIA_DRAFT, '[[link]]\nmatch = "encoder.mp4"\nscene = "encoder"\nshow = "still"\nat = nan\n',
+     "at = nan must be a time in seconds"),
+    ("at = inf", _MEDIA_DRAFT, '[[link]]\nmatch = "encoder.mp4"\nscene = "encoder"\nshow = "still"\nat = inf\n',
+     "at = inf must be a time"),
+    ("|int(3)", _MEDIA_DRAFT + "{{ dot_product.score | int(3) }}\n", _MEDIA_LINKS, "filter 'int' takes no argument"),
+    ("|count(2)", _MEDIA_DRAFT + "{{ worked_example.weights | count(2) }}\n", _MEDIA_LINKS, "takes no argument"),
+    ("percent(99)", _MEDIA_DRAFT + "{{ dot_product.score | percent(99) }}\n", _MEDIA_LINKS, "at most 6 decimals"),
+])
+def test_bad_input_is_one_line_with_its_true_line_before_anything_renders(tmp_path, monkeypatch, case, draft,
+                                                                           links, text):
+    calls = _spy_renders(monkeypatch)
+    draft_path = tmp_path / "draft.md"
+    draft_path.write_text(draft, encoding="utf-8")
+    links_path = tmp_path / "links.toml"
+    links_path.write_text(links, encoding="utf-8")
+    site = tmp_path / "site"
+    _one_line(_cli(str(draft_path), "--out", str(site), "--links", str(links_path)), text)
+    assert calls == [] and not (site / "index.html").exists()
+
+
+def test_a_placeholder_in_the_h1_gives_the_title_its_value_and_a_marker_in_a_value_stays_text(
+        tmp_path, trace, registry, monkeypatch):
+    site, _ = _build(tmp_path, "# Score is {{ dot_product.score }} today\n\nText.\n", trace, registry)
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "<title>Score is 0.39 today</title>" in page and "\u2063" not in page
+    # A value holding the marker (a word of the numbers file) is written as a reference, not read as a marker.
+    from publish.placeholders import evaluate, parse
+
+    shown, _ = evaluate(parse("{{ w }}"), {"w": "x\u2063PH0\u2063y"})
+    assert shown == "x&#x2063;PH0&#x2063;y"
+
+
+@pytest.mark.parametrize("option, value, text", [
+    ("--jobs", "\u00b2", "--jobs must be a whole number of at least 1, got '\u00b2'"),
+    ("--jobs", "0", "--jobs must be a whole number"),
+    ("--port", "70000", "--port must be a port number from 0 to 65535, got '70000'"),
+    ("--port", "-1", "--port must be a port number from 0 to 65535, got '-1'"),
+    ("--port", "\u0663", "--port must be a port number"),
+])
+def test_post_options_are_validated_as_render_does(tmp_path, monkeypatch, option, value, text):
+    calls = _spy_renders(monkeypatch)
+    draft = tmp_path / "draft.md"
+    draft.write_text("# T\n\nText.\n", encoding="utf-8")
+    for serve in ([], ["--serve"]):
+        _one_line(_cli(str(draft), "--out", str(tmp_path / "site"), *serve, option, value), text)
+    assert calls == [] and not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("which", ["draft", "--links", "--numbers", "--out"])
+def test_a_name_over_255_bytes_is_one_line(tmp_path, which):
+    long = tmp_path / ("\u00e9" * 130 + ".md")  # 260 bytes
+    draft = tmp_path / "draft.md"
+    draft.write_text("# T\n\nText.\n", encoding="utf-8")
+    args = [str(draft), "--out", str(tmp_path / "site")]
+    if which == "draft":
+        args[0] = str(long)
+    elif which == "--out":
+        args[2] = str(long)
+    else:
+        args += [which, str(long)]
+    result = _cli(*args)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and result.output.startswith("error: ")
+
+
+def test_a_draft_over_the_size_limit_is_one_line(tmp_path):
+    from publish.post_safety import MAX_DRAFT_BYTES
+
+    draft = tmp_path / "big.md"
+    draft.write_bytes(b"# T\n\n" + b"word " * (MAX_DRAFT_BYTES // 5 + 1))
+    _one_line(_cli(str(draft), "--out", str(tmp_path / "site")), "MB a draft may hold")
