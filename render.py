@@ -478,9 +478,16 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
             raise UserError(str(exc)) from None
         return
     try:
-        report = build_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
-                            quality=quality, themes=themes, jobs=jobs, force=force,
-                            echo=lambda line: click.echo(line, err=True))
+        for attempt in range(1, _POST_ATTEMPTS + 1):
+            report = build_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
+                                quality=quality, themes=themes, jobs=jobs, force=force,
+                                echo=lambda line: click.echo(line, err=True))
+            if not report.inputs_changed:
+                break
+            # A save while the scenes rendered: the page may show the old text; never recorded as built.
+            click.echo("post: the draft, link table or numbers changed during the build; "
+                       + ("building again" if attempt < _POST_ATTEMPTS else
+                          "the page is not recorded as current: run again"), err=True)
     except PostError as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt as exc:
@@ -488,6 +495,10 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
         raise SystemExit(128 + getattr(exc, "signum", 2)) from None
     for line in report.lines():
         click.echo(line, err=True)
+
+
+#: Builds of one ``post`` run while its inputs keep changing under it.
+_POST_ATTEMPTS = 3
 
 
 def _check_post_inputs(draft: str, links: str | None, numbers: str | None, out: str, force: bool) -> None:

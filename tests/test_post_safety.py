@@ -468,3 +468,114 @@ def test_a_draft_over_the_size_limit_is_one_line(tmp_path):
     draft = tmp_path / "big.md"
     draft.write_bytes(b"# T\n\n" + b"word " * (MAX_DRAFT_BYTES // 5 + 1))
     _one_line(_cli(str(draft), "--out", str(tmp_path / "site")), "MB a draft may hold")
+
+
+# -- 4. a page never disagrees with its media -----------------------------------------------------
+
+class _FakeRenders:
+    """The render pipeline, replaced: each call writes the clip's files with the given contents
+    (as a render would, by an atomic replace), then does what the test asks (fail, be interrupted,
+    or change the draft while "rendering")."""
+
+    def __init__(self, content: bytes, then: str = "", draft: Path | None = None) -> None:
+        self.content, self.then, self.draft = content, then, draft
+
+    def __call__(self, scene_ids, trace, out_dir, quality, formats, theme, jobs, force, **kw):
+        from publish.pipeline import Result, Summary
+
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for scene_id in scene_ids:
+            for fmt in formats:
+                tmp = out_dir / f".{scene_id}.{fmt}.part"
+                tmp.write_bytes(self.content + f" {fmt}".encode())
+                tmp.replace(out_dir / f"{scene_id}.{fmt}")
+        if self.then == "interrupt":
+            raise KeyboardInterrupt
+        if self.then == "save during the build" and self.draft is not None:
+            self.draft.write_text(self.draft.read_text(encoding="utf-8") + "\nSaved while rendering.\n",
+                                  encoding="utf-8")
+        status = "failed" if self.then == "fail" else "rendered"
+        return Summary([Result(s, status, tuple(formats), 0.1, "boom" if status == "failed" else "")
+                        for s in scene_ids])
+
+
+def _named_files(site: Path) -> dict[str, bytes]:
+    """Every file of SITE the page names (src, poster, href), with its bytes."""
+    from urllib.parse import unquote
+
+    page = (site / "index.html").read_text(encoding="utf-8")
+    refs = {unquote(html.unescape(r)) for r in re.findall(r'(?:src|poster|href|srcset)="([^"]+)"', page)}
+    return {r: (site / r).read_bytes() for r in refs if "://" not in r and (site / r).is_file()}
+
+
+@pytest.mark.parametrize("then", ["interrupt", "fail"])
+def test_an_interrupted_or_failed_build_leaves_the_last_page_with_its_own_clips(tmp_path, trace, registry,
+                                                                              monkeypatch, then):
+    import publish.pipeline
+
+    draft = "# T\n\n[enc](encoder.mp4)\n\nScore {{ dot_product.score }}.\n"
+    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"first clip"))
+    site, _ = _build(tmp_path, draft, trace, registry, _MEDIA_LINKS)
+    page = (site / "index.html").read_text(encoding="utf-8")
+    named = _named_files(site)
+    assert {Path(r).suffix for r in named} == {".mp4", ".png", ".vtt"}
+    assert all(data.startswith(b"first clip") for data in named.values())
+    # The next build renders new clips, then is interrupted (or a scene fails): the page and what
+    # it names are as they were.
+    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"second clip", then))
+    from publish.post import PostError
+
+    with pytest.raises(KeyboardInterrupt if then == "interrupt" else PostError):
+        _build(tmp_path, draft.replace("Score", "New score"), trace, registry, _MEDIA_LINKS)
+    assert (site / "media" / "light" / "encoder.mp4").read_bytes().startswith(b"second clip")  # rendered...
+    assert (site / "index.html").read_text(encoding="utf-8") == page  # ...but the page is the last good one
+    assert _named_files(site) == named
+    # A build that completes shows the new clips, and the old copies go (they were ours).
+    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"third clip"))
+    _, report = _build(tmp_path, draft, trace, registry, _MEDIA_LINKS)
+    new = _named_files(site)
+    assert all(data.startswith(b"third clip") for data in new.values())
+    assert sorted(report.removed) == sorted(named) and not any((site / r).exists() for r in named)
+
+
+def test_a_save_during_the_build_is_built_again_not_recorded_as_current(tmp_path, monkeypatch):
+    """The stamp used to hash the draft when the build ended: a save made while a scene rendered was
+    recorded as built, and every later run said "nothing changed"."""
+    import publish.pipeline
+    from publish.post_uptodate import post_is_current
+
+    draft = tmp_path / "draft.md"
+    draft.write_text("# T\n\n[enc](encoder.mp4)\n\nFirst text.\n", encoding="utf-8")
+    links = tmp_path / "links.toml"
+    links.write_text(_MEDIA_LINKS, encoding="utf-8")
+    site = tmp_path / "site"
+    fake = _FakeRenders(b"clip", "save during the build", draft)
+    monkeypatch.setattr(publish.pipeline, "run_renders", fake)
+    result = _cli(str(draft), "--out", str(site), "--links", str(links))
+    assert result.exit_code == 0, result.output
+    assert "changed during the build; building again" in result.output
+    assert "not recorded as current" in result.output  # saved during every one of the builds
+    assert post_is_current(draft, site, links, None, "low", ("light",)) is None
+    assert not (site / ".cache" / "post.json").exists()  # no stamp of a build whose draft moved under it
+    # Saved during the first build only: the second build shows it and is recorded.
+    draft.write_text("# T\n\n[enc](encoder.mp4)\n\nFirst text.\n", encoding="utf-8")
+    calls = []
+
+    def once(*args, **kw):
+        fake.then = "save during the build" if not calls else ""
+        calls.append(1)
+        return fake(*args, **kw)
+
+    monkeypatch.setattr(publish.pipeline, "run_renders", once)
+    result = _cli(str(draft), "--out", str(site), "--links", str(links))
+    assert result.exit_code == 0 and result.output.count("building again") == 1, result.output
+    assert "Saved while rendering." in (site / "index.html").read_text(encoding="utf-8")
+    # Recorded with the draft as built (the fake renders keep no render cache, so the stamp's own
+    # hash is what is compared here).
+    import json
+
+    from publish.post_uptodate import post_inputs_hash
+
+    stamp = json.loads((site / ".cache" / "post.json").read_text(encoding="utf-8"))
+    assert stamp["inputs"] == post_inputs_hash(draft, links, None, "low", ("light",))
