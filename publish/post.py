@@ -148,11 +148,13 @@ def _apply_edits(body: str, edits: list[Any], line_numbers: list[int], report: P
         if at < 0:
             report.unapplied.append(edit.find)
             continue
-        while at >= 0:
-            line = line_numbers[body.count("\n", 0, at)]
-            report.changes.append(Change(line, "edit", edit.find, edit.replace))
-            body = body[:at] + edit.replace + body[at + len(edit.find):]
-            at = body.find(edit.find, at + len(edit.replace))
+        # Each line holding it reported once, the text replaced in one pass (str.replace: the same
+        # non-overlapping matches, left to right). A copy of the draft and a count of lines from its
+        # start at every match took the square of the draft's size (issue 33).
+        for index, text in enumerate(body.split("\n")):
+            if edit.find in text:
+                report.changes.append(Change(line_numbers[index], "edit", edit.find, edit.replace))
+        body = body.replace(edit.find, edit.replace)
     return body
 
 
@@ -235,13 +237,20 @@ def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostRep
             line = _draft_line(line_numbers, tok)
             groups = _link_groups(tok.children)
             replaced_block = None
-            for first, last, href in reversed(groups):
-                if not is_media_link(href):
+            # Occurrences count in reading order: counted once, forwards, before the reversed walk
+            # decides (counting them again for each link took the square of their number; issue 33).
+            keys = [link_key(href) if is_media_link(href) else None for _, _, href in groups]
+            occurrences, counted = [], dict(seen)
+            for key in keys:
+                counted[key] = counted.get(key, 0) + 1
+                occurrences.append(counted[key])
+            inline: dict[int, tuple[int, Any]] = {}  # first child -> (last child, its marker)
+            for index in range(len(groups) - 1, -1, -1):
+                first, last, href = groups[index]
+                key = keys[index]
+                if key is None:
                     continue
-                key = link_key(href)
-                # Occurrences count in reading order: count before the reversed walk decides.
-                order = [g for g in groups if is_media_link(g[2]) and link_key(g[2]) == key]
-                occurrence = seen.get(key, 0) + order.index((first, last, href)) + 1
+                occurrence = occurrences[index]
                 entry = table.lookup(href, occurrence)
                 if entry is None:
                     report.unmapped.append((line, href))
@@ -255,11 +264,18 @@ def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostRep
                 else:
                     html_tok = Token("html_inline", "", 0)
                     html_tok.content = marker
-                    tok.children[first:last + 1] = [html_tok]
-            for _, _, href in groups:
-                if is_media_link(href):
-                    seen[link_key(href)] = seen.get(link_key(href), 0) + 1
-            report.unmapped.sort()
+                    inline[first] = (last, html_tok)
+            if inline:  # the children rebuilt once (a splice per link took the square of their number)
+                children, k = [], 0
+                while k < len(tok.children):
+                    if k in inline:
+                        children.append(inline[k][1])
+                        k = inline[k][0] + 1
+                    else:
+                        children.append(tok.children[k])
+                        k += 1
+                tok.children = children
+            seen.update({key: n for key, n in counted.items() if key is not None})
             if replaced_block is not None:
                 out.pop()  # the paragraph_open
                 block = Token("html_block", "", 0)
@@ -285,6 +301,7 @@ def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostRep
         out.append(tok)
         i += 1
     tokens[:] = out
+    report.unmapped.sort()
     report.unplaced = [ins.after for n, ins in enumerate(inserts) if n not in placed]
     return slots
 

@@ -167,12 +167,18 @@ class LinkTable:
     inserts: list[Insert]
     source: str = ""
     edits: list[Edit] = field(default_factory=list)
+    _by_key: dict[str, list[Entry]] | None = field(default=None, repr=False, compare=False)
+    _indexed: list[Entry] | None = field(default=None, repr=False, compare=False)
 
     def lookup(self, href: str, occurrence: int) -> Entry | None:
         """The entry for the ``occurrence``-th (1-based) link of the draft to ``href``, if any."""
-        key = link_key(href)
-        for entry in self.links:
-            if link_key(entry.match) == key and entry.occurrence in (None, occurrence):
+        if self._by_key is None or self._indexed is not self.links:
+            # The entries by key, once: a draft of thousands of links read the whole table for each.
+            self._by_key, self._indexed = {}, self.links
+            for entry in self.links:
+                self._by_key.setdefault(link_key(entry.match), []).append(entry)
+        for entry in self._by_key.get(link_key(href), ()):
+            if entry.occurrence in (None, occurrence):
                 return entry
         return None
 
