@@ -9,6 +9,7 @@ line breaks (the draft's notation list) becomes one formula per line. Manim-free
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -77,7 +78,13 @@ def _css_variants(mathml: str) -> str:
 
 
 def to_mathml(latex: str, display: bool = False) -> str:
-    """One formula as ``<math>`` (``display="block"`` for display math); :class:`MathError` if unreadable."""
+    """One formula as ``<math>`` (``display="block"`` for display math); :class:`MathError` if unreadable.
+    A formula met again (checked before the renders, then written; or written twice) costs nothing."""
+    return _to_mathml(latex, display)
+
+
+@functools.lru_cache(maxsize=4096)
+def _to_mathml(latex: str, display: bool) -> str:
     from latex2mathml.converter import convert_to_element
 
     from .mathml_sanitize import serialise

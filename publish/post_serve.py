@@ -78,6 +78,13 @@ def _handler(site: Path, hub: ReloadHub):
             except ValueError:  # a path no file can have ("/%00": embedded null byte)
                 self.send_error(400, "Bad request path")
 
+        def translate_path(self, path: str) -> str:
+            # A link inside SITE to a file outside it is not served (http.server follows links).
+            local = super().translate_path(path)
+            real = os.path.realpath(local)
+            root = os.path.realpath(site)
+            return local if real == root or real.startswith(root + os.sep) else ""  # "": 404
+
         def do_HEAD(self) -> None:  # noqa: N802
             try:
                 return super().do_HEAD()

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from publish.mathml_sanitize import ATTRIBUTES, ELEMENTS
 from publish.post_math import to_mathml
 
 
@@ -70,6 +69,8 @@ def _parse(markup: str) -> _Tags:
 
 def _assert_only_mathml(markup: str) -> _Tags:
     """Every tag of ``markup`` is an allowed MathML element with allowed attributes only."""
+    from publish.mathml_sanitize import ATTRIBUTES, ELEMENTS
+
     parsed = _parse(markup)
     for tag, attrs in parsed.tags:
         assert tag in ELEMENTS, (tag, markup)
@@ -167,6 +168,8 @@ def test_every_path_into_the_page_carries_text_never_markup(tmp_path, trace, reg
     site, report = _build(tmp_path, draft, trace, registry, links)
     page = (site / "index.html").read_text(encoding="utf-8")
     body = _body(page)
+    from publish.mathml_sanitize import ELEMENTS
+
     parsed = _parse(body)
     allowed = ELEMENTS | {"main", "h1", "p", "div", "span", "figure", "figcaption", "em", "strong", "code"}
     for tag, attrs in parsed.tags:
@@ -876,3 +879,48 @@ def test_thousands_of_media_links_in_a_paragraph_build_in_linear_time(tmp_path, 
     _, _, slots, _, _, _ = prepare(draft, tmp_path / "o.toml", loaded_registry, {}, PostReport())
     assert sorted((s.href, s.entry.alt) for s in slots) == [("x.png", "other"), ("x.png", "other"),
                                                           ("x.png", "two"), ("y.png", None)]
+
+
+def test_serve_does_not_follow_a_link_out_of_site(served):
+    import urllib.error
+    import urllib.request
+
+    site, hub, port = served
+    secret = site.parent / "secret.txt"
+    secret.write_text("not for the page", encoding="utf-8")
+    (site / "leak.txt").symlink_to(secret)
+    (site / "inside.txt").write_text("ok", encoding="utf-8")
+    (site / "alias.txt").symlink_to(site / "inside.txt")
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/leak.txt", timeout=10)
+    assert caught.value.code == 404
+    assert urllib.request.urlopen(f"http://127.0.0.1:{port}/alias.txt", timeout=10).read() == b"ok"
+
+
+def test_a_link_to_root_or_home_as_site_is_refused(tmp_path, monkeypatch):
+    from publish.post_manifest import SiteError, check_site
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "to-root").symlink_to("/")
+    (tmp_path / "to-home").symlink_to(home)
+    for link, text in (("to-root", "the root folder"), ("to-home", "your home folder")):
+        with pytest.raises(SiteError, match=text):
+            check_site(tmp_path / link)
+    draft = tmp_path / "d" / "x.md"
+    draft.parent.mkdir()
+    draft.write_text("# T\n")
+    with pytest.raises(SiteError, match="holds the draft"):
+        check_site(draft.parent / "site" / "..", draft)  # the draft's folder, spelled another way
+
+
+def test_repeated_formulas_are_typeset_once(monkeypatch):
+    import publish.mathml_sanitize as sanitize
+
+    calls = []
+    real = sanitize.serialise
+    monkeypatch.setattr(sanitize, "serialise", lambda tree: calls.append(1) or real(tree))
+    for _ in range(50):
+        to_mathml(r"x_{42} + \text{once}")
+    assert len(calls) <= 1
