@@ -26,7 +26,9 @@ from .tables import DECIMALS, TABLE_SPECS, labelled_tables, section, tables
 
 __all__ = ["PlaceholderError", "Placeholder", "PLACEHOLDER", "FILTERS", "parse", "find", "evaluate"]
 
-PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+#: No brace inside: from each "{{" the search stops at the next brace, not at the line's end (a line of
+#: 20,000 "{{ " read the rest of the line from each, the square of its length; issue 33).
+PLACEHOLDER = re.compile(r"\{\{([^{}\n]*)\}\}")
 _PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*$")
 _FILTER = re.compile(r"^([a-z]+)(?:\(\s*(\d{1,2})\s*\))?$")
 FILTERS = ("percent", "round", "int", "words", "count", "table")
@@ -79,9 +81,11 @@ def parse(text: str, line: int = 0) -> Placeholder:
 
 def find(text: str, first_line: int = 1) -> list[Placeholder]:
     """Every placeholder of ``text``, parsed, with its line number."""
-    found = []
+    found, line, done = [], first_line, 0
     for match in PLACEHOLDER.finditer(text):
-        found.append(parse(match.group(0), first_line + text.count("\n", 0, match.start())))
+        line += text.count("\n", done, match.start())  # counted as it goes, not from the start each time
+        done = match.start()
+        found.append(parse(match.group(0), line))
     return found
 
 

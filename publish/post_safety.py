@@ -37,7 +37,9 @@ def check_input_file(path: str | Path, what: str) -> None:
         if os.path.isdir(name):
             raise InputError(f"{what} {_short(name)}: a folder, not a file")
         if not os.path.isfile(name):
-            raise InputError(f"{what} {_short(name)}: no such file")
+            there = os.path.exists(name)
+            raise InputError(f"{what} {_short(name)}: " + ("not a regular file (a device, a pipe or a socket)"
+                                                           if there else "no such file"))
         with open(name, "rb"):
             pass
     except OSError as exc:

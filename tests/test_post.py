@@ -647,7 +647,7 @@ def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(see
         check.unlink()
     assert '<pre id="results">' in result.stdout, result.stderr[-2000:]
     found = json.loads(result.stdout.split('<pre id="results">')[1].split("</pre>")[0].replace("&quot;", '"'))
-    clips = re.findall(r'<source src="(media/light/[^"]+\.mp4)"', page)
+    clips = re.findall(r'<source src="(v/[0-9a-f]{16}/[^"]+\.mp4)"', page)  # content-named (issue 33)
     assert len(found["videos"]) == len(clips) == 8
     for video in found["videos"]:
         assert video["error"] is None and video["ready"] >= 2 and video["duration"] > 1 and video["width"] > 0, video
