@@ -949,3 +949,55 @@ def test_a_device_as_an_input_file_is_named_for_what_it_is(tmp_path):
     for option in ("--links", "--numbers"):
         _one_line(_cli(str(draft), "--out", str(tmp_path / "site"), option, "/dev/zero"), "not a regular file")
     _one_line(_cli("/dev/null", "--out", str(tmp_path / "site")), "not a regular file")
+
+
+def test_serve_watches_only_the_files_the_page_is_made_from(tmp_path):
+    """The draft's folder is not watched as a tree (a folder too big to watch stopped --serve with
+    "file watch limit reached"); a folder removed and made again is a change, not the end of the watch."""
+    import shutil
+    import threading
+    import time
+
+    from publish.post_serve import ROOT, watched_paths
+    from publish.post_watch import Poller
+
+    folder = tmp_path / "home"
+    (folder / "big" / "tree").mkdir(parents=True)
+    for k in range(2000):
+        (folder / "big" / "tree" / f"{k}.txt").write_text("x")
+    draft = folder / "draft.md"
+    draft.write_text("# T\n", encoding="utf-8")
+    paths = watched_paths(draft, None, None)
+    folders = [ROOT / "scenes", ROOT / "attention_core"]
+    poller = Poller([p for p in paths if p not in folders], folders, interval=0.05, debounce=0.1)
+    watched = set(poller.snapshot())
+    assert str(draft) in watched and str(folder / "post.toml") in watched  # a table not there yet, too
+    assert not any(w.startswith(str(folder / "big")) for w in watched)
+    assert all(w.startswith((str(folder), str(ROOT))) for w in watched)
+    stop = threading.Event()
+    seen: list[set[str]] = []
+
+    def watch() -> None:
+        for changes in poller.watch(stop):
+            seen.append(changes)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    try:
+        shutil.rmtree(folder)
+        folder.mkdir()
+        draft.write_text("# T again\n", encoding="utf-8")
+        (folder / "post.toml").write_text("", encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while not any(str(folder / "post.toml") in s for s in seen) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any(str(draft) in s for s in seen) and any(str(folder / "post.toml") in s for s in seen), seen
+        before = len(seen)
+        draft.write_text("# T a third time\n", encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while len(seen) == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(seen) > before and str(draft) in seen[-1]  # still watching
+    finally:
+        stop.set()
+        thread.join(timeout=5)
