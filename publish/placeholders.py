@@ -24,7 +24,8 @@ from attention_core.formatting import format_number
 
 from .tables import DECIMALS, TABLE_SPECS, labelled_tables, section, tables
 
-__all__ = ["PlaceholderError", "Placeholder", "PLACEHOLDER", "FILTERS", "parse", "find", "evaluate"]
+__all__ = ["PlaceholderError", "Placeholder", "PLACEHOLDER", "FILTERS", "parse", "find", "evaluate", "live",
+           "substitute", "code_spans"]
 
 #: No brace inside: from each "{{" the search stops at the next brace, not at the line's end (a line of
 #: 20,000 "{{ " read the rest of the line from each, the square of its length; issue 33).
@@ -79,10 +80,77 @@ def parse(text: str, line: int = 0) -> Placeholder:
     return Placeholder(text, path, tuple(filters), line)
 
 
-def find(text: str, first_line: int = 1) -> list[Placeholder]:
-    """Every placeholder of ``text``, parsed, with its line number."""
-    found, line, done = [], first_line, 0
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_TICKS = re.compile(r"`+")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of the text's code: fenced blocks (from their opening fence line to their
+    closing one, or the end) and inline code spans (a run of backticks to the next run of as many,
+    within a paragraph). Found in one pass each."""
+    spans: list[tuple[int, int]] = []
+    fence: re.Match[str] | None = None
+    for match in _FENCE.finditer(text):
+        if fence is None:
+            fence = match
+        elif match.group(1)[0] == fence.group(1)[0] and len(match.group(1)) >= len(fence.group(1)):
+            end = text.find("\n", match.end())
+            spans.append((fence.start(), len(text) if end < 0 else end))
+            fence = None
+    if fence is not None:
+        spans.append((fence.start(), len(text)))
+    runs, f = [], 0
+    for run in _TICKS.finditer(text):  # the backtick runs outside the fenced blocks
+        while f < len(spans) and spans[f][1] <= run.start():
+            f += 1
+        if not (f < len(spans) and spans[f][0] <= run.start()):
+            runs.append(run)
+    by_length: dict[int, list[int]] = {}
+    for k, run in enumerate(runs):
+        by_length.setdefault(len(run.group(0)), []).append(k)
+    next_of: dict[int, int] = {}
+    for ks in by_length.values():
+        for a, b in zip(ks, ks[1:]):
+            next_of[a] = b
+    k = 0
+    while k < len(runs):
+        close = next_of.get(k)
+        if close is not None and "\n\n" not in text[runs[k].end():runs[close].start()]:
+            spans.append((runs[k].start(), runs[close].end()))
+            k = close + 1
+        else:
+            k += 1
+    return sorted(spans)
+
+
+def live(text: str) -> list[re.Match[str]]:
+    """The placeholders to fill: not inside code (shown as written there), not escaped (``\\{{``)."""
+    spans = code_spans(text)
+    out, s = [], 0
     for match in PLACEHOLDER.finditer(text):
+        while s < len(spans) and spans[s][1] <= match.start():
+            s += 1
+        if s < len(spans) and spans[s][0] <= match.start() < spans[s][1]:
+            continue
+        if match.start() > 0 and text[match.start() - 1] == "\\":
+            continue
+        out.append(match)
+    return out
+
+
+def substitute(text: str, value) -> str:
+    """``text`` with each :func:`live` placeholder replaced by ``value(match)``, in order."""
+    pieces, done = [], 0
+    for match in live(text):
+        pieces += [text[done:match.start()], value(match)]
+        done = match.end()
+    return "".join(pieces) + text[done:]
+
+
+def find(text: str, first_line: int = 1) -> list[Placeholder]:
+    """Every placeholder of ``text`` to fill (:func:`live`), parsed, with its line number."""
+    found, line, done = [], first_line, 0
+    for match in live(text):
         line += text.count("\n", done, match.start())  # counted as it goes, not from the start each time
         done = match.start()
         found.append(parse(match.group(0), line))

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from .placeholders import PLACEHOLDER, PlaceholderError, evaluate, find
+from .placeholders import PlaceholderError, evaluate, find, substitute
 from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
 from .post_manifest import SiteError, check_site, public_mode, publish_media, read_manifest, remove_unlisted
 from .post_manifest import sha256_file, write_manifest
@@ -775,7 +775,7 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
         raise PostError(f"{draft}: {exc}") from None
     report.placeholders = len(found)
     counter = iter(range(len(found)))
-    body = PLACEHOLDER.sub(lambda m: _SENTINEL.format(next(counter)), body)
+    body = substitute(body, lambda m: _SENTINEL.format(next(counter)))  # not in code, not escaped
     md = _markdown()
     env = {"line_numbers": line_numbers}
     tokens = md.parse(body, env)

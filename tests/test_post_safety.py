@@ -1001,3 +1001,15 @@ def test_serve_watches_only_the_files_the_page_is_made_from(tmp_path):
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+def test_placeholders_in_code_are_shown_as_written_and_a_backslash_escapes_one(tmp_path, trace, registry):
+    """``{{ }}`` inside code was evaluated, with no way to write one on the page."""
+    draft = ("# T\n\nScore {{ dot_product.score }}; in code `{{ dot_product.score }}`; escaped "
+             "\\{{ dot_product.score }}.\n\n```toml\nscore = \"{{ not.a.path | int(3) }}\"\n```\n\n"
+             "``a ` {{ no.such }}`` and {{ dot_product.score | round(1) }}\n")
+    site, report = _build(tmp_path, draft, trace, registry)
+    body = _body((site / "index.html").read_text(encoding="utf-8"))
+    assert "Score 0.39; in code <code>{{ dot_product.score }}</code>; escaped {{ dot_product.score }}." in body
+    assert "score = &quot;{{ not.a.path | int(3) }}&quot;" in body and "{{ no.such }}</code> and 0.4" in body
+    assert report.placeholders == 2
