@@ -33,6 +33,7 @@ from .post_manifest import SiteError, check_site, public_mode, publish_media, re
 from .post_manifest import sha256_file, write_manifest
 from .post_math import MathError, split_lines, to_mathml
 from .post_safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
+from .post_safety import remote_pictures_as_links
 from .post_text import Change, repair_mojibake, strip_notes_mapped
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
@@ -92,7 +93,8 @@ class PostReport:
         for change in sorted(self.changes, key=lambda c: c.line):
             out.append(change.describe())
         for line, href in self.unmapped:
-            out.append(f"line {line}: media link not in the link table, kept as written: {href}")
+            out.append(f"line {line}: media link not in the link table, kept as written "
+                       f"(a picture on another host as a link to it, never fetched): {href}")
         for snippet in self.unplaced:
             out.append(f"insert not placed (no paragraph contains {snippet!r})")
         for find in self.unapplied:
@@ -780,6 +782,7 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     env = {"line_numbers": line_numbers}
     tokens = md.parse(body, env)
     slots = _place_media(tokens, table, body, report, line_numbers)
+    remote_pictures_as_links(tokens)  # the page fetches nothing from another host
     # What would otherwise fail after the renders: every formula, every step a slot names.
     _safe(check_formulas, tokens, line_numbers, lambda latex: _fill(latex, values), to_mathml, split_lines)
     for slot in slots:

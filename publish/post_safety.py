@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 __all__ = ["InputError", "MAX_DRAFT_BYTES", "MARKER", "check_input_file", "check_draft_size", "check_no_marker",
-           "token_lines", "check_formulas", "check_slot", "check_table_text"]
+           "token_lines", "check_formulas", "check_slot", "check_table_text", "remote_pictures_as_links"]
 
 #: The largest draft a build reads (a book chapter is ~100 kB; 1 MB builds its text in well under 2 s).
 MAX_DRAFT_BYTES = 2 * 1024 * 1024
@@ -152,3 +152,38 @@ def check_table_text(table: Any) -> None:
         if MARKER in edit.find or MARKER in edit.replace:
             raise InputError(f"{edit.source}: an invisible separator (U+2063), which the build keeps for its "
                              f"own use; delete it")
+
+
+def _remote(src: str) -> bool:
+    from urllib.parse import urlparse
+
+    src = src.strip()
+    return src.startswith("//") or urlparse(src).scheme.lower() not in ("", "data")
+
+
+def remote_pictures_as_links(tokens: list[Any]) -> list[str]:
+    """A picture of the draft on another host, which the link table does not map, becomes a link to
+    it (its alt text, ``class="remote-picture"``), never an ``<img>``: the page fetches nothing from
+    another host. Returns their addresses."""
+    import html
+
+    from markdown_it.token import Token
+
+    moved = []
+    for tok in tokens:
+        if tok.type != "inline" or not tok.children:
+            continue
+        children = []
+        for child in tok.children:
+            src = child.attrGet("src") if child.type == "image" else None
+            if src is None or not _remote(str(src)):
+                children.append(child)
+                continue
+            alt = "".join(c.content for c in (child.children or [])) or child.content or str(src)
+            link = Token("html_inline", "", 0)
+            link.content = (f'<a class="remote-picture" href="{html.escape(str(src))}">'
+                            f"{html.escape(alt)}</a>")
+            children.append(link)
+            moved.append(str(src))
+        tok.children = children
+    return moved

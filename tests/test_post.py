@@ -203,7 +203,9 @@ def test_an_unmapped_media_link_stays_as_written_and_is_listed(tmp_path, registr
         "See [the paper](https://arxiv.org/abs/1).\n", tmp_path, registry, links=links)
     html = md.renderer.render(tokens, md.options, {"line_numbers": []})
     assert report.unmapped == [(5, "https://example.org/chart.png")]  # the paper link is no media
-    assert '<img src="https://example.org/chart.png" alt="a chart"' in html
+    # A picture on another host is a link to it, never fetched by the page (issue 33).
+    assert '<a class="remote-picture" href="https://example.org/chart.png">a chart</a>' in html
+    assert "<img src=\"https://" not in html
     assert '<a href="https://arxiv.org/abs/1">the paper</a>' in html
     assert [s.entry.scene for s in slots] == ["dot_product"] and "<!--media:0-->" in html
 

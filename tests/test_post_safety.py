@@ -1013,3 +1013,14 @@ def test_placeholders_in_code_are_shown_as_written_and_a_backslash_escapes_one(t
     assert "Score 0.39; in code <code>{{ dot_product.score }}</code>; escaped {{ dot_product.score }}." in body
     assert "score = &quot;{{ not.a.path | int(3) }}&quot;" in body and "{{ no.such }}</code> and 0.4" in body
     assert report.placeholders == 2
+
+
+def test_a_picture_on_another_host_becomes_a_link_never_a_fetch(tmp_path, trace, registry):
+    draft = ("# T\n\n![a cat](https://i.imgur.com/cat.png)\n\n[![wrapped](//evil.example/b.png)](https://x.example)\n\n"
+             "![local](figures/mine.png) ![<b>alt</b>](http://127.0.0.1:8765/beacon.png \"t\")\n")
+    site, report = _build(tmp_path, draft, trace, registry)
+    body = _body((site / "index.html").read_text(encoding="utf-8"))
+    imgs = [attrs for tag, attrs in _parse(body).tags if tag == "img"]
+    assert [a["src"] for a in imgs] == ["figures/mine.png"]
+    assert '<a class="remote-picture" href="https://i.imgur.com/cat.png">a cat</a>' in body
+    assert 'href="//evil.example/b.png">wrapped</a>' in body and "&lt;b&gt;alt&lt;/b&gt;" in body
