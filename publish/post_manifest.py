@@ -147,6 +147,14 @@ def check_site(site: Path, draft: Path | None = None, force: bool = False) -> No
             if path.exists() and not path.is_dir():
                 raise SiteError(f"output folder {_short(site)}: {name} exists and is not a folder "
                                 f"(the build keeps its {name} there)")
+            if name != ".cache" and path.is_dir() and not path.is_symlink():
+                for child in path.iterdir():  # media/light, figures/dark: where the files are written
+                    if child.is_symlink() and child.is_dir():
+                        target = child.resolve()
+                        if target != real and real not in target.parents:
+                            raise SiteError(f"output folder {_short(site)}: {name}/{child.name} is a link to "
+                                            f"{_short(target)}, outside the site; the build writes and "
+                                            f"removes files there, so it stops")
         page = site / "index.html"
         if page.is_dir() or page.is_symlink():
             raise SiteError(f"output folder {_short(site)}: index.html is a "

@@ -1024,3 +1024,19 @@ def test_a_picture_on_another_host_becomes_a_link_never_a_fetch(tmp_path, trace,
     assert [a["src"] for a in imgs] == ["figures/mine.png"]
     assert '<a class="remote-picture" href="https://i.imgur.com/cat.png">a cat</a>' in body
     assert 'href="//evil.example/b.png">wrapped</a>' in body and "&lt;b&gt;alt&lt;/b&gt;" in body
+
+
+def test_a_theme_folder_linked_out_of_site_is_refused(tmp_path):
+    from publish.post_manifest import SiteError, check_site
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    site = tmp_path / "site"
+    (site / "media").mkdir(parents=True)
+    (site / "media" / "light").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(SiteError, match="media/light is a link to .*outside the site"):
+        check_site(site)
+    (site / "media" / "light").unlink()
+    (site / "media" / "cached").mkdir()
+    (site / "media" / "light").symlink_to(site / "media" / "cached", target_is_directory=True)
+    check_site(site)  # a link within SITE is fine
