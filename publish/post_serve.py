@@ -140,7 +140,8 @@ def failure_page(lines: str, page: str | None) -> str:
            + (" — the page below is the last good build" if page else "") + ":\n"
            + html.escape(lines) + "</div>")
     if page is None:
-        return f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>build failed</title></head><body>{box}</body>"
+        return ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>build failed</title></head>'
+                f"<body>{box}</body>")
     at = page.find("<body>")
     return page[:at + 6] + box + page[at + 6:] if at >= 0 else box + page
 
