@@ -446,9 +446,9 @@ def _themes(value: str) -> tuple[str, ...]:
 @click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
 @click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 and rebuild it when the draft, the "
                                             "numbers, the link table or a scene changes (preview quality).")
-@click.option("--port", default=8000, show_default=True, type=int, help="Port of --serve.")
+@click.option("--port", default="8000", show_default=True, help="Port of --serve (0: any free port).")
 def post(draft: str, out: str, links: str | None, numbers: str | None, quality: str, theme: str,
-         jobs: str | None, force: bool, serve: bool, port: int) -> None:
+         jobs: str | None, force: bool, serve: bool, port: str) -> None:
     """Turn a blog draft (Markdown) into the finished page SITE/index.html, media beside it.
 
     Links and pictures the link table maps become our clips, stills, step
@@ -459,13 +459,9 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
     quality = QUALITY_SHORT.get(quality.lower(), quality.lower())
     themes = _themes(theme)
     if jobs is not None:
-        if not jobs.strip().isdigit() or int(jobs) < 1:
-            raise UserError(f"--jobs must be a whole number of at least 1, got {jobs!r}")
-        jobs = int(jobs)
-    if not Path(draft).is_file():
-        raise UserError(f"draft {draft}: no such file")
-    if links is not None and not Path(links).is_file():
-        raise UserError(f"links file {links}: no such file")
+        jobs = _whole_number(jobs, "--jobs", "a whole number of at least 1", 1)
+    port = _whole_number(port, "--port", "a port number from 0 to 65535", 0, 65535)
+    _check_post_inputs(draft, links, numbers, out, force)
     site = _check_out_dir(out)
     if not (force or serve) and _post_is_current(Path(draft), site, links, numbers, quality, themes):
         return
@@ -482,9 +478,16 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
             raise UserError(str(exc)) from None
         return
     try:
-        report = build_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
-                            quality=quality, themes=themes, jobs=jobs, force=force,
-                            echo=lambda line: click.echo(line, err=True))
+        for attempt in range(1, _POST_ATTEMPTS + 1):
+            report = build_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
+                                quality=quality, themes=themes, jobs=jobs, force=force,
+                                echo=lambda line: click.echo(line, err=True))
+            if not report.inputs_changed:
+                break
+            # A save while the scenes rendered: the page may show the old text; never recorded as built.
+            click.echo("post: the draft, link table or numbers changed during the build; "
+                       + ("building again" if attempt < _POST_ATTEMPTS else
+                          "the page is not recorded as current: run again"), err=True)
     except PostError as exc:
         raise UserError(str(exc)) from None
     except KeyboardInterrupt as exc:
@@ -492,6 +495,28 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
         raise SystemExit(128 + getattr(exc, "signum", 2)) from None
     for line in report.lines():
         click.echo(line, err=True)
+
+
+#: Builds of one ``post`` run while its inputs keep changing under it.
+_POST_ATTEMPTS = 3
+
+
+def _check_post_inputs(draft: str, links: str | None, numbers: str | None, out: str, force: bool) -> None:
+    """Every file name and the site folder, before anything is written or rendered (issue 33)."""
+    from publish.post_manifest import SiteError, check_site
+    from publish.post_safety import InputError, check_draft_size, check_input_file
+
+    try:
+        check_input_file(draft, "draft")
+        check_draft_size(draft)
+        if links is not None:
+            check_input_file(links, "links file")
+        if numbers is not None:
+            check_input_file(numbers, "numbers file")
+        if out.strip():
+            check_site(Path(out), Path(draft), force)
+    except (InputError, SiteError) as exc:
+        raise UserError(str(exc)) from None
 
 
 def _post_is_current(draft: Path, site: Path, links: str | None, numbers: str | None, quality: str,

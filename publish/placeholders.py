@@ -24,12 +24,20 @@ from attention_core.formatting import format_number
 
 from .tables import DECIMALS, TABLE_SPECS, labelled_tables, section, tables
 
-__all__ = ["PlaceholderError", "Placeholder", "PLACEHOLDER", "FILTERS", "parse", "find", "evaluate"]
+__all__ = ["PlaceholderError", "Placeholder", "PLACEHOLDER", "FILTERS", "parse", "find", "evaluate", "live",
+           "substitute", "code_spans"]
 
-PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}")
+#: No brace inside: from each "{{" the search stops at the next brace, not at the line's end (a line of
+#: 20,000 "{{ " read the rest of the line from each, the square of its length; issue 33).
+PLACEHOLDER = re.compile(r"\{\{([^{}\n]*)\}\}")
 _PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*$")
 _FILTER = re.compile(r"^([a-z]+)(?:\(\s*(\d{1,2})\s*\))?$")
 FILTERS = ("percent", "round", "int", "words", "count", "table")
+#: Filters that take a number of decimals; the others take none.
+_WITH_DECIMALS = ("percent", "round")
+#: Beyond this a float's binary noise shows (percent(99) wrote 39.000000000000007105...).
+MAX_DECIMALS = 6
+_MARKER = "\u2063"
 
 
 class PlaceholderError(ValueError):
@@ -61,15 +69,91 @@ def parse(text: str, line: int = 0) -> Placeholder:
         if not match or match.group(1) not in FILTERS:
             raise PlaceholderError(f"{where}placeholder {text.strip()!r}: unknown filter {part!r} "
                                    f"(valid: {', '.join(FILTERS)})")
-        filters.append((match.group(1), int(match.group(2)) if match.group(2) else None))
+        name, arg = match.group(1), int(match.group(2)) if match.group(2) else None
+        if arg is not None and name not in _WITH_DECIMALS:
+            raise PlaceholderError(f"{where}placeholder {text.strip()!r}: filter {name!r} takes no argument "
+                                   f"(write {name}, not {part})")
+        if arg is not None and arg > MAX_DECIMALS:
+            raise PlaceholderError(f"{where}placeholder {text.strip()!r}: {part}: at most {MAX_DECIMALS} "
+                                   f"decimals (more would show the float's rounding noise)")
+        filters.append((name, arg))
     return Placeholder(text, path, tuple(filters), line)
 
 
-def find(text: str, first_line: int = 1) -> list[Placeholder]:
-    """Every placeholder of ``text``, parsed, with its line number."""
-    found = []
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_TICKS = re.compile(r"`+")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of the text's code: fenced blocks (from their opening fence line to their
+    closing one, or the end) and inline code spans (a run of backticks to the next run of as many,
+    within a paragraph). Found in one pass each."""
+    spans: list[tuple[int, int]] = []
+    fence: re.Match[str] | None = None
+    for match in _FENCE.finditer(text):
+        if fence is None:
+            fence = match
+        elif match.group(1)[0] == fence.group(1)[0] and len(match.group(1)) >= len(fence.group(1)):
+            end = text.find("\n", match.end())
+            spans.append((fence.start(), len(text) if end < 0 else end))
+            fence = None
+    if fence is not None:
+        spans.append((fence.start(), len(text)))
+    runs, f = [], 0
+    for run in _TICKS.finditer(text):  # the backtick runs outside the fenced blocks
+        while f < len(spans) and spans[f][1] <= run.start():
+            f += 1
+        if not (f < len(spans) and spans[f][0] <= run.start()):
+            runs.append(run)
+    by_length: dict[int, list[int]] = {}
+    for k, run in enumerate(runs):
+        by_length.setdefault(len(run.group(0)), []).append(k)
+    next_of: dict[int, int] = {}
+    for ks in by_length.values():
+        for a, b in zip(ks, ks[1:]):
+            next_of[a] = b
+    k = 0
+    while k < len(runs):
+        close = next_of.get(k)
+        if close is not None and "\n\n" not in text[runs[k].end():runs[close].start()]:
+            spans.append((runs[k].start(), runs[close].end()))
+            k = close + 1
+        else:
+            k += 1
+    return sorted(spans)
+
+
+def live(text: str) -> list[re.Match[str]]:
+    """The placeholders to fill: not inside code (shown as written there), not escaped (``\\{{``)."""
+    spans = code_spans(text)
+    out, s = [], 0
     for match in PLACEHOLDER.finditer(text):
-        found.append(parse(match.group(0), first_line + text.count("\n", 0, match.start())))
+        while s < len(spans) and spans[s][1] <= match.start():
+            s += 1
+        if s < len(spans) and spans[s][0] <= match.start() < spans[s][1]:
+            continue
+        if match.start() > 0 and text[match.start() - 1] == "\\":
+            continue
+        out.append(match)
+    return out
+
+
+def substitute(text: str, value) -> str:
+    """``text`` with each :func:`live` placeholder replaced by ``value(match)``, in order."""
+    pieces, done = [], 0
+    for match in live(text):
+        pieces += [text[done:match.start()], value(match)]
+        done = match.end()
+    return "".join(pieces) + text[done:]
+
+
+def find(text: str, first_line: int = 1) -> list[Placeholder]:
+    """Every placeholder of ``text`` to fill (:func:`live`), parsed, with its line number."""
+    found, line, done = [], first_line, 0
+    for match in live(text):
+        line += text.count("\n", done, match.start())  # counted as it goes, not from the start each time
+        done = match.start()
+        found.append(parse(match.group(0), line))
     return found
 
 
@@ -124,7 +208,7 @@ def evaluate(placeholder: Placeholder, data: dict[str, Any]) -> tuple[str, bool]
     for name, arg in placeholder.filters:
         try:
             if name == "table":
-                return _table(placeholder.path, value, data), True
+                return _table(placeholder.path, value, data).replace(_MARKER, "&#x2063;"), True
             if name == "percent":
                 value = f"{format_number(100 * float(value), 1 if arg is None else arg)} %"
             elif name == "round":
@@ -140,5 +224,6 @@ def evaluate(placeholder: Placeholder, data: dict[str, Any]) -> tuple[str, bool]
             raise PlaceholderError(f"{where}placeholder {placeholder.text.strip()!r}: filter {name!r} does "
                                    f"not apply to {type(value).__name__} at {placeholder.path}") from None
     if isinstance(value, (list, dict)):
-        return _table(placeholder.path, value, data), True
-    return html.escape(_scalar(value)), False
+        return _table(placeholder.path, value, data).replace(_MARKER, "&#x2063;"), True
+    # A value holding the post's placeholder marker (U+2063) is written as a reference: never a marker.
+    return html.escape(_scalar(value)).replace(_MARKER, "&#x2063;"), False

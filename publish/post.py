@@ -27,9 +27,13 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from .placeholders import PLACEHOLDER, PlaceholderError, evaluate, find
+from .placeholders import PlaceholderError, evaluate, find, substitute
 from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
+from .post_manifest import SiteError, check_site, public_mode, publish_media, read_manifest, remove_unlisted
+from .post_manifest import sha256_file, write_manifest
 from .post_math import MathError, split_lines, to_mathml
+from .post_safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
+from .post_safety import remote_pictures_as_links
 from .post_text import Change, repair_mojibake, strip_notes_mapped
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
@@ -71,7 +75,9 @@ class PostReport:
     unmapped: list[tuple[int, str]] = field(default_factory=list)  # (line, link) kept as written
     unplaced: list[str] = field(default_factory=list)  # inserts whose paragraph the draft lacks
     unapplied: list[str] = field(default_factory=list)  # edits whose text the draft lacks
-    removed: list[str] = field(default_factory=list)  # crops the page no longer shows
+    removed: list[str] = field(default_factory=list)  # files an earlier build wrote, no longer shown
+    written: list[str] = field(default_factory=list)  # files of SITE this build wrote (its manifest)
+    inputs_changed: bool = False  # the draft, table or numbers changed while it was built: build again
     legibility: list[tuple[str, str, float]] = field(default_factory=list)  # (figure, theme, smallest px)
     rendered: list[str] = field(default_factory=list)
     cached: list[str] = field(default_factory=list)
@@ -87,7 +93,8 @@ class PostReport:
         for change in sorted(self.changes, key=lambda c: c.line):
             out.append(change.describe())
         for line, href in self.unmapped:
-            out.append(f"line {line}: media link not in the link table, kept as written: {href}")
+            out.append(f"line {line}: media link not in the link table, kept as written "
+                       f"(a picture on another host as a link to it, never fetched): {href}")
         for snippet in self.unplaced:
             out.append(f"insert not placed (no paragraph contains {snippet!r})")
         for find in self.unapplied:
@@ -98,7 +105,7 @@ class PostReport:
             out.append(f"figures wider than {WIDE_PX} px at 480p, so their smallest capitals may be "
                        f"under {MIN_CAPITAL_PX:g} px (px): {smallest}")
         if self.removed:
-            out.append(f"removed {len(self.removed)} figures the page no longer shows: "
+            out.append(f"removed {len(self.removed)} files an earlier build wrote that the page no longer shows: "
                        + ", ".join(self.removed[:5]) + (" ..." if len(self.removed) > 5 else ""))
         out.append(f"post: {self.slots} figures and clips of ours, {self.formulas} formulas, "
                    f"{self.placeholders} numbers from the core; scenes {len(self.rendered)} rendered, "
@@ -143,11 +150,13 @@ def _apply_edits(body: str, edits: list[Any], line_numbers: list[int], report: P
         if at < 0:
             report.unapplied.append(edit.find)
             continue
-        while at >= 0:
-            line = line_numbers[body.count("\n", 0, at)]
-            report.changes.append(Change(line, "edit", edit.find, edit.replace))
-            body = body[:at] + edit.replace + body[at + len(edit.find):]
-            at = body.find(edit.find, at + len(edit.replace))
+        # Each line holding it reported once, the text replaced in one pass (str.replace: the same
+        # non-overlapping matches, left to right). A copy of the draft and a count of lines from its
+        # start at every match took the square of the draft's size (issue 33).
+        for index, text in enumerate(body.split("\n")):
+            if edit.find in text:
+                report.changes.append(Change(line_numbers[index], "edit", edit.find, edit.replace))
+        body = body.replace(edit.find, edit.replace)
     return body
 
 
@@ -230,13 +239,20 @@ def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostRep
             line = _draft_line(line_numbers, tok)
             groups = _link_groups(tok.children)
             replaced_block = None
-            for first, last, href in reversed(groups):
-                if not is_media_link(href):
+            # Occurrences count in reading order: counted once, forwards, before the reversed walk
+            # decides (counting them again for each link took the square of their number; issue 33).
+            keys = [link_key(href) if is_media_link(href) else None for _, _, href in groups]
+            occurrences, counted = [], dict(seen)
+            for key in keys:
+                counted[key] = counted.get(key, 0) + 1
+                occurrences.append(counted[key])
+            inline: dict[int, tuple[int, Any]] = {}  # first child -> (last child, its marker)
+            for index in range(len(groups) - 1, -1, -1):
+                first, last, href = groups[index]
+                key = keys[index]
+                if key is None:
                     continue
-                key = link_key(href)
-                # Occurrences count in reading order: count before the reversed walk decides.
-                order = [g for g in groups if is_media_link(g[2]) and link_key(g[2]) == key]
-                occurrence = seen.get(key, 0) + order.index((first, last, href)) + 1
+                occurrence = occurrences[index]
                 entry = table.lookup(href, occurrence)
                 if entry is None:
                     report.unmapped.append((line, href))
@@ -250,11 +266,18 @@ def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostRep
                 else:
                     html_tok = Token("html_inline", "", 0)
                     html_tok.content = marker
-                    tok.children[first:last + 1] = [html_tok]
-            for _, _, href in groups:
-                if is_media_link(href):
-                    seen[link_key(href)] = seen.get(link_key(href), 0) + 1
-            report.unmapped.sort()
+                    inline[first] = (last, html_tok)
+            if inline:  # the children rebuilt once (a splice per link took the square of their number)
+                children, k = [], 0
+                while k < len(tok.children):
+                    if k in inline:
+                        children.append(inline[k][1])
+                        k = inline[k][0] + 1
+                    else:
+                        children.append(tok.children[k])
+                        k += 1
+                tok.children = children
+            seen.update({key: n for key, n in counted.items() if key is not None})
             if replaced_block is not None:
                 out.pop()  # the paragraph_open
                 block = Token("html_block", "", 0)
@@ -280,6 +303,7 @@ def _place_media(tokens: list[Any], table: LinkTable, text: str, report: PostRep
         out.append(tok)
         i += 1
     tokens[:] = out
+    report.unmapped.sort()
     report.unplaced = [ins.after for n, ins in enumerate(inserts) if n not in placed]
     return slots
 
@@ -479,6 +503,7 @@ def _atomic(dst: Path, write: Callable[[str], None]) -> None:
     os.close(fd)
     try:
         write(tmp)
+        public_mode(tmp)  # mkstemp's 0600: a web server must read the page and its figures
         os.replace(tmp, dst)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -560,6 +585,7 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
         if note not in report.legibility:
             report.legibility.append(note)
     height = round(shown * sum(b - a for a, b in segments) / (box[2] - box[0]))
+    report.written += [p.relative_to(site).as_posix() for p in (out_png, out_svg) if p is not None]
     return _Figure(out_png.relative_to(site).as_posix(), out_svg.relative_to(site).as_posix() if out_svg else None,
                    shown, height)
 
@@ -731,9 +757,12 @@ def page_html(body: str, title: str, themes: tuple[str, ...]) -> str:
 def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: dict[str, Any],
             report: PostReport) -> tuple[Any, list[Any], list[Slot], list[tuple[str, bool]], str, list[int]]:
     """Everything that can fail on bad input, before anything is rendered or written."""
+    _safe(check_draft_size, draft)
     text = _read_draft(draft)
+    _safe(check_no_marker, text, f"draft {draft}: ")
     front, body, first_line = split_front_matter(text)
     table = _link_table(front, draft, links, registry)
+    _safe(check_table_text, table)
     body, mojibake = repair_mojibake(body)
     for change in mojibake:
         report.changes.append(Change(change.line + first_line - 1, change.kind, change.before, change.after))
@@ -748,25 +777,52 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
         raise PostError(f"{draft}: {exc}") from None
     report.placeholders = len(found)
     counter = iter(range(len(found)))
-    body = PLACEHOLDER.sub(lambda m: _SENTINEL.format(next(counter)), body)
+    body = substitute(body, lambda m: _SENTINEL.format(next(counter)))  # not in code, not escaped
     md = _markdown()
     env = {"line_numbers": line_numbers}
     tokens = md.parse(body, env)
     slots = _place_media(tokens, table, body, report, line_numbers)
+    remote_pictures_as_links(tokens)  # the page fetches nothing from another host
+    # What would otherwise fail after the renders: every formula, every step a slot names.
+    _safe(check_formulas, tokens, line_numbers, lambda latex: _fill(latex, values), to_mathml, split_lines)
+    for slot in slots:
+        _safe(check_slot, slot.entry, registry, to_mathml, split_lines)
     return md, tokens, slots, values, _title(tokens), line_numbers
 
 
-def _remove_stale_figures(site: Path, page: str) -> list[str]:
-    """The crops in SITE/figures the page no longer shows (a link the author remapped, a
-    step renamed): they are ours, made from the renders, so a later build makes them again."""
-    removed = []
-    for path in sorted((site / "figures").rglob("*")):
-        # A figure is shown as svg or png: both files stay while either is in the page.
-        shown = [path.with_suffix(s).relative_to(site).as_posix() for s in (".svg", ".png")]
-        if path.is_file() and not any(rel in page or _href(rel) in page for rel in shown):
-            path.unlink()
-            removed.append(path.relative_to(site).as_posix())
-    return removed
+def _safe(check: Callable[..., Any], *args: Any) -> Any:
+    """A check of :mod:`publish.post_safety`, its refusal as a :class:`PostError`."""
+    try:
+        return check(*args)
+    except InputError as exc:
+        raise PostError(str(exc)) from None
+
+
+def _fill(latex: str, values: list[tuple[str, bool]]) -> str:
+    """A formula with its placeholders' values in (as the page's math renderers fill it)."""
+    def value(match: re.Match[str]) -> str:
+        text, block = values[int(match.group(1))]
+        if block:
+            raise PostError("a placeholder inside a formula must give one value, not a table")
+        return html.unescape(text)
+    return _SENTINEL_RE.sub(value, latex)
+
+
+def _plain_title(title: str, values: list[tuple[str, bool]]) -> str:
+    """The page's <title>: the H1 with its placeholders' values, never the build's markers."""
+    return _SENTINEL_RE.sub(lambda m: "" if values[int(m.group(1))][1] else html.unescape(values[int(m.group(1))][0]),
+                            title)
+
+
+def _inputs_hash(draft: Path, links: Path | None, numbers: str | None, quality: str,
+                 themes: tuple[str, ...]) -> str | None:
+    """What the page is made from, as one hash (``None`` when a file cannot be read)."""
+    from .post_uptodate import post_inputs_hash
+
+    try:
+        return post_inputs_hash(draft, links, numbers, quality, themes)
+    except OSError:
+        return None
 
 
 def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: str | None = None,
@@ -793,8 +849,13 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
             raise PostError(f"numbers file {exc}") from None
     data = trace.to_dict()
     report = PostReport()
+    started = _inputs_hash(draft, links, numbers, quality, themes)  # checked again at the end
     md, tokens, slots, values, title, line_numbers = prepare(draft, links, registry, data, report)
     report.slots = sum(1 for s in slots if s.entry.show != "math")
+    try:
+        check_site(site, draft, force)
+    except SiteError as exc:
+        raise PostError(str(exc)) from None
     site.mkdir(parents=True, exist_ok=True)
     renders = _render(_needs(slots), trace, site, quality, themes, jobs, force, echo, registry, report,
                       numbers, stamped)
@@ -804,6 +865,9 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     body = md.renderer.render(tokens, md.options, {"line_numbers": line_numbers})
     backgrounds = {t: THEMES[t].background for t in themes}
     pieces = [_slot_html(slot, site, themes, registry, backgrounds, report) for slot in slots]
+    # The page names its media by content: a later interrupted or failed build never changes them.
+    pieces, published = publish_media(site, pieces)
+    report.written += published
     report.formulas += sum(1 for s in slots if s.entry.show == "math")
     body = re.sub(r"<p>\s*" + _MEDIA_RE.pattern + r"\s*</p>", lambda m: pieces[int(m.group(1))], body)
     body = _MEDIA_RE.sub(lambda m: pieces[int(m.group(1))], body)
@@ -811,16 +875,23 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
                   lambda m: values[int(m.group(1))][0] if values[int(m.group(1))][1] else m.group(0), body)
     body = _SENTINEL_RE.sub(lambda m: values[int(m.group(1))][0], body)
     page = site / "index.html"
+    previous = read_manifest(site)["files"]
+    title = _plain_title(title, values)
     _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
     report.page = page
     page_text = page.read_text(encoding="utf-8")
-    report.removed = _remove_stale_figures(site, page_text)
+    report.written.append("index.html")
+    write_manifest(site, [*report.written, *previous], sha256_file(page))  # until the old ones are gone
+    report.removed = remove_unlisted(site, previous, report.written)
+    write_manifest(site, report.written, sha256_file(page))
     report.seconds = time.monotonic() - start
-    if stamped:
+    report.inputs_changed = _inputs_hash(draft, links, numbers, quality, themes) != started
+    if stamped and not report.inputs_changed:
         from .post_uptodate import post_inputs_hash, write_stamp
 
         shown = sorted({unquote(html.unescape(ref)) for ref in re.findall(r'(?:src|srcset|href|poster)="([^"]+)"',
-                                                                        page_text) if "://" not in ref})
+                                                                        page_text) if "://" not in ref}
+                       | set(report.written) - {"index.html"})
         write_stamp(site, post_inputs_hash(draft, links, numbers, quality, themes), renders, shown,
                     report.lines()[-1])
     return report

@@ -37,6 +37,7 @@ Manim-free: scene ids are checked against a registry given by the caller.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -145,7 +146,8 @@ def _entry(raw: Any, where: str, registry: dict[str, type], keys: set[str], matc
     elif step is not None:
         raise LinkTableError(f"{where}: step = {step!r} needs show = \"step\"")
     at = raw.get("at")
-    if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or at < 0 or show != "still"):
+    if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at)
+                           or at < 0 or show != "still"):
         raise LinkTableError(f"{where}: at = {at!r} must be a time in seconds (>= 0) of a show = \"still\"")
     occurrence = raw.get("occurrence")
     if occurrence is not None and (isinstance(occurrence, bool) or not isinstance(occurrence, int) or occurrence < 1):
@@ -165,12 +167,18 @@ class LinkTable:
     inserts: list[Insert]
     source: str = ""
     edits: list[Edit] = field(default_factory=list)
+    _by_key: dict[str, list[Entry]] | None = field(default=None, repr=False, compare=False)
+    _indexed: list[Entry] | None = field(default=None, repr=False, compare=False)
 
     def lookup(self, href: str, occurrence: int) -> Entry | None:
         """The entry for the ``occurrence``-th (1-based) link of the draft to ``href``, if any."""
-        key = link_key(href)
-        for entry in self.links:
-            if link_key(entry.match) == key and entry.occurrence in (None, occurrence):
+        if self._by_key is None or self._indexed is not self.links:
+            # The entries by key, once: a draft of thousands of links read the whole table for each.
+            self._by_key, self._indexed = {}, self.links
+            for entry in self.links:
+                self._by_key.setdefault(link_key(entry.match), []).append(entry)
+        for entry in self._by_key.get(link_key(href), ()):
+            if entry.occurrence in (None, occurrence):
                 return entry
         return None
 

@@ -9,6 +9,7 @@ line breaks (the draft's notation list) becomes one formula per line. Manim-free
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -77,16 +78,26 @@ def _css_variants(mathml: str) -> str:
 
 
 def to_mathml(latex: str, display: bool = False) -> str:
-    """One formula as ``<math>`` (``display="block"`` for display math); :class:`MathError` if unreadable."""
-    from latex2mathml.converter import convert
+    """One formula as ``<math>`` (``display="block"`` for display math); :class:`MathError` if unreadable.
+    A formula met again (checked before the renders, then written; or written twice) costs nothing."""
+    return _to_mathml(latex, display)
+
+
+@functools.lru_cache(maxsize=4096)
+def _to_mathml(latex: str, display: bool) -> str:
+    from latex2mathml.converter import convert_to_element
+
+    from .mathml_sanitize import serialise
 
     source = _prepare(latex)
     try:
-        mathml = convert(source, display="block" if display else "inline")
+        # The tree, written from an allow-list (latex2mathml's own text would let \text{<script>} through).
+        mathml = serialise(convert_to_element(source, display="block" if display else "inline"))
     except Exception as exc:  # latex2mathml raises many kinds for a formula it cannot read
         raise MathError(f"cannot typeset ${latex}$ ({type(exc).__name__}: {exc})") from None
     # \texttt{encoder\_RNN}: inside text an escaped underscore is an underscore.
     mathml = mathml.replace("\\_", "_")
     mathml = _css_variants(mathml)
     # What a reader can copy: the LaTeX it was made from.
-    return mathml.replace("<math ", f'<math alttext="{html.escape(latex.strip())}" ', 1)
+    alttext = html.escape(latex.strip()).replace("\u2063", "&#x2063;")  # never a placeholder's marker
+    return mathml.replace("<math ", f'<math alttext="{alttext}" ', 1)

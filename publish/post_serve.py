@@ -6,14 +6,23 @@ the numbers file, the link table and the scene code (``scenes/``,
 a fresh process, so edited scene code is imported anew, and the pipeline's
 cache re-renders only what changed) and tells the open page to reload over a
 Server-Sent Events stream (``/__events``). The reload script is added to the
-page as it is served, never written into ``SITE/index.html``. Ctrl-C stops
-the watcher and the server and returns; no traceback.
+page as it is served, never written into ``SITE/index.html``.
+
+Ctrl-C, SIGTERM and SIGHUP stop the watcher, the build under way (the signal
+is passed on: its render workers stop with it) and the server, print
+"stopped" and exit 130, 143 or 129. A failed build is shown as a page that
+says so (over the last good page, or instead of it when there is none); a
+request the client drops, or a path no file can have (``/%00``), is answered
+or dropped without a traceback. What is watched: :mod:`publish.post_watch`.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import http.server
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -28,11 +37,13 @@ RELOAD_SCRIPT = ('<script>new EventSource("/__events").addEventListener("reload"
 
 
 class ReloadHub:
-    """A build counter the event streams wait on."""
+    """A build counter the event streams wait on; and what the last build said when it failed."""
 
     def __init__(self) -> None:
         self.generation = 0
         self.stopped = False
+        self.failure: str | None = None  # the failed build's last lines, None after a good one
+        self.building = False
         self._cond = threading.Condition()
 
     def bump(self) -> None:
@@ -62,13 +73,36 @@ def _handler(site: Path, hub: ReloadHub):
                 return self._events()
             if path in ("/", "/index.html"):
                 return self._page()
-            return super().do_GET()
+            try:
+                return super().do_GET()
+            except ValueError:  # a path no file can have ("/%00": embedded null byte)
+                self.send_error(400, "Bad request path")
+
+        def translate_path(self, path: str) -> str:
+            # A link inside SITE to a file outside it is not served (http.server follows links).
+            local = super().translate_path(path)
+            real = os.path.realpath(local)
+            root = os.path.realpath(site)
+            return local if real == root or real.startswith(root + os.sep) else ""  # "": 404
+
+        def do_HEAD(self) -> None:  # noqa: N802
+            try:
+                return super().do_HEAD()
+            except ValueError:
+                self.send_error(400, "Bad request path")
 
         def _page(self) -> None:
             try:
                 text = (site / "index.html").read_text(encoding="utf-8")
-            except OSError:
-                text = "<!DOCTYPE html><title>building</title><p>The page is being built.</p></body>"
+            except (OSError, UnicodeDecodeError):
+                text = None
+            if hub.failure is not None:
+                text = failure_page(hub.failure, text)
+            elif text is None:
+                text = ("<!DOCTYPE html><title>building</title><p>The page is being built.</p></body>"
+                        if hub.building else
+                        "<!DOCTYPE html><title>no page</title><p>No page yet: the first build has not "
+                        "finished.</p></body>")
             body = text.replace("</body>", RELOAD_SCRIPT + "</body>", 1).encode("utf-8")
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -98,21 +132,57 @@ def _handler(site: Path, hub: ReloadHub):
     return functools.partial(Handler, directory=str(site))
 
 
+def failure_page(lines: str, page: str | None) -> str:
+    """The failed build's message over the last good page (or alone when there is none)."""
+    box = ('<div role="alert" style="border:2px solid #b00020;background:#fff4f4;color:#5c0010;'
+           'padding:.8rem 1rem;margin:1rem;font:15px/1.4 system-ui,sans-serif;white-space:pre-wrap">'
+           "<strong>The last build failed</strong>"
+           + (" — the page below is the last good build" if page else "") + ":\n"
+           + html.escape(lines) + "</div>")
+    if page is None:
+        return ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>build failed</title></head>'
+                f"<body>{box}</body>")
+    at = page.find("<body>")
+    return page[:at + 6] + box + page[at + 6:] if at >= 0 else box + page
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that drops its request (a closed tab, a reload) is no error of ours: no traceback."""
+        kind = sys.exc_info()[0]
+        if kind is not None and issubclass(kind, (ConnectionError, TimeoutError)):
+            return
+        sys.stderr.write(f"serve: a request from {client_address[0]} failed ({kind.__name__ if kind else '?'})\n")
+
+
 def make_server(site: Path, hub: ReloadHub, port: int) -> http.server.ThreadingHTTPServer:
     """An HTTP server of ``site`` on 127.0.0.1:``port`` (0: any free port)."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _handler(site, hub))
-    server.daemon_threads = True
-    return server
+    return _Server(("127.0.0.1", port), _handler(site, hub))
 
 
 def watched_paths(draft: Path, links: Path | None, numbers: str | None) -> list[Path]:
-    """The files and folders whose change rebuilds the page."""
-    paths = [draft.resolve(), ROOT / "scenes", ROOT / "attention_core", ROOT / "publish" / "post_links.toml"]
-    beside = draft.resolve().parent / "post.toml"
-    paths.append(Path(links).resolve() if links else beside)
+    """The files and folders whose change rebuilds the page (absolute, never resolved through a
+    link: a folder removed and made again is the same path)."""
+    draft = Path(os.path.abspath(draft))
+    paths = [draft, ROOT / "scenes", ROOT / "attention_core", ROOT / "publish" / "post_links.toml"]
+    paths.append(Path(os.path.abspath(links)) if links else draft.parent / "post.toml")
     if numbers:
-        paths.append(Path(numbers).resolve())
+        paths.append(Path(os.path.abspath(numbers)))
     return paths
+
+
+class _Stop(BaseException):
+    """SIGTERM or SIGHUP in --serve: stop as Ctrl-C does."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise _Stop(signum)
 
 
 def _build_command(draft: Path, site: Path, links: Path | None, numbers: str | None, quality: str,
@@ -131,55 +201,84 @@ def _build_command(draft: Path, site: Path, links: Path | None, numbers: str | N
 def serve_post(draft: Path, site: Path, *, links: Path | None = None, numbers: str | None = None,
                quality: str = "low", themes: tuple[str, ...] = ("light",), jobs: int | None = None,
                port: int = 8000, echo: Callable[[str], None] = print) -> None:
-    """Build, serve and rebuild on change until Ctrl-C."""
-    import logging
-
-    import watchfiles
-
-    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its "KeyboardInterrupt caught" line
+    """Build, serve and rebuild on change until Ctrl-C, SIGTERM or SIGHUP; then
+    ``SystemExit(128 + signal)`` after the "stopped" line."""
+    from .post_watch import Poller
 
     command = _build_command(draft, site, links, numbers, quality, themes, jobs)
     hub = ReloadHub()
+    child: dict[str, subprocess.Popen | None] = {"proc": None}
 
     def build() -> None:
-        # A fresh process: scene code edited since the last build is imported anew.
-        done = subprocess.run(command, cwd=ROOT, check=False)
-        if done.returncode == 0:
-            hub.bump()
+        # A fresh process: scene code edited since the last build is imported anew. Its last lines
+        # are kept for the page shown when it fails.
+        hub.building = True
+        tail: list[str] = []
+        proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True, errors="replace")
+        child["proc"] = proc
+        for line in proc.stderr:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            tail = (tail + [line.rstrip("\n")])[-12:]
+        code = proc.wait()
+        child["proc"] = None
+        hub.building = False
+        if code == 0:
+            hub.failure = None
         else:
-            echo("post: the build failed (above); the page shows the last good build")
+            hub.failure = "\n".join(line for line in tail if line.strip()) or f"exit status {code}"
+            echo("post: the build failed (above); the page says so, over the last good build if there is one")
+        hub.bump()
+
+    def stop_child(signum: int) -> None:
+        proc = child["proc"]
+        if proc is None or proc.poll() is not None:
+            return
+        try:
+            # Passed on: the build stops its workers and removes its work folders, as on Ctrl-C.
+            proc.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        except ProcessLookupError:
+            pass
 
     try:
         server = make_server(site, hub, port)
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:
         from .post import PostError
 
-        raise PostError(f"--serve: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})") from None
+        raise PostError(f"--serve: cannot listen on 127.0.0.1:{port} ({getattr(exc, 'strerror', None) or exc})") \
+            from None
+    previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     echo(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
     stop = threading.Event()
     paths = watched_paths(draft, links, numbers)
-    folders = sorted({p if p.is_dir() else p.parent for p in paths})
-    targets = {str(p) for p in paths}
-
-    def relevant(change: object, path: str) -> bool:
-        if path.endswith((".part", ".pyc")) or "__pycache__" in path:
-            return False
-        return path in targets or any(path.startswith(str(p) + "/") for p in paths if p.is_dir())
-
+    folders = [ROOT / "scenes", ROOT / "attention_core"]
+    poller = Poller([p for p in paths if p not in folders], folders)
+    signum = signal.SIGINT
     try:
         build()
-        for changes in watchfiles.watch(*folders, watch_filter=relevant, stop_event=stop,
-                                        raise_interrupt=False, debounce=400):
-            names = ", ".join(sorted({Path(p).name for _, p in changes}))
+        for changes in poller.watch(stop):
+            names = ", ".join(sorted({Path(p).name for p in changes}))
             echo(f"changed: {names}; rebuilding")
             build()
     except KeyboardInterrupt:
-        pass
+        signum = signal.SIGINT
+    except _Stop as exc:
+        signum = exc.signum
     finally:
+        for s in (*previous, signal.SIGINT):  # a second signal must not break the clean-up
+            signal.signal(s, signal.SIG_IGN)
         stop.set()
+        stop_child(signum)
         hub.stop()
         server.shutdown()
         server.server_close()
         echo("stopped")
+        for s, handler in {**previous, signal.SIGINT: signal.default_int_handler}.items():
+            signal.signal(s, handler)
+    raise SystemExit(128 + signum)

@@ -193,7 +193,7 @@ def scene_markdown(scene_id: str, data: dict[str, Any], sections: dict[str, Any]
     labelled = labelled_tables(scene_id, data)
     if labelled is None:
         return _ascii(to_markdown(sections, heading))
-    parts = [f"## {heading}\n"] if heading else []
+    parts = [f"## {_md_escape(heading)}\n"] if heading else []
     for caption, _, header, rows in labelled:
         parts.append(f"*{_md_escape(caption)}*\n")
         parts.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
@@ -212,7 +212,7 @@ def scene_latex(scene_id: str, data: dict[str, Any], sections: dict[str, Any],
                 heading: str | None = None) -> str:
     """Each displayed matrix as ``$$ X = \\begin{bmatrix} ... \\end{bmatrix} $$`` (KaTeX and
     MathJax render it), preceded by its caption and the labels of its rows and columns."""
-    parts = [f"<!-- {heading} -->"] if heading else []
+    parts = [f"<!-- {_md_escape(heading).replace('-', '&#45;')} -->"] if heading else []
     labelled = labelled_tables(scene_id, data)
     if labelled is None:
         labelled = []
@@ -231,9 +231,9 @@ def scene_latex(scene_id: str, data: dict[str, Any], sections: dict[str, Any],
         cells = [row[1:] for row in rows]
         if not cells or not all(_is_number(c) for row in cells for c in row) or len({len(r) for r in cells}) != 1:
             continue  # words and flags are no matrix
-        parts.append(caption)
-        row_names = [r[0] for r in rows if r[0]]
-        col_names = [h for h in header[1:] if h]
+        parts.append(_md_escape(caption))  # text of the blog around the formula: no markup of the data's
+        row_names = [_md_escape(r[0]) for r in rows if r[0]]
+        col_names = [_md_escape(h) for h in header[1:] if h]
         if row_names or col_names:
             parts.append("(" + "; ".join(x for x in (
                 f"rows: {', '.join(row_names)}" if row_names else "",
@@ -258,14 +258,35 @@ def _tex_name(name: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in name)
 
 
+#: Characters that start Markdown syntax anywhere in a cell (a cell never starts a line, so
+#: ``#``, ``+``, ``-`` and ``.`` stay as they are: ``-0.39`` is written as is). ``(`` and ``!``
+#: mean something only after a ``]``, which is escaped.
+_MD_SPECIAL = frozenset("\\`*[]|~$")
+_HTML_SPECIAL = {"<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;"}
+
+
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """A cell of a Markdown table as text: HTML specials as entities (an HTML-enabled blog runs
+    ``<img onerror=...>``), Markdown specials backslash-escaped, a line break as a space. An
+    underscore inside a word (``h_3``, ``dot_product``) starts no emphasis and is kept."""
+    text = str(text).replace("\r", " ").replace("\n", " ")
+    out = []
+    for i, ch in enumerate(text):
+        if ch in _HTML_SPECIAL:
+            out.append(_HTML_SPECIAL[ch])
+        elif ch in _MD_SPECIAL:
+            out.append("\\" + ch)
+        elif ch == "_" and not (0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()):
+            out.append("\\_")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def to_markdown(sections: dict[str, Any], heading: str | None = None) -> str:
-    parts = [f"## {heading}\n"] if heading else []
+    parts = [f"## {_md_escape(heading)}\n"] if heading else []
     for title, header, rows in tables(sections):
-        parts.append(f"**{title}**\n")
+        parts.append(f"**{_md_escape(title)}**\n")
         parts.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
         parts.append("|" + "|".join("---:" if h not in ("name",) else "---" for h in header) + "|")
         parts.extend("| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows)
@@ -275,7 +296,8 @@ def to_markdown(sections: dict[str, Any], heading: str | None = None) -> str:
 
 _LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  "\u2212": "$-$"}
+                  "\u2212": "$-$", "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
+                  "\n": " ", "\r": " "}
 
 
 def _tex(text: str) -> str:

@@ -203,7 +203,9 @@ def test_an_unmapped_media_link_stays_as_written_and_is_listed(tmp_path, registr
         "See [the paper](https://arxiv.org/abs/1).\n", tmp_path, registry, links=links)
     html = md.renderer.render(tokens, md.options, {"line_numbers": []})
     assert report.unmapped == [(5, "https://example.org/chart.png")]  # the paper link is no media
-    assert '<img src="https://example.org/chart.png" alt="a chart"' in html
+    # A picture on another host is a link to it, never fetched by the page (issue 33).
+    assert '<a class="remote-picture" href="https://example.org/chart.png">a chart</a>' in html
+    assert "<img src=\"https://" not in html
     assert '<a href="https://arxiv.org/abs/1">the paper</a>' in html
     assert [s.entry.scene for s in slots] == ["dot_product"] and "<!--media:0-->" in html
 
@@ -269,16 +271,18 @@ def test_every_still_the_shipped_table_takes_at_a_time_is_a_held_moment_of_its_c
 
 
 def test_crops_the_page_no_longer_shows_are_removed_and_the_shown_ones_kept(tmp_path):
-    from publish.post import _remove_stale_figures
+    """Only files the last build wrote (its manifest) and this one did not are removed (issue 33)."""
+    from publish.post_manifest import remove_unlisted
 
     figures = tmp_path / "figures" / "light"
     figures.mkdir(parents=True)
-    for name in ("a b.svg", "a b.png", "c.png", "old.svg", "old.png"):
+    for name in ("a b.svg", "a b.png", "c.png", "old.svg", "old.png", "mine.png"):
         (figures / name).write_text("x")
-    page = '<img src="figures/light/a%20b.svg"><img src="figures/light/c.png">'
-    removed = _remove_stale_figures(tmp_path, page)
+    previous = [f"figures/light/{n}" for n in ("a b.svg", "a b.png", "c.png", "old.svg", "old.png")]
+    removed = remove_unlisted(tmp_path, previous, ["figures/light/a b.svg", "figures/light/a b.png",
+                                                   "figures/light/c.png"])
     assert removed == ["figures/light/old.png", "figures/light/old.svg"]
-    assert sorted(p.name for p in figures.iterdir()) == ["a b.png", "a b.svg", "c.png"]
+    assert sorted(p.name for p in figures.iterdir()) == ["a b.png", "a b.svg", "c.png", "mine.png"]
 
 
 def test_front_matter_entries_come_before_the_file_table(tmp_path, registry):
@@ -645,7 +649,7 @@ def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(see
         check.unlink()
     assert '<pre id="results">' in result.stdout, result.stderr[-2000:]
     found = json.loads(result.stdout.split('<pre id="results">')[1].split("</pre>")[0].replace("&quot;", '"'))
-    clips = re.findall(r'<source src="(media/light/[^"]+\.mp4)"', page)
+    clips = re.findall(r'<source src="(v/[0-9a-f]{16}/[^"]+\.mp4)"', page)  # content-named (issue 33)
     assert len(found["videos"]) == len(clips) == 8
     for video in found["videos"]:
         assert video["error"] is None and video["ready"] >= 2 and video["duration"] > 1 and video["width"] > 0, video
@@ -734,7 +738,7 @@ def test_a_post_with_nothing_changed_answers_from_files_without_manim(seed_site,
 
 def test_serve_rebuilds_on_save_reloads_the_page_and_stops_cleanly_on_ctrl_c(tmp_path):
     """A draft without media (nothing to render): serve, save a change, see the page told to reload
-    and rebuilt, then Ctrl-C: exit 0, no traceback."""
+    and rebuilt, then Ctrl-C: exit 130 (as every interrupted command), no traceback."""
     import os
     import signal
     import sys
@@ -790,5 +794,5 @@ def test_serve_rebuilds_on_save_reloads_the_page_and_stops_cleanly_on_ctrl_c(tmp
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=30)
         reader.join(timeout=5)
-    assert code == 0, "".join(lines)[-2000:]
+    assert code == 130, "".join(lines)[-2000:]
     assert lines[-1].strip() == "stopped" and not any("Traceback" in line for line in lines), "".join(lines)
