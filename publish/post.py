@@ -31,6 +31,7 @@ from .placeholders import PLACEHOLDER, PlaceholderError, evaluate, find
 from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
 from .post_math import MathError, split_lines, to_mathml
 from .post_text import Change, repair_mojibake, strip_notes_mapped
+from . import post_reader
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
            "COLUMN_PX", "FRAME_PX_480P", "MIN_CAPITAL_PX"]
@@ -81,9 +82,10 @@ class PostReport:
     formulas: int = 0
     seconds: float = 0.0
     page: Path | None = None
+    reader: Any = None  # what the reader's page takes from the front matter and the table (post_reader)
 
     def lines(self) -> list[str]:
-        out = []
+        out = post_reader.report_lines(self.reader)
         for change in sorted(self.changes, key=lambda c: c.line):
             out.append(change.describe())
         for line, href in self.unmapped:
@@ -110,14 +112,11 @@ class PostReport:
 # -- reading the draft ----------------------------------------------------------
 
 def _read_draft(draft: Path) -> str:
+    # By its byte-order mark, else UTF-8, else one line naming the first bad byte (post_frontmatter).
     try:
-        raw = Path(draft).read_bytes()
-    except OSError as exc:
-        raise PostError(f"draft {draft}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        return raw.decode("utf-8-sig").replace("\r\n", "\n")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace").replace("\r\n", "\n")
+        return post_reader.read_draft(draft)
+    except ValueError as exc:
+        raise PostError(str(exc)) from None
 
 
 def split_front_matter(text: str) -> tuple[str, str, int]:
@@ -146,8 +145,10 @@ def _apply_edits(body: str, edits: list[Any], line_numbers: list[int], report: P
         while at >= 0:
             line = line_numbers[body.count("\n", 0, at)]
             report.changes.append(Change(line, "edit", edit.find, edit.replace))
-            body = body[:at] + edit.replace + body[at + len(edit.find):]
-            at = body.find(edit.find, at + len(edit.replace))
+            # A shorter replacement of several lines keeps the draft's line count (blank lines).
+            new = edit.replace + "\n" * (edit.find.count("\n") - edit.replace.count("\n"))
+            body = body[:at] + new + body[at + len(edit.find):]
+            at = body.find(edit.find, at + len(new))
     return body
 
 
@@ -157,8 +158,8 @@ def _link_table(front: str, draft: Path, links: Path | None, registry: dict[str,
             links = Path(draft).parent / "post.toml"
         table = load_table(links, registry)
         if front.strip():
-            table = parse_table(front, f"front matter of {draft}", registry).extended(table)
-    except LinkTableError as exc:
+            table = post_reader.front_matter_table(front, draft, registry).extended(table)
+    except (LinkTableError, ValueError) as exc:
         raise PostError(str(exc)) from None
     return table
 
@@ -613,12 +614,8 @@ def _href(path: str) -> str:
 
 
 def _clip_html(base: str, alt: str, css: str) -> str:
-    css_attr = f' class="{css}"' if css else ""
-    return (f'<video{css_attr} autoplay muted loop playsinline preload="auto" poster="{_href(base + ".png")}" '
-            f'aria-label="{html.escape(alt)}" title="{html.escape(alt)}">'
-            f'<source src="{_href(base + ".mp4")}" type="video/mp4">'
-            f'<track kind="captions" src="{_href(base + ".vtt")}" srclang="en" label="English">'
-            f'<a class="fallback" href="{_href(base + ".mp4")}">{html.escape(alt)} (mp4)</a></video>')
+    # The reader's to play: controls, nothing fetched or played until asked (post_page).
+    return post_reader.clip_html(base, alt, css)
 
 
 def _img_html(figs: dict[str, _Figure], alt: str, themes: tuple[str, ...]) -> str:
@@ -648,6 +645,9 @@ def _figcaption(text: str | None) -> str:
 def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[str, type],
                backgrounds: dict[str, str], report: PostReport) -> str:
     e = slot.entry
+    if e.show == "none":  # left out by the link table (a figure the page shows already)
+        report.changes.append(Change(slot.line, "figure", slot.href))
+        return ""
     if e.show == "math":
         lines = split_lines(e.latex or "")
         try:
@@ -656,7 +656,7 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
             raise PostError(f"{e.source}: {exc}") from None
         label = f'<span class="eqno">{html.escape(e.label)}</span>' if e.label else ""
         return f'<div class="equation"><div>{maths}</div>{label}</div>'
-    alt = e.alt or registry[e.scene].description
+    alt = e.alt or post_reader.reader_caption(registry[e.scene].description)
     if e.show in ("step", "step-clip") and not e.alt:
         step = _step_file(site / "media" / themes[0] / e.scene, e.step, "png")
         if step is not None:
@@ -672,10 +672,11 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
                 bases[t] = found.relative_to(site).with_suffix("").as_posix()
         videos = "".join(_clip_html(bases[t], alt, css[t]) for t in themes)
         # A whole frame, at its 480p width (capitals >= 12 px).
-        return f"{_figure_open('clip', e.scene, FRAME_PX_480P)}{videos}{_figcaption(e.caption)}</figure>"
+        return (f"{_figure_open('clip', e.scene, FRAME_PX_480P)}{videos}"
+                f"{_figcaption(post_reader.caption(e, registry))}</figure>")
     figs = {t: _figure(slot, t, site, backgrounds[t], report) for t in themes}
     return (f"{_figure_open('still', e.scene, figs[themes[0]].width_px)}{_img_html(figs, alt, themes)}"
-            f"{_figcaption(e.caption)}</figure>")
+            f"{_figcaption(post_reader.caption(e, registry))}</figure>")
 
 
 def _math_renderers(md: Any, values: list[tuple[str, bool]], report: PostReport) -> None:
@@ -716,13 +717,14 @@ def _title(tokens: list[Any]) -> str:
     return "Post"
 
 
-def page_html(body: str, title: str, themes: tuple[str, ...]) -> str:
+def page_html(body: str, title: str, themes: tuple[str, ...], head: str = "") -> str:
     """The whole page around ``body``: inline style only, nothing to fetch."""
-    style = _STYLE + (_DUAL_STYLE if len(themes) > 1 else "")
+    style = _STYLE + post_reader.PAGE_STYLE + (_DUAL_STYLE if len(themes) > 1 else "")
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title>", f"<style>{style}</style>", "</head>", "<body>", "<main>",
+        f"<title>{html.escape(title)}</title>", *([head] if head else []), f"<style>{style}</style>", "</head>",
+        "<body>", "<main>",
         body, "</main>", "</body>", "</html>", ""])
 
 
@@ -737,10 +739,13 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     body, mojibake = repair_mojibake(body)
     for change in mojibake:
         report.changes.append(Change(change.line + first_line - 1, change.kind, change.before, change.after))
+    # The draft's empty references its bibliography resolves become citations before notes go.
+    body = post_reader.place_citations(body, table, text, first_line, report)
     body, notes, line_numbers = strip_notes_mapped(body, first_line)
     report.changes += notes
     table = table.for_draft(body)
     body = _apply_edits(body, table.edits, line_numbers, report)
+    body = post_reader.display_environments(body)  # \begin{equation}... typeset as display math
     try:
         found = [replace(p, line=line_numbers[p.line - 1]) for p in find(body, 1)]
         values = [evaluate(p, data) for p in found]
@@ -753,7 +758,7 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     env = {"line_numbers": line_numbers}
     tokens = md.parse(body, env)
     slots = _place_media(tokens, table, body, report, line_numbers)
-    return md, tokens, slots, values, _title(tokens), line_numbers
+    return md, tokens, slots, values, post_reader.title(report.reader, _title(tokens)), line_numbers
 
 
 def _remove_stale_figures(site: Path, page: str) -> list[str]:
@@ -794,7 +799,7 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     data = trace.to_dict()
     report = PostReport()
     md, tokens, slots, values, title, line_numbers = prepare(draft, links, registry, data, report)
-    report.slots = sum(1 for s in slots if s.entry.show != "math")
+    report.slots = sum(1 for s in slots if s.entry.show not in ("math", "none"))
     site.mkdir(parents=True, exist_ok=True)
     renders = _render(_needs(slots), trace, site, quality, themes, jobs, force, echo, registry, report,
                       numbers, stamped)
@@ -810,8 +815,9 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     body = re.sub("<p>" + _SENTINEL_RE.pattern + "</p>",
                   lambda m: values[int(m.group(1))][0] if values[int(m.group(1))][1] else m.group(0), body)
     body = _SENTINEL_RE.sub(lambda m: values[int(m.group(1))][0], body)
+    body, head = post_reader.finish_body(body, title, report.reader)
     page = site / "index.html"
-    _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
+    _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes, head), encoding="utf-8"))
     report.page = page
     page_text = page.read_text(encoding="utf-8")
     report.removed = _remove_stale_figures(site, page_text)

@@ -155,31 +155,41 @@ def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, reg
     assert [s.href for s in slots if s.href] == draft_media and len(draft_media) == 28
     # The nine step pictures of Part 2, in order: Steps 1-4 and the close-up of one query, Steps 1-4 of many.
     steps = [(scene, step) for show, scene, step in shown if show == "step"]
+    # Abstraction 3's "by zooming into one of the terms" gets the close-up the scene renders (inserted).
     assert steps == [("dot_product_attention", n) for n in range(1, 6)] + [("multi_query_attention", n)
-                                                                             for n in range(1, 5)]
+                                                                             for n in range(1, 5)] + [
+        ("multi_query_attention", "close-up")]
     clips = [scene for show, scene, _ in shown if show == "clip"]
     assert clips == ["word_embeddings", "encoder", "decoder", "output_mapping", "bottleneck", "attention_learning",
                      "attention_process", "cnn_attention"]
     stills = [scene for show, scene, _ in shown if show == "still"]
-    assert stills == ["seq2seq_overview", "hidden_state_map", "dot_product", "length_curve", "cnn_attention",
-                      "cnn_attention"]
+    # One figure per idea: the captioner's final frame is left out (the clip after it ends on it).
+    assert stills == ["seq2seq_overview", "hidden_state_map", "dot_product", "length_curve", "cnn_attention"]
+    assert [s.href for s in slots if s.entry.show == "none"] == ["https://i.imgur.com/WTo5xmU.png"]
     # The equation pictures of "Building towards Attention" are typeset; f_att's is used twice.
     assert [s.entry.label for s in slots if s.entry.show == "math"] == ["(1)", "(2)", "(3)", "(4)", "(2')", "(3)"]
     # The learned-attention clip comes right after the paragraph that asks for it.
-    insert = next(s for s in slots if not s.href)
+    insert = next(s for s in slots if not s.href and s.entry.scene == "attention_learning")
     assert insert.entry.scene == "attention_learning"
     text = SEED_000.read_text(encoding="utf-8").split("\n")
     assert "where the weights are learned based on the i/p feature" in text[insert.line - 1]
     assert report.unplaced == [] and report.unapplied == []
     # The draft's own numbers that our figures contradict are edited to the core's, and listed.
-    edits = [(c.line, c.before) for c in report.changes if c.kind == "edit"]
-    assert edits == [(23, "here we consider 4 for simplicity"), (123, "with 85% probability"),
-                     (139, "with increased sentence length Credits:"),
-                     (207, "Note that in the animation I have not shown the normalization process for the "
-                           "attention scores for sake of simplicity.")]
+    edits = sorted((c.line, c.before[:30]) for c in report.changes if c.kind == "edit")
+    assert edits == [(23, "here we consider 4 for simplic"), (115, "its high in this case due to t"),
+                     (123, "with 85% probability"), (125, "for the mapping from $s_2 \\rig"),
+                     (135, "The main problem is with h_T w"), (139, "with increased sentence length"),
+                     (141, "The BLEU score is simply a met"), (176, "The authors of [@bahdanau2015]"),
+                     (207, "Note that in the animation I h"), (209, "the context vector CT which"),
+                     (217, "hugely inspired from the [@joh"), (243, "so you can imagine that when t")]
     embedding = numbers["plain_model"]["sizes"]["embedding"]
     chosen = numbers["plain_output_mapping"]["chosen_probability"]
-    assert [v for v, _ in values] == [str(embedding), f"{100 * chosen:.1f} %"]
+    dot = numbers["dot_product"]
+    # The dot product paragraph describes the figure's numbers: 0.6*-0.8 + 0.9*0.9 + 0.2*0.3 = 0.39 at 73 deg.
+    assert [v for v, _ in values] == [str(embedding), "0.39", "0.81", "\u22120.48", "73",
+                                      f"{100 * chosen:.2f} %"]
+    assert abs(dot["score"] - 0.39) < 1e-9 and 73 <= dot["angle_deg"] < 74
+    # One rounding of the chosen word's probability: two decimals, as output_mapping's clip writes it.
     # The PCA figure says it is ours, of our translator, not the paper's.
     pca = next(s for s in slots if s.entry.scene == "hidden_state_map")
     assert "GRU translator" in pca.entry.caption
@@ -227,7 +237,7 @@ def test_edits_change_only_the_text_they_name_and_are_listed(tmp_path, registry)
 @pytest.mark.parametrize("text, message", [
     ('[[edit]]\nfind = ""\nreplace = "x"\n', "needs find"),
     ('[[edit]]\nfind = "a"\n', "needs replace"),
-    ('[[edit]]\nfind = "a\\nb"\nreplace = "x"\n', "one line"),
+    ('[[edit]]\nfind = "a"\nreplace = "x\\ny"\n', "more lines than find"),
     ('[[edit]]\nfind = "a"\nreplace = "x"\nwith = "y"\n', "unknown key 'with'"),
 ])
 def test_bad_edits_are_named(registry, text, message):
