@@ -38,7 +38,10 @@ def corrected_table(path: str, table_html: str, data: dict[str, Any]) -> str:
         printed = section(data, printed_path)
     except KeyError:  # other inputs than the draft's: nothing of the draft's to strike
         return table_html
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(format_number(float(v), decimals))}</td>" for v in row)
+    # Written as the true table beside it writes its numbers (its minus sign too).
+    minus = "\u2212" if "\u2212" in table_html else "-"
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(format_number(float(v), decimals).replace(chr(0x2212), minus))}"
+                                    f"</td>" for v in row)
                    + "</tr>" for row in printed)
     draft = (f'<table class="numbers draft" aria-label="the draft\'s printed {name}, wrong">'
              f"<caption>the draft printed this {html.escape(name)} (wrong)</caption>{rows}</table>")
