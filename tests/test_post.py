@@ -549,6 +549,7 @@ _PAGE_CHECK = """
   });
   const videos = [];
   for (const v of document.querySelectorAll('video')) {
+    v.preload = 'auto'; v.load();  // as a reader's play would: the page itself loads no clip unasked
     await wait(v, 'loadeddata', () => v.readyState >= 2);
     videos.push({src: v.currentSrc, ready: v.readyState, duration: v.duration, width: v.videoWidth,
                  error: v.error ? v.error.code : null, poster: v.getAttribute('poster')});
@@ -678,6 +679,81 @@ def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(see
     outside = {u for u in page_requests if not u.startswith(f"http://127.0.0.1:{port}/")}
     assert len(page_requests) >= 8 + 15 + 8 and not outside, outside
     assert shot.is_file() and shot.stat().st_size > 100_000
+
+
+_OPENING = """
+<script>
+addEventListener('load', () => setTimeout(() => {
+  const videos = [...document.querySelectorAll('video')].map(v => ({
+    controls: v.controls, paused: v.paused, time: v.currentTime, autoplay: v.autoplay, ready: v.readyState,
+    preload: v.preload}));
+  const out = document.createElement('pre');
+  out.id = 'opening';
+  out.textContent = JSON.stringify({videos, width: document.documentElement.scrollWidth,
+                                    viewport: document.documentElement.clientWidth});
+  parent.document.body.appendChild(out);
+}, 3000));
+</script>
+"""
+
+
+def _open_counting(site: Path, width: int, *flags: str) -> tuple[dict, dict[str, int]]:
+    """The page opened in a frame ``width`` px wide; what it found, and the bytes the server sent per file."""
+    sent: dict[str, int] = {}
+    lock = threading.Lock()
+
+    class Counting(_Quiet):
+        def copyfile(self, source, outputfile):
+            n = 0
+            try:
+                while chunk := source.read(65536):
+                    outputfile.write(chunk)
+                    n += len(chunk)
+            finally:
+                with lock:
+                    sent[self.path.split("?")[0]] = sent.get(self.path.split("?")[0], 0) + n
+
+    page = (site / "index.html").read_text(encoding="utf-8")
+    (site / "opening-page.html").write_text(page.replace("</body>", _OPENING + "</body>"), encoding="utf-8")
+    (site / "opening.html").write_text(f'<!DOCTYPE html><body style="margin:0"><iframe src="opening-page.html" '
+                                       f'style="width:{width}px;height:900px;border:0"></iframe></body>',
+                                       encoding="utf-8")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Counting, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = _chromium(f"http://127.0.0.1:{server.server_address[1]}/opening.html",
+                           "--virtual-time-budget=8000", "--window-size=1200,900", "--dump-dom", *flags)
+    finally:
+        server.shutdown()
+        server.server_close()
+        (site / "opening.html").unlink()
+        (site / "opening-page.html").unlink()
+    assert '<pre id="opening">' in result.stdout, result.stderr[-2000:]
+    found = json.loads(result.stdout.split('<pre id="opening">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    return found, sent
+
+
+@pytest.mark.render
+def test_seed_000_clips_are_the_readers_light_to_open_and_still_under_reduced_motion(seed_site):
+    """Issue 32: every clip has controls; opening the page fetches at most 3 MB of video (none: nothing
+    is fetched until played); with prefers-reduced-motion nothing plays; no sideways scroll at 390 px."""
+    site, _ = seed_site
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert page.count("<video ") == 8 and "autoplay" not in page
+    found, sent = _open_counting(site, 1100)
+    assert len(found["videos"]) == 8
+    assert all(v["controls"] and v["preload"] == "none" and not v["autoplay"] for v in found["videos"]), found
+    assert all(v["paused"] and v["time"] == 0 for v in found["videos"]), found["videos"]
+    video = sum(n for path, n in sent.items() if path.endswith((".mp4", ".webm")))
+    assert video <= 3_000_000 and video == 0, sent
+    posters = [path for path in sent if path.endswith(".png") and "/media/" in path]
+    assert len(posters) == 8, sent  # each clip shows its poster (its own theme's only: one theme here)
+    # Under prefers-reduced-motion: reduce, nothing plays either (the poster shows).
+    reduced, _ = _open_counting(site, 1100, "--force-prefers-reduced-motion")
+    assert len(reduced["videos"]) == 8 and all(v["paused"] and v["time"] == 0 for v in reduced["videos"])
+    # A phone: the page is as wide as the screen (formulas and tables scroll inside their own boxes).
+    phone, _ = _open_counting(site, 390)
+    assert phone["viewport"] == 390 and phone["width"] == 390, phone
 
 
 @pytest.mark.render
