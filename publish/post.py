@@ -619,16 +619,10 @@ def _clip_html(base: str, alt: str, css: str) -> str:
 
 
 def _img_html(figs: dict[str, _Figure], alt: str, themes: tuple[str, ...]) -> str:
+    # png on a 1x screen, svg on a 2x one, the reader's theme only; a tap opens it whole (post_page).
     light = figs[themes[0]]
-    src = light.svg or light.png
-    img = (f'<img src="{_href(src)}" alt="{html.escape(alt)}" width="{light.width_px}" height="{light.height_px}" '
-           f'loading="lazy">')
-    if len(themes) > 1:
-        dark = figs[themes[1]]
-        img = (f'<picture><source media="(prefers-color-scheme: dark)" srcset="{_href(dark.svg or dark.png)}">'
-               f"{img}</picture>")
-    # On a phone the figure is smaller than its 12 px capitals need: a tap opens it whole.
-    return f'<a class="zoom" href="{_href(src)}">{img}</a>'
+    return post_reader.still_html([(figs[t].png, figs[t].svg) for t in themes], alt, light.width_px,
+                                  light.height_px)
 
 
 def _figure_open(kind: str, scene: str, width_px: int) -> str:

@@ -28,7 +28,7 @@ import unicodedata
 from urllib.parse import quote
 
 __all__ = ["clip_html", "PAGE_STYLE", "anchor_headings", "toc_html", "byline_html", "head_meta",
-           "wrap_inline_math", "reader_caption"]
+           "wrap_inline_math", "reader_caption", "still_html"]
 
 PAGE_STYLE = """
 figure video { background: var(--code); }
@@ -154,3 +154,22 @@ _WORKING = re.compile(r"\s*\((?:draft [^()]*|[^()]*\btrained\b[^()]*)\)", re.I)
 def reader_caption(description: str) -> str:
     """A scene's description without its working labels (draft step numbers, training notes)."""
     return _WORKING.sub("", description).replace("Draft 002's ", "The ").strip()
+
+
+def still_html(figures: list[tuple[str, str | None]], alt: str, width: int, height: int) -> str:
+    """A still: its png on a 1x screen, its svg on a 2x one (crisp where it shows; the png is a
+    fraction of the svg's bytes), one ``(png, svg)`` per theme, the first the default (light) and a
+    second shown under ``prefers-color-scheme: dark``; only the reader's theme and density is fetched.
+    A tap opens it whole (the svg: it scales)."""
+    sources = []
+    themes = [("(prefers-color-scheme: dark)", figures[1])] if len(figures) > 1 else []
+    themes.append(("", figures[0]))
+    for scheme, (png, svg) in themes:
+        dense = f"{scheme} and (min-resolution: 2dppx)" if scheme else "(min-resolution: 2dppx)"
+        if svg:
+            sources.append(f'<source media="{dense}" srcset="{_href(svg)}">')
+        if scheme:
+            sources.append(f'<source media="{scheme}" srcset="{_href(png)}">')
+    png, svg = figures[0]
+    img = (f'<img src="{_href(png)}" alt="{html.escape(alt)}" width="{width}" height="{height}" loading="lazy">')
+    return f'<a class="zoom" href="{_href(svg or png)}"><picture>{"".join(sources)}{img}</picture></a>'

@@ -19,11 +19,11 @@ from .post_cite import place_citations as _place_citations
 from .post_frontmatter import FrontMatter, parse_front_matter
 from .post_frontmatter import read_draft as _read_draft
 from .post_links import Citation, LinkTable, Page, table_from_data
-from .post_page import (PAGE_STYLE, anchor_headings, byline_html, clip_html, head_meta, reader_caption, toc_html,
-                        wrap_inline_math)
+from .post_page import (PAGE_STYLE, anchor_headings, byline_html, clip_html, head_meta, reader_caption,
+                        still_html, toc_html, wrap_inline_math)
 
 __all__ = ["Reader", "read_draft", "front_matter_table", "place_citations", "title", "finish_body", "caption",
-           "report_lines", "clip_html", "reader_caption", "display_environments", "PAGE_STYLE"]
+           "report_lines", "clip_html", "reader_caption", "display_environments", "still_html", "PAGE_STYLE"]
 
 
 @dataclass

@@ -307,3 +307,17 @@ def test_a_yaml_front_matter_drafts_title_byline_and_meta_in_chromium_with_no_si
     assert phone["viewport"] == 390 and phone["width"] == phone["viewport"], phone
     assert phone["maths"] and all(right <= phone["viewport"] for right, _ in phone["maths"])
     assert any(scrolls for _, scrolls in phone["maths"])
+
+
+def test_a_still_is_its_png_on_a_1x_screen_its_svg_on_a_2x_one_in_the_readers_theme():
+    from publish.post_page import still_html
+
+    one = still_html([("f/a.png", "f/a b.svg")], "A figure.", 720, 300)
+    assert one == ('<a class="zoom" href="f/a%20b.svg"><picture><source media="(min-resolution: 2dppx)" '
+                   'srcset="f/a%20b.svg"><img src="f/a.png" alt="A figure." width="720" height="300" '
+                   'loading="lazy"></picture></a>')
+    two = still_html([("l.png", "l.svg"), ("d.png", "d.svg")], "x", 1, 1)
+    # The dark sources come first (the first matching source wins), each a single file.
+    assert re.findall(r'<source media="([^"]+)" srcset="([^"]+)">', two) == [
+        ("(prefers-color-scheme: dark) and (min-resolution: 2dppx)", "d.svg"),
+        ("(prefers-color-scheme: dark)", "d.png"), ("(min-resolution: 2dppx)", "l.svg")]
