@@ -321,3 +321,20 @@ def test_a_still_is_its_png_on_a_1x_screen_its_svg_on_a_2x_one_in_the_readers_th
     assert re.findall(r'<source media="([^"]+)" srcset="([^"]+)">', two) == [
         ("(prefers-color-scheme: dark) and (min-resolution: 2dppx)", "d.svg"),
         ("(prefers-color-scheme: dark)", "d.png"), ("(min-resolution: 2dppx)", "l.svg")]
+
+
+def test_a_hugo_toml_front_matter_builds_with_its_title_as_heading(tmp_path):
+    result, site = _build(tmp_path, '+++\ntitle = "A Hugo post"\ndate = 2024-01-02\ndraft = true\n'
+                                    '[params]\nsection = "ml"\n+++\nBody text.\n')
+    assert result.exit_code == 0, result.output
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert "<title>A Hugo post</title>" in page
+    # No H1 in the draft: the title is the page's heading, the date its byline.
+    assert '<h1>A Hugo post</h1>\n<p class="byline"><time datetime="2024-01-02">2024-01-02</time></p>' in page
+
+
+def test_the_tools_key_in_a_yaml_front_matter_is_checked_like_the_link_table(tmp_path):
+    result, site = _build(tmp_path, "---\ntitle: T\nattention_render:\n  link:\n    - match: a.mp4\n"
+                                    "      scene: encodr\n---\nText.\n")
+    assert result.exit_code == 2 and "unknown scene id 'encodr'" in result.output
+    assert result.output.strip().count("\n") == 0 and not (site / "index.html").exists()
