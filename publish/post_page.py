@@ -49,6 +49,7 @@ span.imath { display: inline-block; max-width: 100%; overflow-x: auto; overflow-
 del.draft { color: var(--muted); }
 table.numbers { display: block; max-width: 100%; overflow-x: auto; width: max-content; }
 main { overflow-wrap: break-word; }
+.equation > div { min-width: 0; max-width: 100%; overflow-x: auto; overflow-y: hidden; }
 .corrected { display: flex; flex-wrap: wrap; gap: 0 1.5rem; justify-content: center; align-items: flex-start; }
 .corrected table.numbers { margin: .5rem 0; }
 del.draft { text-decoration: none; }

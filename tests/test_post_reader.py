@@ -289,6 +289,10 @@ Attention as used in Transformers. As the authors of [] said.
 ## A long formula
 
 Here $s_{xy} : \\textup{At time step x, the yth dimension of hidden state/query vector}$ is long.
+
+$$E = \\begin{bmatrix} s_{21} & s_{22} & s_{23} \\end{bmatrix}_{1 \\times 3} \\cdot
+\\begin{bmatrix} h_{11} & h_{21} & h_{31} & h_{41} & h_{51} & h_{61} \\\\ h_{12} & h_{22} & h_{32} & h_{42} & h_{52} & h_{62}
+\\end{bmatrix}_{3 \\times 6} = \\begin{bmatrix} a & b & c & d & e & f \\end{bmatrix}$$
 """
 
 
