@@ -548,8 +548,10 @@ _PAGE_CHECK = """
     el.addEventListener(event, done); el.addEventListener('error', done); setTimeout(done, 15000);
   });
   const videos = [];
+  // As a reader's play would (the page itself loads no clip unasked): all at once, as the page
+  // loaded them when its clips played by themselves, then each is waited for.
+  for (const v of document.querySelectorAll('video')) { v.preload = 'auto'; v.load(); }
   for (const v of document.querySelectorAll('video')) {
-    v.preload = 'auto'; v.load();  // as a reader's play would: the page itself loads no clip unasked
     await wait(v, 'loadeddata', () => v.readyState >= 2);
     videos.push({src: v.currentSrc, ready: v.readyState, duration: v.duration, width: v.videoWidth,
                  error: v.error ? v.error.code : null, poster: v.getAttribute('poster')});
