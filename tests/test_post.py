@@ -551,6 +551,7 @@ _PAGE_CHECK = """
   // As a reader's play would (the page itself loads no clip unasked): all at once, as the page
   // loaded them when its clips played by themselves, then each is waited for.
   for (const v of document.querySelectorAll('video')) { v.preload = 'auto'; v.load(); }
+  for (const img of document.querySelectorAll('img')) img.loading = 'eager';  // loading beside the clips
   for (const v of document.querySelectorAll('video')) {
     await wait(v, 'loadeddata', () => v.readyState >= 2);
     videos.push({src: v.currentSrc, ready: v.readyState, duration: v.duration, width: v.videoWidth,
@@ -558,8 +559,7 @@ _PAGE_CHECK = """
   }
   const images = [];
   for (const img of document.querySelectorAll('img')) {
-    img.loading = 'eager';
-    try { await img.decode(); } catch (e) {}
+    await wait(img, 'load', () => img.complete && img.naturalWidth > 0);
     images.push({src: img.getAttribute('src'), width: img.naturalWidth, shown: img.getBoundingClientRect().width,
                  declared: Number(img.getAttribute('width'))});
   }
