@@ -75,8 +75,12 @@ def _video_tag(files: dict[str, str], label: str, attributes: str) -> str:
 
 
 def embed_snippet(files: dict[str, str], description: str) -> str:
-    """The HTML a post pastes to show a clip like a gif: autoplaying, muted, looping, captioned."""
-    return _video_tag(files, description, "autoplay muted loop playsinline")
+    """The HTML a post pastes to show a clip: the reader's to play, pause, scrub, enlarge and caption.
+
+    Nothing plays until asked (WCAG 2.2.2; a reader who prefers reduced motion sees the poster)
+    and nothing of the clip is fetched before that (``preload="none"``): a page of many clips
+    opens light."""
+    return _video_tag(files, description, 'controls preload="none" playsinline')
 
 
 def _steps_html(out_dir: Path, stem: str) -> str:
@@ -131,7 +135,7 @@ def gallery_html(out_dir: Path, registry: dict[str, type]) -> str:
                                                         else "") + "</h2>")
         parts.append("<figure>")
         if "mp4" in files or "webm" in files:
-            parts.append(_video_tag(files, description, 'controls preload="metadata" playsinline'))
+            parts.append(_video_tag(files, description, 'controls preload="none" playsinline'))
         else:
             # No clip: the first still there is, the animated gif before the vector and raster stills.
             still = next((files[f] for f in ("gif", "svg", "png") if f in files), None)

@@ -9,7 +9,8 @@ only paths and the filters below exist, so a draft cannot run code.
 Filters: ``percent`` / ``percent(d)`` (0.973 -> ``97.3 %``), ``round(d)``
 (d decimals), ``int``, ``words`` (a list joined by spaces), ``count``
 (its length), ``table`` (a list or matrix as an HTML table; a matrix a
-scene shows is labelled as on screen). Floats without a filter are written
+scene shows is labelled as on screen), ``corrected`` (that table, and the
+draft's printed values of it struck through beside it). Floats without a filter are written
 as on screen (the theme's 2 decimals, a true minus). Manim-free.
 """
 
@@ -32,7 +33,7 @@ __all__ = ["PlaceholderError", "Placeholder", "PLACEHOLDER", "FILTERS", "parse",
 PLACEHOLDER = re.compile(r"\{\{([^{}\n]*)\}\}")
 _PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|\d+))*$")
 _FILTER = re.compile(r"^([a-z]+)(?:\(\s*(\d{1,2})\s*\))?$")
-FILTERS = ("percent", "round", "int", "words", "count", "table")
+FILTERS = ("percent", "round", "int", "words", "count", "table", "corrected")
 #: Filters that take a number of decimals; the others take none.
 _WITH_DECIMALS = ("percent", "round")
 #: Beyond this a float's binary noise shows (percent(99) wrote 39.000000000000007105...).
@@ -209,6 +210,11 @@ def evaluate(placeholder: Placeholder, data: dict[str, Any]) -> tuple[str, bool]
         try:
             if name == "table":
                 return _table(placeholder.path, value, data).replace(_MARKER, "&#x2063;"), True
+            if name == "corrected":  # the true table, and what the draft printed struck through beside it
+                from .post_corrected import corrected_table
+
+                table = corrected_table(placeholder.path, _table(placeholder.path, value, data), data)
+                return table.replace(_MARKER, "&#x2063;"), True
             if name == "percent":
                 value = f"{format_number(100 * float(value), 1 if arg is None else arg)} %"
             elif name == "round":

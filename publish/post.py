@@ -35,6 +35,7 @@ from .post_math import MathError, split_lines, to_mathml
 from .post_safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
 from .post_safety import remote_pictures_as_links
 from .post_text import Change, repair_mojibake, strip_notes_mapped
+from . import post_reader
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
            "COLUMN_PX", "FRAME_PX_480P", "MIN_CAPITAL_PX"]
@@ -87,9 +88,10 @@ class PostReport:
     formulas: int = 0
     seconds: float = 0.0
     page: Path | None = None
+    reader: Any = None  # what the reader's page takes from the front matter and the table (post_reader)
 
     def lines(self) -> list[str]:
-        out = []
+        out = post_reader.report_lines(self.reader)
         for change in sorted(self.changes, key=lambda c: c.line):
             out.append(change.describe())
         for line, href in self.unmapped:
@@ -117,14 +119,11 @@ class PostReport:
 # -- reading the draft ----------------------------------------------------------
 
 def _read_draft(draft: Path) -> str:
+    # By its byte-order mark, else UTF-8, else one line naming the first bad byte (post_frontmatter).
     try:
-        raw = Path(draft).read_bytes()
-    except OSError as exc:
-        raise PostError(f"draft {draft}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        return raw.decode("utf-8-sig").replace("\r\n", "\n")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace").replace("\r\n", "\n")
+        return post_reader.read_draft(draft)
+    except ValueError as exc:
+        raise PostError(str(exc)) from None
 
 
 def split_front_matter(text: str) -> tuple[str, str, int]:
@@ -150,13 +149,22 @@ def _apply_edits(body: str, edits: list[Any], line_numbers: list[int], report: P
         if at < 0:
             report.unapplied.append(edit.find)
             continue
-        # Each line holding it reported once, the text replaced in one pass (str.replace: the same
-        # non-overlapping matches, left to right). A copy of the draft and a count of lines from its
-        # start at every match took the square of the draft's size (issue 33).
-        for index, text in enumerate(body.split("\n")):
-            if edit.find in text:
-                report.changes.append(Change(line_numbers[index], "edit", edit.find, edit.replace))
-        body = body.replace(edit.find, edit.replace)
+        # A shorter replacement of several lines keeps the draft's line count (blank lines).
+        new = edit.replace + "\n" * max(0, edit.find.count("\n") - edit.replace.count("\n"))
+        # One pass over the draft: the matches left to right (those of str.replace), each line
+        # holding one reported once, lines counted between matches only. A copy of the draft and a
+        # count of lines from its start at every match took the square of the draft's size (issue 33).
+        pieces, done, counted, line, last = [], 0, 0, 0, None
+        while at >= 0:
+            line += body.count("\n", counted, at)
+            counted = at
+            if line != last:
+                report.changes.append(Change(line_numbers[line], "edit", edit.find, edit.replace))
+                last = line
+            pieces += [body[done:at], new]
+            done = at + len(edit.find)
+            at = body.find(edit.find, done)
+        body = "".join(pieces) + body[done:]
     return body
 
 
@@ -166,8 +174,8 @@ def _link_table(front: str, draft: Path, links: Path | None, registry: dict[str,
             links = Path(draft).parent / "post.toml"
         table = load_table(links, registry)
         if front.strip():
-            table = parse_table(front, f"front matter of {draft}", registry).extended(table)
-    except LinkTableError as exc:
+            table = post_reader.front_matter_table(front, draft, registry).extended(table)
+    except (LinkTableError, ValueError) as exc:
         raise PostError(str(exc)) from None
     return table
 
@@ -639,25 +647,15 @@ def _href(path: str) -> str:
 
 
 def _clip_html(base: str, alt: str, css: str) -> str:
-    css_attr = f' class="{css}"' if css else ""
-    return (f'<video{css_attr} autoplay muted loop playsinline preload="auto" poster="{_href(base + ".png")}" '
-            f'aria-label="{html.escape(alt)}" title="{html.escape(alt)}">'
-            f'<source src="{_href(base + ".mp4")}" type="video/mp4">'
-            f'<track kind="captions" src="{_href(base + ".vtt")}" srclang="en" label="English">'
-            f'<a class="fallback" href="{_href(base + ".mp4")}">{html.escape(alt)} (mp4)</a></video>')
+    # The reader's to play: controls, nothing fetched or played until asked (post_page).
+    return post_reader.clip_html(base, alt, css)
 
 
 def _img_html(figs: dict[str, _Figure], alt: str, themes: tuple[str, ...]) -> str:
+    # png on a 1x screen, svg on a 2x one, the reader's theme only; a tap opens it whole (post_page).
     light = figs[themes[0]]
-    src = light.svg or light.png
-    img = (f'<img src="{_href(src)}" alt="{html.escape(alt)}" width="{light.width_px}" height="{light.height_px}" '
-           f'loading="lazy">')
-    if len(themes) > 1:
-        dark = figs[themes[1]]
-        img = (f'<picture><source media="(prefers-color-scheme: dark)" srcset="{_href(dark.svg or dark.png)}">'
-               f"{img}</picture>")
-    # On a phone the figure is smaller than its 12 px capitals need: a tap opens it whole.
-    return f'<a class="zoom" href="{_href(src)}">{img}</a>'
+    return post_reader.still_html([(figs[t].png, figs[t].svg) for t in themes], alt, light.width_px,
+                                  light.height_px)
 
 
 def _figure_open(kind: str, scene: str, width_px: int) -> str:
@@ -674,6 +672,9 @@ def _figcaption(text: str | None) -> str:
 def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[str, type],
                backgrounds: dict[str, str], report: PostReport) -> str:
     e = slot.entry
+    if e.show == "none":  # left out by the link table (a figure the page shows already)
+        report.changes.append(Change(slot.line, "figure", slot.href))
+        return ""
     if e.show == "math":
         lines = split_lines(e.latex or "")
         try:
@@ -682,7 +683,7 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
             raise PostError(f"{e.source}: {exc}") from None
         label = f'<span class="eqno">{html.escape(e.label)}</span>' if e.label else ""
         return f'<div class="equation"><div>{maths}</div>{label}</div>'
-    alt = e.alt or registry[e.scene].description
+    alt = e.alt or post_reader.reader_caption(registry[e.scene].description)
     if e.show in ("step", "step-clip") and not e.alt:
         step = _step_file(site / "media" / themes[0] / e.scene, e.step, "png")
         if step is not None:
@@ -698,10 +699,11 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
                 bases[t] = found.relative_to(site).with_suffix("").as_posix()
         videos = "".join(_clip_html(bases[t], alt, css[t]) for t in themes)
         # A whole frame, at its 480p width (capitals >= 12 px).
-        return f"{_figure_open('clip', e.scene, FRAME_PX_480P)}{videos}{_figcaption(e.caption)}</figure>"
+        return (f"{_figure_open('clip', e.scene, FRAME_PX_480P)}{videos}"
+                f"{_figcaption(post_reader.caption(e, registry))}</figure>")
     figs = {t: _figure(slot, t, site, backgrounds[t], report) for t in themes}
     return (f"{_figure_open('still', e.scene, figs[themes[0]].width_px)}{_img_html(figs, alt, themes)}"
-            f"{_figcaption(e.caption)}</figure>")
+            f"{_figcaption(post_reader.caption(e, registry))}</figure>")
 
 
 def _math_renderers(md: Any, values: list[tuple[str, bool]], report: PostReport) -> None:
@@ -742,13 +744,14 @@ def _title(tokens: list[Any]) -> str:
     return "Post"
 
 
-def page_html(body: str, title: str, themes: tuple[str, ...]) -> str:
+def page_html(body: str, title: str, themes: tuple[str, ...], head: str = "") -> str:
     """The whole page around ``body``: inline style only, nothing to fetch."""
-    style = _STYLE + (_DUAL_STYLE if len(themes) > 1 else "")
+    style = _STYLE + post_reader.PAGE_STYLE + (_DUAL_STYLE if len(themes) > 1 else "")
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title>", f"<style>{style}</style>", "</head>", "<body>", "<main>",
+        f"<title>{html.escape(title)}</title>", *([head] if head else []), f"<style>{style}</style>", "</head>",
+        "<body>", "<main>",
         body, "</main>", "</body>", "</html>", ""])
 
 
@@ -766,10 +769,13 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     body, mojibake = repair_mojibake(body)
     for change in mojibake:
         report.changes.append(Change(change.line + first_line - 1, change.kind, change.before, change.after))
+    # The draft's empty references its bibliography resolves become citations before notes go.
+    body = post_reader.place_citations(body, table, text, first_line, report)
     body, notes, line_numbers = strip_notes_mapped(body, first_line)
     report.changes += notes
     table = table.for_draft(body)
     body = _apply_edits(body, table.edits, line_numbers, report)
+    body = post_reader.display_environments(body)  # \begin{equation}... typeset as display math
     try:
         found = [replace(p, line=line_numbers[p.line - 1]) for p in find(body, 1)]
         values = [evaluate(p, data) for p in found]
@@ -787,7 +793,7 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     _safe(check_formulas, tokens, line_numbers, lambda latex: _fill(latex, values), to_mathml, split_lines)
     for slot in slots:
         _safe(check_slot, slot.entry, registry, to_mathml, split_lines)
-    return md, tokens, slots, values, _title(tokens), line_numbers
+    return md, tokens, slots, values, post_reader.title(report.reader, _title(tokens)), line_numbers
 
 
 def _safe(check: Callable[..., Any], *args: Any) -> Any:
@@ -851,7 +857,7 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     report = PostReport()
     started = _inputs_hash(draft, links, numbers, quality, themes)  # checked again at the end
     md, tokens, slots, values, title, line_numbers = prepare(draft, links, registry, data, report)
-    report.slots = sum(1 for s in slots if s.entry.show != "math")
+    report.slots = sum(1 for s in slots if s.entry.show not in ("math", "none"))
     try:
         check_site(site, draft, force)
     except SiteError as exc:
@@ -874,10 +880,11 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     body = re.sub("<p>" + _SENTINEL_RE.pattern + "</p>",
                   lambda m: values[int(m.group(1))][0] if values[int(m.group(1))][1] else m.group(0), body)
     body = _SENTINEL_RE.sub(lambda m: values[int(m.group(1))][0], body)
+    title = _plain_title(title, values)
+    body, head = post_reader.finish_body(body, title, report.reader)
     page = site / "index.html"
     previous = read_manifest(site)["files"]
-    title = _plain_title(title, values)
-    _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes), encoding="utf-8"))
+    _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes, head), encoding="utf-8"))
     report.page = page
     page_text = page.read_text(encoding="utf-8")
     report.written.append("index.html")

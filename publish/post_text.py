@@ -30,6 +30,12 @@ class Change:
             return f"line {self.line}: mojibake repaired: {shown!r} -> {self.after.strip()[:70]!r}"
         if self.kind == "edit":
             return f"line {self.line}: text edited (link table): {shown!r} -> {self.after.strip()[:70]!r}"
+        if self.kind == "figure":
+            return f"line {self.line}: picture left out (link table: show = \"none\"): {shown!r}"
+        if self.kind == "citation":
+            return f"line {self.line}: reference resolved to a citation: {shown!r} -> {self.after.strip()[:70]!r}"
+        if self.kind == "empty reference":
+            return f"line {self.line}: empty reference not resolved (no [[cite]] names it), left out: {shown!r}"
         if self.kind == "double brackets":
             return f"line {self.line}: extra brackets around a link removed: {shown!r}"
         return f"line {self.line}: {self.kind} left out: {shown!r}"

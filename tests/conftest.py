@@ -68,7 +68,8 @@ _GROUPS = [
      "default-build-{scene}"),
     (re.compile(r"tests/test_post\.py::test_(?:seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else"
                 r"|changing_one_number_re_renders_only_its_scene_and_rewrites_the_page"
-                r"|a_post_with_nothing_changed_answers_from_files_without_manim)$"), "seed-post"),
+                r"|a_post_with_nothing_changed_answers_from_files_without_manim"
+                r"|seed_000_clips_are_the_readers_light_to_open_and_still_under_reduced_motion)$"), "seed-post"),
     (re.compile(r"(?P<module>tests/(?:test_scene_attention_process|test_scenes_motion_part2|test_rendering"
                 r"|test_publish_outputs|test_scene_attention_learning)\.py)::"), "{module}"),
 ]

@@ -155,31 +155,41 @@ def test_the_shipped_table_maps_every_picture_and_clip_of_seed_000(tmp_path, reg
     assert [s.href for s in slots if s.href] == draft_media and len(draft_media) == 28
     # The nine step pictures of Part 2, in order: Steps 1-4 and the close-up of one query, Steps 1-4 of many.
     steps = [(scene, step) for show, scene, step in shown if show == "step"]
+    # Abstraction 3's "by zooming into one of the terms" gets the close-up the scene renders (inserted).
     assert steps == [("dot_product_attention", n) for n in range(1, 6)] + [("multi_query_attention", n)
-                                                                             for n in range(1, 5)]
+                                                                             for n in range(1, 5)] + [
+        ("multi_query_attention", "close-up")]
     clips = [scene for show, scene, _ in shown if show == "clip"]
     assert clips == ["word_embeddings", "encoder", "decoder", "output_mapping", "bottleneck", "attention_learning",
                      "attention_process", "cnn_attention"]
     stills = [scene for show, scene, _ in shown if show == "still"]
-    assert stills == ["seq2seq_overview", "hidden_state_map", "dot_product", "length_curve", "cnn_attention",
-                      "cnn_attention"]
+    # One figure per idea: the captioner's final frame is left out (the clip after it ends on it).
+    assert stills == ["seq2seq_overview", "hidden_state_map", "dot_product", "length_curve", "cnn_attention"]
+    assert [s.href for s in slots if s.entry.show == "none"] == ["https://i.imgur.com/WTo5xmU.png"]
     # The equation pictures of "Building towards Attention" are typeset; f_att's is used twice.
     assert [s.entry.label for s in slots if s.entry.show == "math"] == ["(1)", "(2)", "(3)", "(4)", "(2')", "(3)"]
     # The learned-attention clip comes right after the paragraph that asks for it.
-    insert = next(s for s in slots if not s.href)
+    insert = next(s for s in slots if not s.href and s.entry.scene == "attention_learning")
     assert insert.entry.scene == "attention_learning"
     text = SEED_000.read_text(encoding="utf-8").split("\n")
     assert "where the weights are learned based on the i/p feature" in text[insert.line - 1]
     assert report.unplaced == [] and report.unapplied == []
     # The draft's own numbers that our figures contradict are edited to the core's, and listed.
-    edits = [(c.line, c.before) for c in report.changes if c.kind == "edit"]
-    assert edits == [(23, "here we consider 4 for simplicity"), (123, "with 85% probability"),
-                     (139, "with increased sentence length Credits:"),
-                     (207, "Note that in the animation I have not shown the normalization process for the "
-                           "attention scores for sake of simplicity.")]
+    edits = sorted((c.line, c.before[:30]) for c in report.changes if c.kind == "edit")
+    assert edits == [(23, "here we consider 4 for simplic"), (115, "its high in this case due to t"),
+                     (123, "with 85% probability"), (125, "for the mapping from $s_2 \\rig"),
+                     (135, "The main problem is with h_T w"), (139, "with increased sentence length"),
+                     (141, "The BLEU score is simply a met"), (176, "The authors of [@bahdanau2015]"),
+                     (207, "Note that in the animation I h"), (209, "the context vector CT which"),
+                     (217, "hugely inspired from the [@joh"), (243, "so you can imagine that when t")]
     embedding = numbers["plain_model"]["sizes"]["embedding"]
     chosen = numbers["plain_output_mapping"]["chosen_probability"]
-    assert [v for v, _ in values] == [str(embedding), f"{100 * chosen:.1f} %"]
+    dot = numbers["dot_product"]
+    # The dot product paragraph describes the figure's numbers: 0.6*-0.8 + 0.9*0.9 + 0.2*0.3 = 0.39 at 73 deg.
+    assert [v for v, _ in values] == [str(embedding), "0.39", "0.81", "\u22120.48", "73",
+                                      f"{100 * chosen:.2f} %"]
+    assert abs(dot["score"] - 0.39) < 1e-9 and 73 <= dot["angle_deg"] < 74
+    # One rounding of the chosen word's probability: two decimals, as output_mapping's clip writes it.
     # The PCA figure says it is ours, of our translator, not the paper's.
     pca = next(s for s in slots if s.entry.scene == "hidden_state_map")
     assert "GRU translator" in pca.entry.caption
@@ -229,7 +239,7 @@ def test_edits_change_only_the_text_they_name_and_are_listed(tmp_path, registry)
 @pytest.mark.parametrize("text, message", [
     ('[[edit]]\nfind = ""\nreplace = "x"\n', "needs find"),
     ('[[edit]]\nfind = "a"\n', "needs replace"),
-    ('[[edit]]\nfind = "a\\nb"\nreplace = "x"\n', "one line"),
+    ('[[edit]]\nfind = "a"\nreplace = "x\\ny"\n', "more lines than find"),
     ('[[edit]]\nfind = "a"\nreplace = "x"\nwith = "y"\n', "unknown key 'with'"),
 ])
 def test_bad_edits_are_named(registry, text, message):
@@ -542,6 +552,10 @@ _PAGE_CHECK = """
     el.addEventListener(event, done); el.addEventListener('error', done); setTimeout(done, 15000);
   });
   const videos = [];
+  // As a reader's play would (the page itself loads no clip unasked): all at once, as the page
+  // loaded them when its clips played by themselves, then each is waited for.
+  for (const v of document.querySelectorAll('video')) { v.preload = 'auto'; v.load(); }
+  for (const img of document.querySelectorAll('img')) img.loading = 'eager';  // loading beside the clips
   for (const v of document.querySelectorAll('video')) {
     await wait(v, 'loadeddata', () => v.readyState >= 2);
     videos.push({src: v.currentSrc, ready: v.readyState, duration: v.duration, width: v.videoWidth,
@@ -549,8 +563,7 @@ _PAGE_CHECK = """
   }
   const images = [];
   for (const img of document.querySelectorAll('img')) {
-    img.loading = 'eager';
-    try { await img.decode(); } catch (e) {}
+    await wait(img, 'load', () => img.complete && img.naturalWidth > 0);
     images.push({src: img.getAttribute('src'), width: img.naturalWidth, shown: img.getBoundingClientRect().width,
                  declared: Number(img.getAttribute('width'))});
   }
@@ -672,6 +685,84 @@ def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(see
     outside = {u for u in page_requests if not u.startswith(f"http://127.0.0.1:{port}/")}
     assert len(page_requests) >= 8 + 15 + 8 and not outside, outside
     assert shot.is_file() and shot.stat().st_size > 100_000
+
+
+_OPENING = """
+<script>
+addEventListener('load', () => setTimeout(() => {
+  const videos = [...document.querySelectorAll('video')].map(v => ({
+    controls: v.controls, paused: v.paused, time: v.currentTime, autoplay: v.autoplay, ready: v.readyState,
+    preload: v.preload}));
+  const out = document.createElement('pre');
+  out.id = 'opening';
+  out.textContent = JSON.stringify({videos, width: document.documentElement.scrollWidth,
+                                    viewport: document.documentElement.clientWidth});
+  parent.document.body.appendChild(out);
+}, 3000));
+</script>
+"""
+
+
+def _open_counting(site: Path, width: int, *flags: str) -> tuple[dict, dict[str, int]]:
+    """The page opened in a frame ``width`` px wide; what it found, and the bytes the server sent per file."""
+    sent: dict[str, int] = {}
+    lock = threading.Lock()
+
+    class Counting(_Quiet):
+        def copyfile(self, source, outputfile):
+            n = 0
+            try:
+                while chunk := source.read(65536):
+                    outputfile.write(chunk)
+                    n += len(chunk)
+            finally:
+                with lock:
+                    sent[self.path.split("?")[0]] = sent.get(self.path.split("?")[0], 0) + n
+
+    page = (site / "index.html").read_text(encoding="utf-8")
+    (site / "opening-page.html").write_text(page.replace("</body>", _OPENING + "</body>"), encoding="utf-8")
+    (site / "opening.html").write_text(f'<!DOCTYPE html><body style="margin:0"><iframe src="opening-page.html" '
+                                       f'style="width:{width}px;height:900px;border:0"></iframe></body>',
+                                       encoding="utf-8")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Counting, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = _chromium(f"http://127.0.0.1:{server.server_address[1]}/opening.html",
+                           "--virtual-time-budget=8000", "--window-size=1200,900", "--dump-dom", *flags)
+    finally:
+        server.shutdown()
+        server.server_close()
+        (site / "opening.html").unlink()
+        (site / "opening-page.html").unlink()
+    assert '<pre id="opening">' in result.stdout, result.stderr[-2000:]
+    found = json.loads(result.stdout.split('<pre id="opening">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    return found, sent
+
+
+@pytest.mark.render
+def test_seed_000_clips_are_the_readers_light_to_open_and_still_under_reduced_motion(seed_site):
+    """Issue 32: every clip has controls; opening the page fetches at most 3 MB of video (none: nothing
+    is fetched until played); with prefers-reduced-motion nothing plays; no sideways scroll at 390 px."""
+    site, _ = seed_site
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert page.count("<video ") == 8 and "autoplay" not in page
+    found, sent = _open_counting(site, 1100)
+    assert len(found["videos"]) == 8
+    assert all(v["controls"] and v["preload"] == "none" and not v["autoplay"] for v in found["videos"]), found
+    assert all(v["paused"] and v["time"] == 0 for v in found["videos"]), found["videos"]
+    video = sum(n for path, n in sent.items() if path.endswith((".mp4", ".webm")))
+    assert video <= 3_000_000 and video == 0, sent
+    posters = [path for path in sent if path.endswith(".png") and "/media/" in path]
+    assert len(posters) == 8, sent  # each clip shows its poster (its own theme's only: one theme here)
+    # Stills: the png on a 1x screen (the svg, several times its bytes, only on a 2x one): the whole
+    # opening (page, posters, figures) is under 3 MB where it was 21.8 MB.
+    assert not any(path.endswith(".svg") for path in sent) and sum(sent.values()) < 3_000_000, sent
+    # Under prefers-reduced-motion: reduce, nothing plays either (the poster shows).
+    reduced, _ = _open_counting(site, 1100, "--force-prefers-reduced-motion")
+    assert len(reduced["videos"]) == 8 and all(v["paused"] and v["time"] == 0 for v in reduced["videos"])
+    # A phone: the page is as wide as the screen (formulas and tables scroll inside their own boxes).
+    phone, _ = _open_counting(site, 390)
+    assert phone["viewport"] == 390 and phone["width"] == 390, phone
 
 
 @pytest.mark.render

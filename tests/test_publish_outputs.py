@@ -260,7 +260,10 @@ def test_gallery_lists_steps_captions_alt_text_and_an_embed_snippet(light):
     assert f'aria-label="{description}"' in page
     assert '<track kind="captions" src="Tiny_Steps.vtt" srclang="en" label="English" default>' in page
     assert 'src="Tiny_Steps/01-show-the-vector.svg"' in page and 'href="Tiny_Steps/02-final-softmax.mp4"' in page
-    assert "&lt;video autoplay muted loop playsinline poster=&quot;Tiny_Steps.png&quot;" in page
+    # The snippet and the gallery's clips are the reader's: controls, nothing plays or loads unasked.
+    assert "&lt;video controls preload=&quot;none&quot; playsinline poster=&quot;Tiny_Steps.png&quot;" in page
+    assert "autoplay" not in page and "loop" not in page
+    assert page.count("<video ") == page.count('<video controls preload="none" playsinline') > 0
     assert 'src="Tiny_Steps.svg"' in page
 
 
