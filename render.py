@@ -377,6 +377,45 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
                                    + ", ".join(r.scene_id for r in failed))
 
 
+@cli.command("slides")
+@click.argument("scene_ids", nargs=-1, metavar="SCENE...")
+@click.option("--out", default="deck", show_default=True, help="The deck's folder (index.html and clips/).")
+@click.option("-q", "--quality", type=OneLineChoice([*QUALITIES, *QUALITY_SHORT], "quality"), default="medium",
+              show_default=True, help="low, medium, high or 4k (480p15, 720p30, 1080p60, 2160p60).")
+@click.option("--theme", type=OneLineChoice(THEME_NAMES, "theme"), default="dark", show_default=True,
+              help="dark or light.")
+@click.option("--numbers", type=click.Path(dir_okay=True), default=None,
+              help="Numbers file (TOML); default: the one shipped with the package.")
+@click.option("--jobs", default=None, help="Scenes rendered in parallel (default: number of cores).")
+@click.option("--force", is_flag=True, help="Re-render even when the cache says the files are current.")
+@click.option("--title", default="Attention, step by step", show_default=True, help="The title slide's title.")
+@click.pass_context
+def slides(ctx: click.Context, scene_ids: tuple[str, ...], out: str, quality: str, theme: str,
+           numbers: str | None, jobs: str | None, force: bool, title: str) -> None:
+    """Write an offline deck for class: OUT/index.html, one slide per step of each scene.
+
+    Each slide plays its step's clip once and stops on its last frame; the arrow keys or a
+    click go on, N shows the speaker notes (the step's captions), F goes fullscreen. The clips
+    are rendered through the same cache as `render` (OUT/clips/).
+    """
+    if not scene_ids:
+        raise UserError(f"name at least one scene (scenes: {', '.join(_scene_registry())})")
+    deck = _check_out_dir(out)
+    ctx.invoke(render, scene_ids=scene_ids, all_scenes=False, quality=quality, fmt="mp4,png,vtt", still=False,
+               theme=theme, steps=True, naming="id", transparent=False, numbers=numbers,
+               out=str(deck / "clips"), jobs=jobs, force=force, executor="local", scheduler=None, split=None)
+    from publish.slides import write_deck
+
+    registry = _scene_registry()
+    titles = {s: registry[s].description.split(":")[0].split(".")[0] for s in scene_ids}
+    try:
+        made = write_deck(deck, list(dict.fromkeys(scene_ids)), titles, title,
+                          "Rendered from real numbers: " + ", ".join(dict.fromkeys(scene_ids)))
+    except OSError as exc:
+        raise UserError(f"deck folder {out}: cannot write index.html ({exc.strerror or exc})") from None
+    click.echo(f"deck: {deck / 'index.html'} ({len(made)} slides after the title)", err=True)
+
+
 @cli.command()
 @click.option("--numbers", type=click.Path(dir_okay=True), default=None,
               help="Numbers file (TOML); default: the one shipped with the package.")
