@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-__all__ = ["cli", "main", "render_scene", "QUALITIES", "FORMATS", "THEME_NAMES"]
+__all__ = ["cli", "main", "render_scene", "show", "QUALITIES", "FORMATS", "THEME_NAMES"]
 
 # Kept in sync with publish.pipeline (imported lazily: `--help` needs no manim).
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
@@ -731,6 +731,14 @@ def _train_one(cfg, save_to: Path | None) -> None:
                 click.echo(f"saved: {record}", err=True)
     except OSError as exc:
         raise UserError(f"cannot write the weights ({exc.strerror or exc})") from None
+
+
+def show(scene_id: str, **options: Any) -> Any:
+    """A clip inline in a Jupyter notebook, e.g. ``show("encoder", numbers="my.toml", quality="low",
+    numbers_table=True)``: :func:`publish.notebook.show` (imported on use: manim loads only then)."""
+    from publish.notebook import show as show_clip
+
+    return show_clip(scene_id, **options)
 
 
 def main(args: list[str] | None = None) -> None:
