@@ -1042,3 +1042,17 @@ def test_a_theme_folder_linked_out_of_site_is_refused(tmp_path):
     (site / "media" / "cached").mkdir()
     (site / "media" / "light").symlink_to(site / "media" / "cached", target_is_directory=True)
     check_site(site)  # a link within SITE is fine
+
+
+@pytest.mark.parametrize("latex", [
+    "\\frac{" * 2000 + "x" + "}{y}" * 2000,  # nesting deeper than Python's recursion
+    "\\def\\a{xx}" + "".join(f"\\def\\{chr(98 + i)}{{\\{chr(97 + i)}\\{chr(97 + i)}}}" for i in range(24)) + "\\y",
+    "\\def\\x{\\x}\\x",  # a macro that never ends
+])
+def test_a_formula_that_explodes_is_one_short_line(latex):
+    from publish.post_math import MathError
+
+    with pytest.raises(MathError) as caught:
+        to_mathml(latex)
+    message = str(caught.value)
+    assert message.startswith("cannot typeset $") and len(message) < 260 and "\n" not in message
