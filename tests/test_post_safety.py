@@ -1056,3 +1056,17 @@ def test_a_formula_that_explodes_is_one_short_line(latex):
         to_mathml(latex)
     message = str(caught.value)
     assert message.startswith("cannot typeset $") and len(message) < 260 and "\n" not in message
+
+
+def test_a_media_marker_written_in_a_formula_is_text(tmp_path, trace, registry, monkeypatch):
+    """``$\\text{<!--media:3-->}$`` was an IndexError: the page's own marker, made by the author."""
+    import publish.pipeline
+
+    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"clip"))
+    draft = ("# T\n\n[enc](encoder.mp4)\n\nSee $\\text{<!--media:3-->}$ and $\\text{<!--media:0-->}$.\n\n"
+             "`<!--media:0-->` <!--media:0-->\n")
+    site, _ = _build(tmp_path, draft, trace, registry, _MEDIA_LINKS)
+    body = _body((site / "index.html").read_text(encoding="utf-8"))
+    assert body.count("<video") == 1  # the one clip the draft links, once
+    # As text: in the formula and its alttext, in the code span, in the paragraph.
+    assert body.count("&lt;!--media:3--&gt;") == 2 and body.count("&lt;!--media:0--&gt;") == 4
