@@ -1070,3 +1070,21 @@ def test_a_media_marker_written_in_a_formula_is_text(tmp_path, trace, registry, 
     assert body.count("<video") == 1  # the one clip the draft links, once
     # As text: in the formula and its alttext, in the code span, in the paragraph.
     assert body.count("&lt;!--media:3--&gt;") == 2 and body.count("&lt;!--media:0--&gt;") == 4
+
+
+def test_file_modes_follow_the_umask(tmp_path):
+    import os
+    import stat
+
+    from publish.post_manifest import public_mode
+
+    target = tmp_path / "f"
+    target.write_text("x")
+    old = os.umask(0o027)
+    try:
+        public_mode(target)
+        assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
+    public_mode(target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~old
