@@ -44,11 +44,23 @@ class SiteError(ValueError):
     """A SITE the build must not write into; one line."""
 
 
+def _umask() -> int:
+    """The process's umask, read without setting it where Linux shows it (setting it to read it
+    leaves a moment in which another thread's new file gets mode 0666)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
 def public_mode(path: Path | str, folder: bool = False) -> None:
     """0644 (0755 for a folder) under the umask: a web server must read the page; mkstemp makes 0600."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(path, (0o777 if folder else 0o666) & ~umask)
+    os.chmod(path, (0o777 if folder else 0o666) & ~_umask())
 
 
 def sha256_file(path: Path) -> str:

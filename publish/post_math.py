@@ -94,7 +94,9 @@ def _to_mathml(latex: str, display: bool) -> str:
         # The tree, written from an allow-list (latex2mathml's own text would let \text{<script>} through).
         mathml = serialise(convert_to_element(source, display="block" if display else "inline"))
     except Exception as exc:  # latex2mathml raises many kinds for a formula it cannot read
-        raise MathError(f"cannot typeset ${latex}$ ({type(exc).__name__}: {exc})") from None
+        shown = latex if len(latex) <= 80 else latex[:77] + "..."  # one readable line, whatever its length
+        reason = str(exc) if len(str(exc)) <= 120 else str(exc)[:117] + "..."
+        raise MathError(f"cannot typeset ${shown}$ ({type(exc).__name__}: {reason})") from None
     # \texttt{encoder\_RNN}: inside text an escaped underscore is an underscore.
     mathml = mathml.replace("\\_", "_")
     mathml = _css_variants(mathml)

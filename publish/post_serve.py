@@ -64,6 +64,7 @@ class ReloadHub:
 
 def _handler(site: Path, hub: ReloadHub):
     class Handler(http.server.SimpleHTTPRequestHandler):
+        timeout = 60  # a client that sends half a request and waits holds no thread for ever
         def log_message(self, *args) -> None:  # the terminal shows builds, not requests
             pass
 

@@ -1042,3 +1042,49 @@ def test_a_theme_folder_linked_out_of_site_is_refused(tmp_path):
     (site / "media" / "cached").mkdir()
     (site / "media" / "light").symlink_to(site / "media" / "cached", target_is_directory=True)
     check_site(site)  # a link within SITE is fine
+
+
+@pytest.mark.parametrize("latex", [
+    "\\frac{" * 2000 + "x" + "}{y}" * 2000,  # nesting deeper than Python's recursion
+    "\\def\\a{xx}" + "".join(f"\\def\\{chr(98 + i)}{{\\{chr(97 + i)}\\{chr(97 + i)}}}" for i in range(24)) + "\\y",
+    "\\def\\x{\\x}\\x",  # a macro that never ends
+])
+def test_a_formula_that_explodes_is_one_short_line(latex):
+    from publish.post_math import MathError
+
+    with pytest.raises(MathError) as caught:
+        to_mathml(latex)
+    message = str(caught.value)
+    assert message.startswith("cannot typeset $") and len(message) < 260 and "\n" not in message
+
+
+def test_a_media_marker_written_in_a_formula_is_text(tmp_path, trace, registry, monkeypatch):
+    """``$\\text{<!--media:3-->}$`` was an IndexError: the page's own marker, made by the author."""
+    import publish.pipeline
+
+    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"clip"))
+    draft = ("# T\n\n[enc](encoder.mp4)\n\nSee $\\text{<!--media:3-->}$ and $\\text{<!--media:0-->}$.\n\n"
+             "`<!--media:0-->` <!--media:0-->\n")
+    site, _ = _build(tmp_path, draft, trace, registry, _MEDIA_LINKS)
+    body = _body((site / "index.html").read_text(encoding="utf-8"))
+    assert body.count("<video") == 1  # the one clip the draft links, once
+    # As text: in the formula and its alttext, in the code span, in the paragraph.
+    assert body.count("&lt;!--media:3--&gt;") == 2 and body.count("&lt;!--media:0--&gt;") == 4
+
+
+def test_file_modes_follow_the_umask(tmp_path):
+    import os
+    import stat
+
+    from publish.post_manifest import public_mode
+
+    target = tmp_path / "f"
+    target.write_text("x")
+    old = os.umask(0o027)
+    try:
+        public_mode(target)
+        assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
+    public_mode(target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~old
