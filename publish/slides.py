@@ -174,23 +174,17 @@ def write_deck(deck: Path, scene_ids: list[str], titles: dict[str, str], title: 
     import os
     import tempfile
 
+    from .post_manifest import public_mode
+
     slides = deck_slides(deck, scene_ids, titles)
     page = deck_html(title, subtitle, slides)
     fd, tmp = tempfile.mkstemp(dir=deck, prefix=".index-", suffix=".html")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(page)
-        os.chmod(tmp, 0o644 & ~_umask())
+        public_mode(tmp)  # 0644 under the umask: mkstemp makes 0600, and a web server must read it
         os.replace(tmp, deck / "index.html")
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return slides
-
-
-def _umask() -> int:
-    import os
-
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
