@@ -708,12 +708,7 @@ def _slot_html(slot: Slot, site: Path, themes: tuple[str, ...], registry: dict[s
 
 def _math_renderers(md: Any, values: list[tuple[str, bool]], report: PostReport) -> None:
     def fill(latex: str) -> str:
-        def value(match: re.Match[str]) -> str:
-            text, block = values[int(match.group(1))]
-            if block:
-                raise PostError("a placeholder inside a formula must give one value, not a table")
-            return html.unescape(text)
-        return _SENTINEL_RE.sub(value, latex)
+        return _fill(latex, values)  # the same filling the checks before the renders use
 
     def inline(self, tokens, idx, options, env):
         report.formulas += 1
