@@ -98,8 +98,23 @@ def test_worked_example_turns_each_column_of_a_into_a_row_of_at(we):
 
 
 def test_multi_query_moves_e_in_its_frame(mqa):
-    # Before: E's cells flew as loose boxes and one poked out of E's border (20 s).
-    assert ("slide", "E", "E beside A") in mqa.moves
+    # Before: E's cells flew as loose boxes and one poked out of E's border (20 s). Issue 31:
+    # E no longer slides away from Q to stand beside A; A grows under E, and in step 4 E moves
+    # in its frame together with A (left along their rows, then up under Q).
+    slides = [(src, dst) for what, src, dst in mqa.moves if what == "slide"]
+    assert ("E,A", "left column") in slides and ("E,A", "stack") in slides
+    assert ("E", "E beside A") not in slides
+    assert slides.index(("Q", "stack")) < slides.index(("E,A", "left column"))
+
+
+def test_multi_query_keeps_q_and_xt_on_stage_until_xt_turns_into_x(mqa):
+    """Issue 31: from 15 to 28 s Q and X^T faded out, E stood alone on a 70 %-empty frame,
+    then Q and X^T faded back. Now no group leaves to come back, Q's and X^T's numbers are
+    visible (dimmed, as chips) in step 3's last frame, and the scene never rebuilds them."""
+    p = "multi_query_attention"
+    end3 = {k[0] for k in mqa.step_end_keys["step-3-softmax"]}
+    assert {f"{p}.queries", f"{p}.inputs", f"{p}.scores", f"{p}.weights"} <= end3
+    assert mqa.audit.returns == []
 
 
 # -- notation and legibility ------------------------------------------------------------------
