@@ -48,9 +48,10 @@ def _glyphs(mob: Mobject, texts: bool = False) -> list[Mobject]:
             for g in label.get_family() if len(getattr(g, "fill_rgbas", ()))]
 
 
-def set_quiet(mob: Mobject, opacity: float = QUIET) -> Mobject:
-    """Set the digits of ``mob`` to ``opacity`` now (for a matrix not on screen yet)."""
-    for g in _glyphs(mob):
+def set_quiet(mob: Mobject, opacity: float = QUIET, texts: bool = False) -> Mobject:
+    """Set the digits of ``mob`` (with ``texts``, every text) to ``opacity`` now (for a matrix
+    or a label not on screen yet)."""
+    for g in _glyphs(mob, texts):
         g.fill_rgbas[:, 3] = opacity
         g.stroke_rgbas[:, 3] = np.minimum(g.stroke_rgbas[:, 3], opacity)
     return mob

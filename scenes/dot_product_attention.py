@@ -388,31 +388,23 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         terms_y = E.frame.get_bottom()[1] - 0.35 - h / 2
         sums_y = terms_y - h - 0.08
         s_x = [S.cell(0, k).get_x() for k in range(D)]
-        terms_name = math_label(r"s_{2\bullet}\cdot h_{i\bullet}", theme, NAME_TEX)
-        sums_name = caption("running sum", theme, LABEL_SIZE, theme.muted)
-        terms_name.next_to([S.frame.get_left()[0], terms_y, 0], LEFT, buff=0.15)
-        sums_name.next_to([S.frame.get_left()[0], sums_y, 0], LEFT, buff=0.15)
+        terms_name, sums_name = self._working_names(terms_y, sums_y)
         # Only the column being multiplied keeps its digits: the others wait as chips.
         self.pacer.swap("Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
                         "multiply entry by entry, then add the products.",
                         fade_in(E.frame), fade_in(self.names[2]), fade_in(terms_name), fade_in(sums_name),
                         quiet(*(XT.cell(k, i) for i in self.shown[1:] for k in range(D))),
                         dim_labels(shapes_of_legend(self.names[:2])))
-        tscale = max(float(np.max(np.abs(tr.terms))), 1e-9)
-        pscale = max(float(np.max(np.abs(tr.partial_sums))), 1e-9)
+        scales = [max(float(np.max(np.abs(v))), 1e-9) for v in (tr.terms, tr.partial_sums)]
         for n, i in enumerate(self.shown):
             column = VGroup(*(XT.cell(k, i) for k in range(D)))
             ring = VGroup(SurroundingRectangle(column, color=theme.highlight, buff=0.03),
                           SurroundingRectangle(S.grid, color=theme.highlight, buff=0.03))
-            terms, sums = VGroup(), VGroup()
-            for k in range(D):
-                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, h,
-                                    tscale, font_size=nf).move_to([s_x[k], terms_y, 0]))
-                sums.add(ValueCell(tr.partial_sums[i, k], theme, (f"{key}.partial_sums", i, k), w,
-                                   h, pscale, font_size=nf).move_to([s_x[k], sums_y, 0]))
-            lit = [voice(column)] if n else []
-            if n:
-                lit.append(quiet(*(XT.cell(k, self.shown[n - 1]) for k in range(D))))
+            terms, sums = (VGroup(*(ValueCell(vals[i, k], theme, (f"{key}.{name}", i, k), w, h, scale,
+                                              font_size=nf).move_to([s_x[k], y, 0]) for k in range(D)))
+                           for vals, name, scale, y in ((tr.terms, "terms", scales[0], terms_y),
+                                                        (tr.partial_sums, "partial_sums", scales[1], sums_y)))
+            lit = [voice(column), quiet(*(XT.cell(k, self.shown[n - 1]) for k in range(D)))] if n else []
             self.play(Create(ring), *lit, run_time=0.6 if n else 0.8)
             if n == 0:
                 # The first score slowly: each product appears and the sum grows.
@@ -437,6 +429,14 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.play(fade_out(terms_name), fade_out(sums_name), quiet(S.grid, XT.grid),
                   dim_labels(shapes_of_legend(self.names[2:])), run_time=0.4)
         self.pause_on_result("scores")
+
+    def _working_names(self, terms_y: float, sums_y: float) -> tuple[Any, Any]:
+        """The names of step 2's working rows, left of s_2: the products and the running sum."""
+        terms_name = math_label(r"s_{2\bullet}\cdot h_{i\bullet}", self.theme, NAME_TEX)
+        sums_name = caption("running sum", self.theme, LABEL_SIZE, self.theme.muted)
+        terms_name.next_to([self.S.frame.get_left()[0], terms_y, 0], LEFT, buff=0.15)
+        sums_name.next_to([self.S.frame.get_left()[0], sums_y, 0], LEFT, buff=0.15)
+        return terms_name, sums_name
 
     def normalise_scores(self) -> None:
         """Step 3: A = softmax(E) under E, with bars."""

@@ -251,6 +251,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
     def normalise_each_row(self) -> None:
         """Step 3: softmax row by row, each row of E flown into its row of A: under E where it
         was made (Q and X^T stay), or, with many queries, beside E at the top."""
+        self.next_section(self.steps[2])
         if not self.stage["under"]:
             self._slide_scores_beside_weights()
         A, E, NQ, arrow, label = self._weights_and_arrow()
