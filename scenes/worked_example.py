@@ -255,8 +255,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             (r"E = X\,q^{T}", f"{N}\u00d7{M}: scores", theme.score),
         ])
         self.play(fade_in(X2), fade_in(names[0]))
-        self.pacer.swap("Step 1: the inputs X, one row per word, and the queries q have the same "
-                        "features;\nthe queries stand as the columns of q\u1d40.")
+        self.pacer.swap("Step 1: the inputs X, a row per word;\nthe queries as the columns of q\u1d40.")
         first = VGroup(*(c for c in (X2.cell(i, k) for i in sorted({i for i, _ in X2.cell_by_index})[:1]
                                      for k in range(D)) if c is not None))
         self.play(fade_in(qT), fade_in(names[1]), dim_labels(shapes_of_legend(names[:1])),
@@ -295,8 +294,8 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         column = VGroup(*(c for c in (qT.cell(k, j0) for k in range(D)) if c is not None))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
-        self.pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
-                        "dotted with query j.",
+        self.pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft's s): entry (i, j) = input i \u00b7 "
+                        "query j.",
                         fade_in(self.names[2]), fade_in(S.frame), Create(rings),
                         dim_labels(shapes_of_legend(self.names[1:2])))
         self.play(fly(VGroup(first, column), S.cell(i0, j0)), run_time=0.8)
@@ -332,9 +331,8 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         col_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M == FOCUS))
         col_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M == FOCUS))
         ring = SurroundingRectangle(col_S, color=theme.highlight, buff=0.03)
-        self.pacer.swap(f"Step 3: softmax down column {FOCUS + 1}: the scores of query "
-                        f"\u201c{self.q_names[FOCUS]}\u201d over the {N} inputs become weights that "
-                        "sum to 1.", Create(ring), dim_labels(shapes_of_legend(self.names[2:])),
+        self.pacer.swap(f"Step 3: softmax down column \u201c{self.q_names[FOCUS]}\u201d: its {N} scores "
+                        "become weights that sum to 1.", Create(ring), dim_labels(shapes_of_legend(self.names[2:])),
                         quiet(*(m for r, m in enumerate(S.grid) if r % M != FOCUS)))
         # In place: the scores fade out, the weights (filled by the heat scale) fade in.
         self.play(caption_out(col_S), caption_in(col_A), run_time=1.0)
@@ -358,9 +356,8 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             (r"A = \mathrm{softmax}_{\text{columns}}(E)", f"{N}\u00d7{M}", theme.weight),
         ], heat=True, **self.heat_ends)
         set_quiet(shapes_of_legend(names3[:2]), LABEL_DIM, texts=True)  # X's and q's shapes: read in step 1
-        self.pacer.swap(f"... and every column: one distribution per query. With only {D} features the "
-                        "scores are small,\nso the weights stay near an even split: the fills look alike "
-                        "because the weights are.",
+        self.pacer.swap("... and every column. Few features, small scores:\nthe weights stay near an "
+                        "even split.",
                         fade_out(ring), caption_out(rest_S), caption_in(rest_A), fade_out(S.frame),
                         fade_in(alpha.frame), *(caption_out(m) for m in self.names),
                         *(caption_in(m) for m in names3))
@@ -478,9 +475,10 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.rings = rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
                                     SurroundingRectangle(row_C, color=theme.value, buff=0.03))
         formula = self._weighted_average(FOCUS, self.x_names, self.q_names)
-        self.play(Create(rings), run_time=0.6)
         others = [c for (j, _), c in C.cell_by_index.items() if j != FOCUS]
         self.pacer.swap(formula, quiet(*others), run_time=0.8)
+        self.wait(RESULT_PAUSE * 2)
+        self.play(Create(rings), run_time=0.6)  # the row of weights and the row of C it makes
         self.pause_on_result("context")
         wait_for_reader(self, self.pacer, extra=0.5)  # read before the close-up begins
 
@@ -536,12 +534,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         theme, tr, key = self.theme, self.trace.worked_example, self.key
         if tr.draft_weight_sums is None:
             return None
-        off = int(np.sum(np.abs(np.asarray(tr.draft_weight_sums) - 1.0) > 0.005))
-        first = caption(f"The draft prints other s, \u03b1 and C: {tr.draft_score_mismatches} of {tr.scores.size}, "
+        first = caption(f"The draft's s, \u03b1 and C: {tr.draft_score_mismatches} of {tr.scores.size}, "
                         f"{tr.draft_weight_mismatches} of {tr.weights.size} and {tr.draft_context_mismatches} of "
-                        f"{tr.context.size} entries differ;", theme, LABEL_SIZE, theme.negative)
-        middle = caption(f"{off} columns of its \u03b1 do not even sum to 1." if off else
-                         "its numbers do not follow from its X and q.", theme, LABEL_SIZE, theme.negative)
+                        f"{tr.context.size} differ;", theme, LABEL_SIZE, theme.negative)
         row = self.q_names[FOCUS]
         printed = VGroup(*(NumberLabel(v, theme, (f"{key}.draft_check.printed_context", FOCUS, k),
                                        font_size=LABEL_SIZE, colour=theme.negative,
@@ -551,16 +546,16 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                                     colour=theme.value) for k, v in enumerate(tr.context[FOCUS])
                         )).arrange(RIGHT, buff=0.25)
         second = on_baseline(VGroup(
-            caption(f"Its row \u201c{row}\u201d of C reads", theme, LABEL_SIZE, theme.negative), printed,
-            caption("; its X and q give", theme, LABEL_SIZE), ours).arrange(RIGHT, buff=0.18))
+            caption(f"Its C, row \u201c{row}\u201d:", theme, LABEL_SIZE, theme.negative), printed,
+            caption("; X and q give", theme, LABEL_SIZE), ours).arrange(RIGHT, buff=0.18))
         strike = Line(printed.get_left() + LEFT * 0.05, printed.get_right() + RIGHT * 0.05,
                       stroke_color=theme.negative, stroke_width=2.5).move_to(printed)
         strike.set_y(printed.get_bottom()[1] + printed.height / 3)
-        note = VGroup(first, middle, second).arrange(DOWN, buff=0.1)
+        note = VGroup(first, second).arrange(DOWN, buff=0.1)
         fit_within(note, max_width=13.4)
         note.move_to([0, -3.88 + note.height / 2, 0])  # under the content, 0.12 above the frame's edge
         # What the reader has to read (the pacer times the caption by its words).
-        note.text = "\n".join([first.original_text, middle.original_text, read_as_line(second).text])
+        note.text = "\n".join([first.original_text, read_as_line(second).text])
         note.strike = strike  # drawn once the reader has found the draft's row
         return note
 
@@ -580,8 +575,8 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                                      font_size=LABEL_SIZE, colour=theme.weight))
             parts.append(caption(f"\u00b7{x_names[i]}", theme, LABEL_SIZE, theme.key))
         line = on_baseline(VGroup(*parts).arrange(RIGHT, buff=0.1))  # "·mange" not above "·le"
-        tail = caption("a weighted average of the input vectors, weights from column "
-                       f"\u201c{q_names[j]}\u201d of A.", theme, LABEL_SIZE)
+        tail = caption(f"a weighted average of the inputs, weighted by column \u201c{q_names[j]}\u201d of A.",
+                       theme, LABEL_SIZE)
         both = VGroup(line, tail).arrange(DOWN, buff=0.12)
         fit_within(both, max_width=13.4)
         both.text = read_as_line(line).text + "\n" + tail.original_text
