@@ -54,7 +54,7 @@ MEETS_CLARITY = {
     # "dot_product",
     "dot_product_attention",
     "multi_query_attention",
-    # "worked_example",
+    "worked_example",
 }
 
 
