@@ -548,12 +548,13 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         second = on_baseline(VGroup(
             caption(f"Its C, row \u201c{row}\u201d:", theme, LABEL_SIZE, theme.negative), printed,
             caption("; X and q give", theme, LABEL_SIZE), ours).arrange(RIGHT, buff=0.18))
-        strike = Line(printed.get_left() + LEFT * 0.05, printed.get_right() + RIGHT * 0.05,
-                      stroke_color=theme.negative, stroke_width=2.5).move_to(printed)
-        strike.set_y(printed.get_bottom()[1] + printed.height / 3)
         note = VGroup(first, second).arrange(DOWN, buff=0.1)
         fit_within(note, max_width=13.4)
         note.move_to([0, -3.88 + note.height / 2, 0])  # under the content, 0.12 above the frame's edge
+        # Low through the draft's digits (a third of their height up), as printed_matrix strikes.
+        strike = Line(printed.get_left() + LEFT * 0.05, printed.get_right() + RIGHT * 0.05,
+                      stroke_color=theme.negative, stroke_width=2.5)
+        strike.set_y(printed.get_bottom()[1] + printed.height / 3)
         # What the reader has to read (the pacer times the caption by its words).
         note.text = "\n".join([first.original_text, read_as_line(second).text])
         note.strike = strike  # drawn once the reader has found the draft's row
