@@ -356,8 +356,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             (r"A = \mathrm{softmax}_{\text{columns}}(E)", f"{N}\u00d7{M}", theme.weight),
         ], heat=True, **self.heat_ends)
         set_quiet(shapes_of_legend(names3[:2]), LABEL_DIM, texts=True)  # X's and q's shapes: read in step 1
-        self.pacer.swap("... and every column. Few features, small scores:\nthe weights stay near an "
-                        "even split.",
+        self.pacer.swap("... and every column. Few features, small scores: weights near an even split.",
                         fade_out(ring), caption_out(rest_S), caption_in(rest_A), fade_out(S.frame),
                         fade_in(alpha.frame), *(caption_out(m) for m in self.names),
                         *(caption_in(m) for m in names3))

@@ -70,9 +70,15 @@ def test_multi_query_attention_poster_holds_queries_inputs_scores_weights_output
 
 def test_worked_example_poster_holds_inputs_queries_scores_weights_and_context(we):
     p = "worked_example"
-    # The queries too (before: q^T left in step 4, so the poster lacked q). Issue 31: the draft's
-    # numbers have one beat (the close-up), not the poster: its row of C is shown there only.
-    assert {f"{p}.inputs", f"{p}.queries", f"{p}.scores", f"{p}.weights", f"{p}.context"} <= _final_keys(we)
+    # Issue 31: digits once, then symbols. q's numbers are read in steps 1-2; at the 14 px floor
+    # q^T has no room beside X in step 4, so the queries stay as names: A^T's rows and E's columns
+    # ("the", "cat", "eats", "fish"). The draft's numbers have one beat (the close-up), not the
+    # poster: its row of C is shown there only.
+    assert {f"{p}.inputs", f"{p}.scores", f"{p}.weights", f"{p}.context"} <= _final_keys(we)
+    names = [t.original_text for top in we.mobjects for t in top.get_family()
+             if isinstance(t, Text) and max(float(t.get_fill_opacity()), 0) > 0.5]
+    for word in ("the", "cat", "eats", "fish"):
+        assert names.count(word) >= 2  # A^T's row and E's column
     assert f"{p}.draft_check.printed_context" not in _final_keys(we)
     assert f"{p}.draft_check.printed_context" in {n.key[0] for n in we.audit.numbers}
     assert we.audit.faults == []
