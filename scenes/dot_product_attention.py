@@ -38,9 +38,11 @@ from manim import (
 )
 
 # fly and veil are re-exported: worked_example and multi_query_attention import them from here.
-from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, transpose, veil
+from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, veil
 from attention_core.formatting import sum_sign
 from .base import RESULT_PAUSE, CaptionPacer, WalkthroughScene
+from .clarity_moves import (dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend, turn_columns,
+                             voice, wait_for_reader)
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
     CELL_H,
@@ -90,11 +92,15 @@ CONTENT_TOP = 2.62
 CONTENT_BOTTOM = -2.88
 #: Widest cell: a longer number shows fewer decimals.
 W_MAX = 0.95
-#: Formulas at 30 pt: capitals 12.8 px at 480p (MathTex needs 28.2 pt for 12 px).
-NAME_TEX = 30
+#: Formulas at 33.5 pt: capitals 14.3 px at 480p (the 14 px floor needs 33.2 pt).
+NAME_TEX = 33.5
 BAR_LEN = 0.5
 #: Between s_2 and E in step 4's left column (E and A keep step 3's arrow between them).
 STACK_GAP = 0.3
+#: Secondary text (shapes, names of rows, the heat key): 14.6 px capitals at 480p (STYLE.md §4.8).
+LABEL_SIZE = 24
+#: Later columns of the transpose start this far into the previous one's flight: one at a time.
+TRANSPOSE_LAG = 0.6
 
 
 
@@ -162,7 +168,7 @@ def name_block(theme: Any, entries: Sequence[tuple[str, str, Any]], font_size: f
     lines = VGroup()
     for tex, shape, colour in entries:
         lines.add(VGroup(math_label(tex, theme, font_size, colour),
-                         caption(shape, theme, 20, theme.muted)).arrange(RIGHT, buff=0.2))
+                         caption(shape, theme, LABEL_SIZE, theme.muted)).arrange(RIGHT, buff=0.2))
     return lines.arrange(DOWN, buff=0.16, aligned_edge=LEFT)
 
 
@@ -237,10 +243,11 @@ def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = L
         items = VGroup()
         for tex, shape, colour in entries:
             items.add(VGroup(math_label(tex, theme, NAME_TEX, colour),
-                             caption(shape if full else shape.split(":")[0], theme, 20, theme.muted)
+                             caption(shape if full else shape.split(":")[0], theme, LABEL_SIZE,
+                                     theme.muted)
                              ).arrange(RIGHT, buff=0.2))
         if with_key:
-            items.add(heat_key(theme, width=1.6,
+            items.add(heat_key(theme, width=1.6, font_size=LABEL_SIZE,
                                top=None if heat_top is None else heat_top.copy(),
                                bottom=None if heat_bottom is None else heat_bottom.copy()))
         return items.arrange(RIGHT, buff=0.7)
@@ -267,7 +274,7 @@ def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
             if not piece.strip():
                 continue
             if n % 2:
-                tex = math_label(piece, theme, font_size * 1.3)
+                tex = math_label(piece, theme, max(font_size * 1.3, NAME_TEX))
                 tex.spoken = piece.replace("{", "").replace("}", "").replace("\\bullet", "\u2022") \
                     .replace("\\cdot", "\u00b7").replace("\\,", "").replace(" ", "")
                 parts.add(tex)
@@ -299,8 +306,9 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.stack_query_scores_weights()  # s_2, E, A move into one column on the left
         self.transpose_inputs()          # the columns of X^T become the rows of X
         self.mix_inputs_into_output()    # o = A X
-        self.close_up_one_output()       # a_2. h_.2: products gather into o's 2nd number
-        self.pacer.finish()              # the poster: s_2, X, E, A, o and the close-up
+        with self.close_up("a_2. h_.2"):
+            self.close_up_one_output()   # a_2. h_.2: products gather into o's 2nd number
+        self.collapse_to_poster()        # the close-up's digits dim; s_2, X, E, A, o held
 
     # -- beats -------------------------------------------------------------------
 
@@ -335,10 +343,11 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.winner = int(np.argmax(tr.weights))
         self.h_names = [f"h{subscript(i + 1)}" for i in range(N)]
         self.pacer = CaptionPacer(self)
-        self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf, label_size=20 * z)
+        self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf,
+                        label_size=max(20 * z, LABEL_SIZE))
         title = title_bar(
             caption("Dot-product attention, one query", theme, 28),
-            math_label(r"E = s_2\,X^{T} \qquad A = \mathrm{softmax}(E) \qquad o = A\,X", theme, 30),
+            math_label(r"E = s_2\,X^{T} \quad A = \mathrm{softmax}(E) \quad o = A\,X", theme, NAME_TEX),
             y=TITLE_Y,
         )
         self.add(title)  # the first frame is the title, never black
@@ -379,26 +388,24 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         terms_y = E.frame.get_bottom()[1] - 0.35 - h / 2
         sums_y = terms_y - h - 0.08
         s_x = [S.cell(0, k).get_x() for k in range(D)]
-        terms_name = math_label(r"s_{2\bullet}\cdot h_{i\bullet}", theme, NAME_TEX)
-        sums_name = caption("running sum", theme, 20, theme.muted)
-        terms_name.next_to([S.frame.get_left()[0], terms_y, 0], LEFT, buff=0.15)
-        sums_name.next_to([S.frame.get_left()[0], sums_y, 0], LEFT, buff=0.15)
+        terms_name, sums_name = self._working_names(terms_y, sums_y)
+        # Only the column being multiplied keeps its digits: the others wait as chips.
         self.pacer.swap("Step 2: E = s\u2082\u00b7X\u1d40. Each raw score e\u1d62 = s\u2082\u00b7h\u1d62: "
                         "multiply entry by entry, then add the products.",
-                        fade_in(E.frame), fade_in(self.names[2]), fade_in(terms_name), fade_in(sums_name))
-        tscale = max(float(np.max(np.abs(tr.terms))), 1e-9)
-        pscale = max(float(np.max(np.abs(tr.partial_sums))), 1e-9)
+                        fade_in(E.frame), fade_in(self.names[2]), fade_in(terms_name), fade_in(sums_name),
+                        quiet(*(XT.cell(k, i) for i in self.shown[1:] for k in range(D))),
+                        dim_labels(shapes_of_legend(self.names[:2])))
+        scales = [max(float(np.max(np.abs(v))), 1e-9) for v in (tr.terms, tr.partial_sums)]
         for n, i in enumerate(self.shown):
             column = VGroup(*(XT.cell(k, i) for k in range(D)))
             ring = VGroup(SurroundingRectangle(column, color=theme.highlight, buff=0.03),
                           SurroundingRectangle(S.grid, color=theme.highlight, buff=0.03))
-            terms, sums = VGroup(), VGroup()
-            for k in range(D):
-                terms.add(ValueCell(tr.terms[i, k], theme, (f"{key}.terms", i, k), w, h,
-                                    tscale, font_size=nf).move_to([s_x[k], terms_y, 0]))
-                sums.add(ValueCell(tr.partial_sums[i, k], theme, (f"{key}.partial_sums", i, k), w,
-                                   h, pscale, font_size=nf).move_to([s_x[k], sums_y, 0]))
-            self.play(Create(ring), run_time=0.6 if n else 0.8)
+            terms, sums = (VGroup(*(ValueCell(vals[i, k], theme, (f"{key}.{name}", i, k), w, h, scale,
+                                              font_size=nf).move_to([s_x[k], y, 0]) for k in range(D)))
+                           for vals, name, scale, y in ((tr.terms, "terms", scales[0], terms_y),
+                                                        (tr.partial_sums, "partial_sums", scales[1], sums_y)))
+            lit = [voice(column), quiet(*(XT.cell(k, self.shown[n - 1]) for k in range(D)))] if n else []
+            self.play(Create(ring), *lit, run_time=0.6 if n else 0.8)
             if n == 0:
                 # The first score slowly: each product appears and the sum grows.
                 for k in range(D):
@@ -418,8 +425,18 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
             self.play(fade_out(terms), fade_out(sums), fade_out(ring), run_time=0.4)
         # The dots of an elided E come with the last shown entry.
         self.add(E)
-        self.play(fade_out(terms_name), fade_out(sums_name), run_time=0.4)
+        # s_2 and X^T have been read: chips from now on (their digits stay, dimmed).
+        self.play(fade_out(terms_name), fade_out(sums_name), quiet(S.grid, XT.grid),
+                  dim_labels(shapes_of_legend(self.names[2:])), run_time=0.4)
         self.pause_on_result("scores")
+
+    def _working_names(self, terms_y: float, sums_y: float) -> tuple[Any, Any]:
+        """The names of step 2's working rows, left of s_2: the products and the running sum."""
+        terms_name = math_label(r"s_{2\bullet}\cdot h_{i\bullet}", self.theme, NAME_TEX)
+        sums_name = caption("running sum", self.theme, LABEL_SIZE, self.theme.muted)
+        terms_name.next_to([self.S.frame.get_left()[0], terms_y, 0], LEFT, buff=0.15)
+        sums_name.next_to([self.S.frame.get_left()[0], sums_y, 0], LEFT, buff=0.15)
+        return terms_name, sums_name
 
     def normalise_scores(self) -> None:
         """Step 3: A = softmax(E) under E, with bars."""
@@ -434,7 +451,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                  E.frame.get_bottom()[1] - 0.45 - A.frame.get_top()[1], 0])
         self.A_name = A_name = VGroup(
             math_label(r"A = \mathrm{softmax}(E)", theme, NAME_TEX, theme.weight),
-            caption(f"1\u00d7{N}: weights, sum 1", theme, 20, theme.muted)
+            caption(f"1\u00d7{N}: weights, sum 1", theme, LABEL_SIZE, theme.muted)
         ).arrange(DOWN, buff=0.08, aligned_edge=RIGHT)
         A_name.next_to(A.frame, LEFT, buff=0.3).align_to(A.frame, UP)
         self.bars = bars = bars_under(
@@ -447,7 +464,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
                         "to 1, the share of attention each input feature gets from this query.",
                         Create(arrow))
         self.play(fly(E.grid, A.grid), fade_in(A.frame), fade_in(A_name), run_time=1.2)
-        self.play(FadeIn(bars, lag_ratio=0.1), run_time=0.8)
+        self.play(FadeIn(bars, lag_ratio=0.1), quiet(E.grid), run_time=0.8)
         self.pause_on_result("weights")
 
     def _step_4_layout(self) -> tuple[Any, np.ndarray, np.ndarray, VGroup]:
@@ -527,9 +544,11 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         rows = [VGroup(*(X.cell(i, k) for k in range(D))) for i in self.shown]
         xt_dots = VGroup(*(m for m in XT.grid if m not in XT.cell_by_index.values()))
         x_dots = VGroup(*(m for m in X.grid if m not in X.cell_by_index.values()))
-        self.play(transpose(cols, rows), caption_out(VGroup(XT.frame, XT.col_labels, xt_dots)),
+        set_quiet(X.grid)  # the inputs were read in step 1: X lands as chips
+        self.play(turn_columns(cols, rows, lag_ratio=TRANSPOSE_LAG),
+                  caption_out(VGroup(XT.frame, XT.col_labels, xt_dots)),
                   caption_in(VGroup(X.frame, X.row_labels, x_dots)),
-                  run_time=max(TRANSPOSE_TIME, 0.55 * len(cols)))
+                  run_time=max(TRANSPOSE_TIME, 0.8 * len(cols)))
         self.remove(XT)
         self.add(X)
 
@@ -537,7 +556,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         """o = A X: o's numbers appear under X, level with A."""
         o = self.o
         self.play(fade_in(o.frame), fade_in(self.names4[4]), FadeIn(o.grid, lag_ratio=0.2),
-                  run_time=1.2)
+                  dim_labels(shapes_of_legend(self.names4[:4])), run_time=1.2)
         self.pause_on_result("output")
 
     def close_up_one_output(self) -> None:
@@ -569,17 +588,29 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         found = SurroundingRectangle(total, color=theme.highlight, buff=0.04)
         others = [X.cell(i, k) for i in self.shown for k in range(D) if k != f]
         others += [o.cell(0, k) for k in range(D) if k != f]
-        dim, _ = focus(theme, *others)  # the close-up keeps its focus to the last frame
+        dim, self.undim = focus(theme, *others)  # lifted as the close-up collapses (the poster)
         self.pacer.swap(formula_caption(
             "Close-up: the 2nd number of o is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
             "of the 2nd feature\nof every input, weighted by the attention each input gets.", theme),
-            dim, Create(rings[0]), Create(rings[1]), fade_in(w_name))
+            dim, Create(rings[0]), Create(rings[1]), fade_in(w_name), voice(column))
         self.play(fly(column, weighted), run_time=1.0)
         self.play(gather(list(weighted), total, [tr.weights[i] for i in self.shown],
                          dst=(f"{key}.output", f)),
                   fade_in(sigma), Create(found), run_time=1.4)
         self.pause_on_result("output")
         self.play(ring_to(found, o.cell(0, f), buff=0.04), run_time=0.8)
+        self.close_up_parts = (rings, VGroup(weighted, total, column))
+        wait_for_reader(self, self.pacer, extra=0.5)  # the close-up's caption read before it collapses
+
+    def collapse_to_poster(self) -> None:
+        """The close-up collapses: its digits dim to chips, the veils lift, its rings go;
+        the poster (s_2, E, A, X, o, the products) is held 4-8 s."""
+        rings, digits = self.close_up_parts
+        self.pacer.swap(formula_caption(
+            "o = A\u00b7X has the query's shape:\neach of its numbers is a weighted average "
+            "of one feature of the inputs.", self.theme), self.undim, fade_out(rings), quiet(digits),
+            dim_labels(shapes_of_legend(self.names4[4:])))
+        end_on_poster(self, self.pacer)
 
 
 def _overlaps(a: Any, b: Any, pad: float = 0.02) -> bool:

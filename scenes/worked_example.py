@@ -38,8 +38,10 @@ from attention_core.formatting import format_number
 from attention_core.formatting import sum_sign
 
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
+from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend, turn_columns,
+                             voice, wait_for_reader)
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, slide, transpose
+from .motion import TRANSPOSE_TIME, focus, slide
 from .components import (
     caption_in,
     caption_out,
@@ -59,6 +61,9 @@ from .components import (
 from .dot_product_attention import (
     CONTENT_BOTTOM,
     CONTENT_TOP,
+    LABEL_SIZE,
+    NAME_TEX,
+    TRANSPOSE_LAG,
     fly,
     legend_row,
     table_cell_width,
@@ -73,11 +78,15 @@ __all__ = ["WorkedExampleScene", "DRAFT_INPUT_WORDS", "DRAFT_QUERY_WORDS", "prin
 
 
 TITLE_Y = 3.55
-CAPTION_Y = -3.55
+#: The step captions' line: two lines of 24 pt stay 0.1 clear of the frame's bottom edge.
+CAPTION_Y = -3.3
 GAP = 0.35
 MAX_ROWS = 8
 LEFT_ROOM = 1.4  # left of X: its row labels (the draft's French words)
 FOCUS = 0  # the query whose softmax and context row are highlighted
+#: Rows grow with the zoom only this far: 24 pt digits (the 14 px floor) sit in a 0.46 row, and
+#: q^T, E and the column sums (9 rows) fit the band.
+ROW_ZOOM = 1.1
 
 
 #: Where the draft's printed matrices stand: right of the computed one they contradict.
@@ -141,12 +150,12 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.score_inputs_against_queries()  # E = X q^T, the draft's s struck through beside it
         self.normalise_the_first_column()  # column 1 of E becomes weights; its sum under it
         self.normalise_every_column()     # the other columns; A with its column sums
-        self.show_the_drafts_alpha()      # the draft's alpha struck through beside A
         self.lift_inputs()                # X rises to the rows of the next product
-        self.transpose_weights()          # the columns of A become the rows of A^T
-        self.mix_contexts()               # X slides over C; C = A^T X; E comes back top left
-        self.check_the_draft()            # the draft's C struck through beside C, the counts
-        self.pacer.finish()
+        self.transpose_weights()          # the columns of A turn, one by one, into the rows of A^T
+        self.mix_contexts()               # X slides over C; C = A^T X; E's chips top left
+        with self.close_up("the draft's numbers"):
+            self.check_the_draft()        # one beat: the draft's C struck through beside C, the counts
+        self.collapse_to_poster()         # the close-up's digits dim; the poster held
 
     # -- beats ---------------------------------------------------------------------
 
@@ -164,13 +173,13 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.keep = [int(np.argmax(tr.weights[:, FOCUS]))]
         self.pacer = CaptionPacer(self, CAPTION_Y)
         self._fit_sizes()
-        # Scale the heat within the weights compared (softmax over N inputs: all near 1/N).
-        self.top, self.bottom = float(np.max(tr.weights)), float(np.min(tr.weights))
-        self.heat_ends = self._heat_ends()
+        # The absolute 0-1 heat scale every clip uses: weights near 1/N look alike, as they are.
+        self.top, self.bottom = 1.0, 0.0
+        self.heat_ends: dict = {}
         title = title_bar(
             caption("Worked example", theme, 28),
-            math_label(r"E = X\,q^{T} \qquad A = \mathrm{softmax}_{\text{columns}}(E)"
-                       r" \qquad C = A^{T} X", theme, 30),
+            math_label(r"E = X\,q^{T} \quad A = \mathrm{softmax}_{\text{columns}}(E)"
+                       r" \quad C = A^{T} X", theme, NAME_TEX),
             y=TITLE_Y,
         )
         self.add(title)  # the first frame is the title, never black
@@ -187,7 +196,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             """Rows of X that fit at zoom ``z``, one elision for every step (X keeps
             its rows): under q^T with the column sums (steps 2-3), above C with the
             scores' column names (step 4), and across beside C as the columns of A^T."""
-            w, h = w0 * z, CELL_H * z
+            w, h = w0 * z, CELL_H * min(z, ROW_ZOOM)
             by_steps_2_3 = (band - 0.3 * z - (D * h + 0.1) - GAP - 0.1 - 0.15 - (h + 0.1)) / h
             by_step_4 = (band - 0.1 - 0.3 * z - GAP - (M * h + 0.1)) / h
             by_width = (13.4 - LEFT_ROOM * z - 0.5 - D * w) / w
@@ -198,18 +207,14 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             """All rows, and (for the draft's numbers) its printed alpha and C beside ours."""
             w = w0 * z
             ok = rows_at(z) >= N and LEFT_ROOM * z + (D + M) * w + 0.5 <= 13.4
-            if self.draft:
-                wd = printed_width(tr.draft_weights, 4, NUMBER_FONT * z)
-                wc = printed_width(tr.draft_context, 4, NUMBER_FONT * z)
-                ok = ok and LEFT_ROOM * z + (D + M) * w + 0.5 + DRAFT_GAP + M * wd <= 13.6
-                ok = ok and LEFT_ROOM * z + (N + D) * w + 0.5 + DRAFT_GAP + D * wc <= 13.6
             return ok
 
         # Small tables larger (digits up to 30 pt) when all rows fit.
         self.z = z = zoom_for(fits)
-        self.w, self.h, self.nf = w0 * z, CELL_H * z, NUMBER_FONT * z
+        self.w, self.h, self.nf = w0 * z, CELL_H * min(z, ROW_ZOOM), NUMBER_FONT * z
         self.rows = max(3, rows_at(z))
-        self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf, label_size=20 * z)
+        self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf,
+                        label_size=max(20 * z, LABEL_SIZE))
 
     def _heat_ends(self) -> dict[str, NumberLabel]:
         """The smallest and the largest weight, as the heat key's ends."""
@@ -249,9 +254,12 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
             ("q^{T}", f"{D}\u00d7{M}: {M} queries as columns", theme.query),
             (r"E = X\,q^{T}", f"{N}\u00d7{M}: scores", theme.score),
         ])
-        self.play(fade_in(X2), fade_in(qT), fade_in(names[0]), fade_in(names[1]))
-        self.pacer.swap(f"Step 1: the inputs X ({N}\u00d7{D}) and the queries q ({M}\u00d7{D}) have the "
-                        f"same {D} features; the queries stand as the columns of q\u1d40.")
+        self.play(fade_in(X2), fade_in(names[0]))
+        self.pacer.swap("Step 1: the inputs X, a row per word;\nthe queries as the columns of q\u1d40.")
+        first = VGroup(*(c for c in (X2.cell(i, k) for i in sorted({i for i, _ in X2.cell_by_index})[:1]
+                                     for k in range(D)) if c is not None))
+        self.play(fade_in(qT), fade_in(names[1]), dim_labels(shapes_of_legend(names[:1])),
+                  quiet(*(c for c in X2.cell_by_index.values() if c not in first)), run_time=1.0)
         self.wait(RESULT_PAUSE)
 
     def _printed_beside(self, values: np.ndarray, kind: str, name: str, beside: Any,
@@ -263,9 +271,9 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         mat = printed_matrix(values, theme, f"{self.key}.draft_check.printed_{kind}", decimals, cw,
                              self.h, self.nf)
         mat.next_to(beside, RIGHT, buff=DRAFT_GAP).align_to(beside, UP)
-        head = caption(f"draft 002 prints {name}", theme, 20, theme.negative)
+        head = caption(f"the draft's {name}", theme, LABEL_SIZE, theme.negative)
         head.next_to(mat.frame, UP, buff=0.08).align_to(mat.frame, LEFT)
-        lines = VGroup(*(caption(n, theme, 20, theme.negative) for n in notes)).arrange(
+        lines = VGroup(*(caption(n, theme, LABEL_SIZE, theme.negative) for n in notes)).arrange(
             DOWN, buff=0.06, aligned_edge=LEFT)
         if notes_above:  # at the bottom of the frame (the caption below): name, notes, matrix
             lines.next_to(mat.frame, UP, buff=0.1).align_to(mat.frame, LEFT)
@@ -286,24 +294,18 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         column = VGroup(*(c for c in (qT.cell(k, j0) for k in range(D)) if c is not None))
         rings = VGroup(SurroundingRectangle(first, color=theme.highlight, buff=0.03),
                        SurroundingRectangle(column, color=theme.highlight, buff=0.03))
-        self.pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft calls it s): entry (i, j) is input i "
-                        "dotted with query j. Rows: inputs, columns: queries.",
-                        fade_in(self.names[2]), fade_in(S.frame), Create(rings))
+        self.pacer.swap("Step 2: E = X\u00b7q\u1d40 (the draft's s): entry (i, j) = input i \u00b7 "
+                        "query j.",
+                        fade_in(self.names[2]), fade_in(S.frame), Create(rings),
+                        dim_labels(shapes_of_legend(self.names[1:2])))
         self.play(fly(VGroup(first, column), S.cell(i0, j0)), run_time=0.8)
         rest = VGroup(*(m for m in S.grid if m is not S.cell(i0, j0)))
-        self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), run_time=1.2)
+        self.play(fade_out(rings), FadeIn(rest, lag_ratio=0.05), quiet(X2, qT), run_time=1.2)
         self.add(S)
         self.pause_on_result("scores")
-        self.printed = None
-        if self.draft:
-            n = tr.draft_score_mismatches
-            self.printed = self._printed_beside(
-                tr.draft_scores, "scores", "s", S.frame,
-                [f"{n} of {tr.scores.size} differ", "from X\u00b7q\u1d40"])
-            self.pacer.swap(f"Draft 002 prints another s (struck through): {n} of its {tr.scores.size} "
-                            "entries are not X\u00b7q\u1d40 at the 2 decimals it prints.")
-            self.play(fade_in(self.printed), run_time=0.8)
-            self.wait(reading_time(_texts_of(self.printed)))
+        # Read once; step 3 works down column "the": the other columns wait as chips.
+        M = self.M
+        self.play(quiet(*(m for r, m in enumerate(S.grid) if r % M != FOCUS)), run_time=0.5)
 
     def normalise_the_first_column(self) -> None:
         """Step 3: softmax down the first column, in place; its sum flies under it."""
@@ -323,15 +325,15 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         M_cols = tr.weights.shape[1]
         exact = all(sum_sign(tr.weights[:, j], tr.weight_sums[j], theme.decimals) == "="
                     for j in range(M_cols))
-        self.sums_name = sums_name = caption("column sums" if exact else "column sums (before rounding)", theme, 20,
-                            theme.muted)
+        self.sums_name = sums_name = caption("column sums" if exact else "column sums (before rounding)", theme,
+                                             LABEL_SIZE, theme.muted)
         sums_name.next_to(sums.frame, LEFT, buff=0.2)
         col_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M == FOCUS))
         col_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M == FOCUS))
         ring = SurroundingRectangle(col_S, color=theme.highlight, buff=0.03)
-        self.pacer.swap(f"Step 3: softmax down column {FOCUS + 1}: the scores of query "
-                        f"\u201c{self.q_names[FOCUS]}\u201d over the {N} inputs become weights that "
-                        "sum to 1.", Create(ring))
+        self.pacer.swap(f"Step 3: softmax down column \u201c{self.q_names[FOCUS]}\u201d: its {N} scores "
+                        "become weights that sum to 1.", Create(ring), dim_labels(shapes_of_legend(self.names[2:])),
+                        quiet(*(m for r, m in enumerate(S.grid) if r % M != FOCUS)))
         # In place: the scores fade out, the weights (filled by the heat scale) fade in.
         self.play(caption_out(col_S), caption_in(col_A), run_time=1.0)
         self.play(fly(col_A, sums.cell_by_index[FOCUS]), fade_in(sums.frame), fade_in(sums_name),
@@ -347,13 +349,14 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         rest_S = VGroup(*(m for r, m in enumerate(S.grid) if r % M != FOCUS))
         rest_A = VGroup(*(m for r, m in enumerate(alpha.grid) if r % M != FOCUS))
         rest_sums = VGroup(*(c for k, c in sums.cell_by_index.items() if k != FOCUS))
+        set_quiet(rest_A)  # the other queries' weights: their fill and bars, not their digits
         self.names3 = names3 = legend_row(theme, [
             ("X", f"{N}\u00d7{D}", theme.key),
             ("q^{T}", f"{D}\u00d7{M}", theme.query),
             (r"A = \mathrm{softmax}_{\text{columns}}(E)", f"{N}\u00d7{M}", theme.weight),
         ], heat=True, **self.heat_ends)
-        self.pacer.swap("... and the same for every column: one distribution over the inputs per "
-                        "query; the fill (from the smallest weight to the largest) and the bar show each weight.",
+        set_quiet(shapes_of_legend(names3[:2]), LABEL_DIM, texts=True)  # X's and q's shapes: read in step 1
+        self.pacer.swap("... and every column. Few features, small scores: weights near an even split.",
                         fade_out(ring), caption_out(rest_S), caption_in(rest_A), fade_out(S.frame),
                         fade_in(alpha.frame), *(caption_out(m) for m in self.names),
                         *(caption_in(m) for m in names3))
@@ -361,27 +364,6 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.remove(S)
         self.add(alpha)
         self.pause_on_result("weights")
-
-    def show_the_drafts_alpha(self) -> None:
-        """The draft's alpha struck through beside A, its column sums under its columns."""
-        theme, tr, key, sums = self.theme, self.trace.worked_example, self.key, self.sums
-        if not self.draft:
-            return
-        old = self.printed
-        self.printed = self._printed_beside(
-            tr.draft_weights, "weights", "\u03b1", self.alpha.frame,
-            [f"{tr.draft_weight_mismatches} of {tr.weights.size} differ from A"])
-        printed_sums = VGroup(*(
-            NumberLabel(v, theme, (f"{key}.draft_check.printed_weight_sums", j), font_size=self.nf,
-                        colour=theme.negative).move_to(
-                [self.printed.matrix.cells[j].get_x(), sums.get_y(), 0])
-            for j, v in enumerate(tr.draft_weight_sums)))
-        self.printed.notes.next_to(printed_sums, DOWN, buff=0.12).align_to(self.printed.matrix.frame, LEFT)
-        self.printed.add(printed_sums)
-        self.pacer.swap("Draft 002's \u03b1 (struck through) is not the softmax of X\u00b7q\u1d40, "
-                        "and two of its columns do not even sum to 1.", caption_out(old))
-        self.play(fade_in(self.printed), run_time=0.8)
-        self.wait(reading_time(_texts_of(self.printed)))
 
     def _step_4_layout(self) -> None:
         """Where step 4 puts things (nothing played): A^T, X and C as the product C = A^T X;
@@ -397,6 +379,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                                    row_labels=self.x_names, max_rows=self.rows, keep_rows=self.keep,
                                    **self.mat)
         X4.row_labels.set_color(theme.key)
+        set_quiet(X4.grid)  # read in step 1: chips here
         self.C = C = ValueMatrix(tr.context, theme, key=f"{key}.context", colour=theme.value, **self.mat)
         # Room above X for the scores' column names (E comes back beside X).
         place_product(aT, X4, C, CONTENT_TOP - 0.3 * self.z, gap=GAP, left_room=LEFT_ROOM * self.z)
@@ -428,13 +411,13 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.next_section(self.steps[3])
         self._step_4_layout()
         M, D, X2, X4, names3, names4 = self.M, self.D, self.X2, self.X4, self.names3, self.names4
-        leaving = [self.sums, self.sums_name] + ([self.printed] if self.printed else [])
+        leaving = [self.sums, self.sums_name]
         leaving += [] if self.q_stays else [self.qT]
         # The names of X (and of q^T) move to their new places in the names row (the same names).
         kept = [slide(names3[0], names4[2], what="slide", src="X name", dst="X name")]
         if self.q_stays:
             kept.append(slide(names3[1], names4[4], what="slide", src="q name", dst="q name"))
-        self.pacer.swap(f"Step 4: C = A\u1d40\u00b7X: one context vector per query ({M}\u00d7{D}), "
+        self.pacer.swap("Step 4: C = A\u1d40\u00b7X: one context vector per query, "
                         "each a weighted average of the input vectors.",
                         *(caption_out(m) for m in names3[1 + self.q_stays:]), *kept,
                         *(fade_out(m) for m in leaving), run_time=1.0)
@@ -459,9 +442,11 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         rows = [VGroup(*(aT.cell(j, i) for i in kept_rows if aT.cell(j, i) is not None))
                 for j in range(M)]
         a_rest = VGroup(alpha.frame, *(m for m in alpha.grid if m not in alpha.cell_by_index.values()))
+        # Query "the"'s weights were read in step 3: its row keeps its digits, the others are chips.
+        set_quiet(VGroup(*(c for (j, _), c in aT.cell_by_index.items() if j != FOCUS)))
         aT_rest = VGroup(aT.frame, aT.row_labels,
                          *(m for m in aT.grid if m not in aT.cell_by_index.values()))
-        self.play(transpose(cols, rows), caption_out(a_rest), caption_in(aT_rest),
+        self.play(turn_columns(cols, rows, lag_ratio=TRANSPOSE_LAG), caption_out(a_rest), caption_in(aT_rest),
                   caption_in(self.names4[1]), run_time=max(TRANSPOSE_TIME + 0.8, 0.8 * M))
         self.remove(alpha)
         self.add(aT)
@@ -478,31 +463,58 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                                    col_labels=self.q_names, max_rows=self.rows, keep_rows=self.keep,
                                    **self.mat)
         E4.col_labels.set_color(theme.query)
+        set_quiet(E4.grid)  # E was read in step 2: here it is the chips the weights came from
         E4.shift([X4.row_labels.get_left()[0] - 0.3 - E4.frame.get_right()[0],
                   X4.frame.get_y() - E4.frame.get_y(), 0])
         self.play(fade_in(E4), fade_in(self.names4[0]), fade_in(self.names4[3]), fade_in(C.frame),
-                  FadeIn(C.grid, lag_ratio=0.05), run_time=1.2)
+                  FadeIn(C.grid, lag_ratio=0.05), dim_labels(shapes_of_legend(self.names4)), run_time=1.2)
         self.pause_on_result("context")
         row_a = VGroup(*(aT.cell(FOCUS, i) for i in range(self.N) if aT.cell(FOCUS, i) is not None))
         row_C = VGroup(*(C.cell(FOCUS, k) for k in range(self.D) if C.cell(FOCUS, k) is not None))
         self.rings = rings = VGroup(SurroundingRectangle(row_a, color=theme.value, buff=0.03),
                                     SurroundingRectangle(row_C, color=theme.value, buff=0.03))
         formula = self._weighted_average(FOCUS, self.x_names, self.q_names)
-        self.play(Create(rings), run_time=0.6)
-        self.pacer.swap(formula, run_time=0.8)
+        others = [c for (j, _), c in C.cell_by_index.items() if j != FOCUS]
+        self.pacer.swap(formula, quiet(*others), run_time=0.8)
+        self.wait(RESULT_PAUSE * 2)
+        self.play(Create(rings), run_time=0.6)  # the row of weights and the row of C it makes
         self.pause_on_result("context")
+        wait_for_reader(self, self.pacer, extra=0.5)  # read before the close-up begins
 
     def check_the_draft(self) -> None:
-        """The draft's C struck through beside C, and what is wrong with its s, alpha and C."""
+        """The close-up, one beat: C's digits, the rest veiled; one caption counts what the
+        draft's printed s, alpha and C get wrong and sets its row "the" of C (struck through)
+        against ours."""
         self.next_section(self.steps[4])
         note = self._draft_note()
         if note is None:
             return
-        printed = self._printed_context()
-        self.pacer.swap(note, fade_out(self.rings))
-        self.play(fade_in(printed), run_time=0.8)
-        self.wait(reading_time(_texts_of(printed)))
+        veiled = [m for m in (self.X4, self.aT, self.E4) if m is not None]
+        veiled += [self.qT] if self.q_stays else []
+        dim, self.undim = focus(self.theme, *veiled)
+        self.pacer.swap(note, dim, fade_out(self.rings), voice(self.C))
+        # Halfway through the note (the draft's row "the"): our row "the" of C is ringed.
+        row = VGroup(*(c for (j, _), c in self.C.cell_by_index.items() if j == FOCUS))
+        self.wait(RESULT_PAUSE * 2)
+        self.rings = SurroundingRectangle(row, color=self.theme.value, buff=0.04)
+        self.play(Create(self.rings), run_time=0.8)
+        self.wait(RESULT_PAUSE * 2)
+        self.play(Create(note.strike), run_time=0.6)
+        note.add(note.strike)
+        wait_for_reader(self, self.pacer, extra=0.5)
+        self.printed = note
 
+    def collapse_to_poster(self) -> None:
+        """The close-up collapses: the veils lift, the digits (ours and the draft's) dim but
+        row "the" of C; the poster (X, q, E, A^T, C and the draft's C) is held 4-8 s."""
+        C, printed = self.C, getattr(self, "printed", None)
+        rest = [c for (j, _), c in C.cell_by_index.items() if j != FOCUS]
+        if printed is None:  # not the draft's numbers: the weighted average was the last word
+            self.play(fade_out(self.rings), quiet(*rest), run_time=0.8)
+        else:
+            self.pacer.swap("Every value here is computed from the draft's own X and q.",
+                            self.undim, quiet(*rest), fade_out(self.rings))
+        end_on_poster(self, self.pacer)
 
     def _printed_context(self) -> VGroup | None:
         """The draft's C, struck through, right of C with its notes above (None: not the draft's numbers)."""
@@ -516,20 +528,35 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
              "\u03b1\u1d40\u00b7X with its own \u03b1"], notes_above=True)
 
     def _draft_note(self) -> VGroup | None:
-        """What the draft prints against what X and q give (only for the draft's X and q)."""
-        theme, tr = self.theme, self.trace.worked_example
+        """What the draft prints against what X and q give (only for the draft's X and q): the
+        counts, and its row "the" of C, struck through, beside ours."""
+        theme, tr, key = self.theme, self.trace.worked_example, self.key
         if tr.draft_weight_sums is None:
             return None
-        first = caption("Draft 002's printed s, \u03b1 and C (struck through) are not what its X and q give,",
-                        theme, 22, theme.negative)
-        second = caption("and its C is not even \u03b1\u1d40\u00b7X for its own \u03b1.", theme, 22,
-                         theme.negative)
-        third = caption("Every value here is computed from X and q.", theme, 22)
-        note = VGroup(first, second, third).arrange(DOWN, buff=0.1)
-        fit_within(note, max_width=13.6)
-        note.move_to([0, -3.88 + note.height / 2, 0])
+        first = caption(f"The draft's s, \u03b1 and C: {tr.draft_score_mismatches} of {tr.scores.size}, "
+                        f"{tr.draft_weight_mismatches} of {tr.weights.size} and {tr.draft_context_mismatches} of "
+                        f"{tr.context.size} differ;", theme, LABEL_SIZE, theme.negative)
+        row = self.q_names[FOCUS]
+        printed = VGroup(*(NumberLabel(v, theme, (f"{key}.draft_check.printed_context", FOCUS, k),
+                                       font_size=LABEL_SIZE, colour=theme.negative,
+                                       decimals=DRAFT_DECIMALS["context"])
+                           for k, v in enumerate(tr.draft_context[FOCUS]))).arrange(RIGHT, buff=0.25)
+        ours = VGroup(*(NumberLabel(v, theme, (f"{key}.context", FOCUS, k), font_size=LABEL_SIZE,
+                                    colour=theme.value) for k, v in enumerate(tr.context[FOCUS])
+                        )).arrange(RIGHT, buff=0.25)
+        second = on_baseline(VGroup(
+            caption(f"Its C, row \u201c{row}\u201d:", theme, LABEL_SIZE, theme.negative), printed,
+            caption("; X and q give", theme, LABEL_SIZE), ours).arrange(RIGHT, buff=0.18))
+        note = VGroup(first, second).arrange(DOWN, buff=0.1)
+        fit_within(note, max_width=13.4)
+        note.move_to([0, -3.88 + note.height / 2, 0])  # under the content, 0.12 above the frame's edge
+        # Low through the draft's digits (a third of their height up), as printed_matrix strikes.
+        strike = Line(printed.get_left() + LEFT * 0.05, printed.get_right() + RIGHT * 0.05,
+                      stroke_color=theme.negative, stroke_width=2.5)
+        strike.set_y(printed.get_bottom()[1] + printed.height / 3)
         # What the reader has to read (the pacer times the caption by its words).
-        note.text = "\n".join(line.original_text for line in (first, second, third))
+        note.text = "\n".join([first.original_text, read_as_line(second).text])
+        note.strike = strike  # drawn once the reader has found the draft's row
         return note
 
     def _weighted_average(self, j: int, x_names: list[str], q_names: list[str]) -> VGroup:
@@ -537,21 +564,21 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         theme, tr = self.theme, self.trace.worked_example
         N = tr.inputs.shape[0]
         shown = list(range(N)) if N <= 5 else [0, 1, None, N - 1]
-        parts: list = [caption(f"Row \u201c{q_names[j]}\u201d of C =", theme, 22, theme.value)]
+        parts: list = [caption(f"Row \u201c{q_names[j]}\u201d of C =", theme, LABEL_SIZE, theme.value)]
         for n, i in enumerate(shown):
             if n:
-                parts.append(caption("+", theme, 22))
+                parts.append(caption("+", theme, LABEL_SIZE))
             if i is None:
-                parts.append(caption("\u2026", theme, 22))
+                parts.append(caption("\u2026", theme, LABEL_SIZE))
                 continue
             parts.append(NumberLabel(tr.weights[i, j], theme, ("worked_example.weights", i, j),
-                                     font_size=NUMBER_FONT, colour=theme.weight))
-            parts.append(caption(f"\u00b7{x_names[i]}", theme, 22, theme.key))
+                                     font_size=LABEL_SIZE, colour=theme.weight))
+            parts.append(caption(f"\u00b7{x_names[i]}", theme, LABEL_SIZE, theme.key))
         line = on_baseline(VGroup(*parts).arrange(RIGHT, buff=0.1))  # "·mange" not above "·le"
-        tail = caption("a weighted average of the input vectors, weights from column "
-                       f"\u201c{q_names[j]}\u201d of A.", theme, 22)
+        tail = caption(f"a weighted average of the inputs, weighted by column \u201c{q_names[j]}\u201d of A.",
+                       theme, LABEL_SIZE)
         both = VGroup(line, tail).arrange(DOWN, buff=0.12)
-        fit_within(both, max_width=13.6)
+        fit_within(both, max_width=13.4)
         both.text = read_as_line(line).text + "\n" + tail.original_text
         return both.move_to([0, CAPTION_Y, 0])
 

@@ -52,9 +52,9 @@ MEETS_CLARITY = {
 
     # Part 2 and the worked example
     "dot_product",
-    # "dot_product_attention",
-    # "multi_query_attention",
-    # "worked_example",
+    "dot_product_attention",
+    "multi_query_attention",
+    "worked_example",
 }
 
 

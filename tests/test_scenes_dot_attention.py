@@ -235,10 +235,12 @@ def test_worked_example(table):
         # the draft's printed results are said to differ, with the core's numbers.
         for w in ("le", "chat", "mange", "du", "poisson", "the", "cat", "eats", "fish"):
             assert w in words
-        assert ("worked_example.draft_check.printed_weight_sums", 0) in keys
-        assert "printed s, \u03b1 and C (struck through)" in words
-    else:
+        # Issue 31: the draft's numbers in one beat, its row of C; no longer its alpha's sums.
+        assert ("worked_example.draft_check.printed_context", 0, 0) in keys
         assert ("worked_example.draft_check.printed_weight_sums", 0) not in keys
+        assert any(text.startswith("The draft's s, \u03b1 and C:") for text, _, _ in scene.pacer.log)
+    else:
+        assert not any(k[0].startswith("worked_example.draft_check") for k in keys)
 
 
 def test_worked_example_weighted_average_sits_on_one_baseline():

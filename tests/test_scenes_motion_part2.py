@@ -68,11 +68,19 @@ def test_multi_query_attention_poster_holds_queries_inputs_scores_weights_output
     assert mqa.audit.faults == []
 
 
-def test_worked_example_poster_holds_inputs_scores_weights_context_and_the_drafts_c(we):
+def test_worked_example_poster_holds_inputs_queries_scores_weights_and_context(we):
     p = "worked_example"
-    # The queries too (before: q^T left in step 4, so the poster lacked q).
-    assert {f"{p}.inputs", f"{p}.queries", f"{p}.scores", f"{p}.weights", f"{p}.context",
-            f"{p}.draft_check.printed_context"} <= _final_keys(we)
+    # Issue 31: digits once, then symbols. q's numbers are read in steps 1-2; at the 14 px floor
+    # q^T has no room beside X in step 4, so the queries stay as names: A^T's rows and E's columns
+    # ("the", "cat", "eats", "fish"). The draft's numbers have one beat (the close-up), not the
+    # poster: its row of C is shown there only.
+    assert {f"{p}.inputs", f"{p}.scores", f"{p}.weights", f"{p}.context"} <= _final_keys(we)
+    names = [t.original_text for top in we.mobjects for t in top.get_family()
+             if isinstance(t, Text) and max(float(t.get_fill_opacity()), 0) > 0.5]
+    for word in ("the", "cat", "eats", "fish"):
+        assert names.count(word) >= 2  # A^T's row and E's column
+    assert f"{p}.draft_check.printed_context" not in _final_keys(we)
+    assert f"{p}.draft_check.printed_context" in {n.key[0] for n in we.audit.numbers}
     assert we.audit.faults == []
 
 
@@ -98,8 +106,23 @@ def test_worked_example_turns_each_column_of_a_into_a_row_of_at(we):
 
 
 def test_multi_query_moves_e_in_its_frame(mqa):
-    # Before: E's cells flew as loose boxes and one poked out of E's border (20 s).
-    assert ("slide", "E", "E beside A") in mqa.moves
+    # Before: E's cells flew as loose boxes and one poked out of E's border (20 s). Issue 31:
+    # E no longer slides away from Q to stand beside A; A grows under E, and in step 4 E moves
+    # in its frame together with A (left along their rows, then up under Q).
+    slides = [(src, dst) for what, src, dst in mqa.moves if what == "slide"]
+    assert ("E,A", "left column") in slides and ("E,A", "stack") in slides
+    assert ("E", "E beside A") not in slides
+    assert slides.index(("Q", "stack")) < slides.index(("E,A", "left column"))
+
+
+def test_multi_query_keeps_q_and_xt_on_stage_until_xt_turns_into_x(mqa):
+    """Issue 31: from 15 to 28 s Q and X^T faded out, E stood alone on a 70 %-empty frame,
+    then Q and X^T faded back. Now no group leaves to come back, Q's and X^T's numbers are
+    visible (dimmed, as chips) in step 3's last frame, and the scene never rebuilds them."""
+    p = "multi_query_attention"
+    end3 = {k[0] for k in mqa.step_end_keys["step-3-softmax"]}
+    assert {f"{p}.queries", f"{p}.inputs", f"{p}.scores", f"{p}.weights"} <= end3
+    assert mqa.audit.returns == []
 
 
 # -- notation and legibility ------------------------------------------------------------------
@@ -121,7 +144,12 @@ def test_multi_query_level_bars_are_readable(mqa):
     assert min(b.width for b in bars) >= 0.13
 
 
-def test_worked_example_colours_close_weights_apart(we):
+def test_worked_example_colours_weights_on_the_absolute_scale(we):
+    """Issue 31: the weights were filled on a scale stretched from the smallest to the largest
+    (0.16 to 0.26 looked sharply peaked); now on the 0-1 scale every clip uses, so weights that
+    are nearly even look nearly alike, as they are."""
+    from scenes.theme import DARK
+
     tr = load_default_trace().worked_example
     fills = {}
     for top in we.mobjects:
@@ -131,21 +159,35 @@ def test_worked_example_colours_close_weights_apart(we):
                 fills[m.number.key[1:]] = m.box.get_fill_color().to_hex()
     lo = tuple(int(k) for k in np.unravel_index(int(np.argmin(tr.weights)), tr.weights.shape))
     hi = tuple(int(k) for k in np.unravel_index(int(np.argmax(tr.weights)), tr.weights.shape))
-    # The default weights run from 0.16 to 0.26: before, both got nearly the same pale fill.
     assert tr.weights.min() < 0.17 and tr.weights.max() > 0.25
-    assert delta_e_2000(hex_to_lab(fills[lo]), hex_to_lab(fills[hi])) >= 20
+    for key, hexed in fills.items():
+        assert hexed.upper() == DARK.heat(float(tr.weights[key])).to_hex().upper()
+    # 0.16 and 0.26 on a 0-1 scale: a small step (on the stretched scale it was >= 20).
+    assert delta_e_2000(hex_to_lab(fills[lo]), hex_to_lab(fills[hi])) < 20
+    assert delta_e_2000(hex_to_lab(DARK.heat(0.0).to_hex()), hex_to_lab(DARK.heat(1.0).to_hex())) >= 20
 
 
-def test_worked_example_shows_the_drafts_printed_values_struck_through(we):
-    keys = {n.key[0] for n in we.audit.numbers}
-    for kind in ("scores", "weights", "context"):
-        assert f"worked_example.draft_check.printed_{kind}" in keys
-    # Shown at the draft's own precision (4 decimals for alpha and C), equal to the data.
+def test_worked_example_says_what_the_draft_gets_wrong_in_one_beat(we):
+    """Issue 31: about 40 s went to the draft's struck-through matrices; now one beat (the
+    close-up, at most 10 s) counts what its s, alpha and C get wrong and sets its row "the"
+    of C, struck through, beside ours."""
+    tr = load_default_trace().worked_example
+    keys = {n.key for n in we.audit.numbers}
+    assert {("worked_example.draft_check.printed_context", 0, k) for k in range(3)} <= keys
+    assert not any(k[0] in ("worked_example.draft_check.printed_scores",
+                            "worked_example.draft_check.printed_weights") for k in keys)
+    # Shown at the draft's own precision (4 decimals for C), equal to the data.
     assert check_numbers(we, load_default_trace()) > 0
     shown = {n.shown for n in we.audit.numbers if n.key[0] == "worked_example.draft_check.printed_context"}
     assert "0.1866" in shown  # the draft's C[0][0], as it prints it
-    texts = " ".join(t.original_text for top in we.mobjects for t in top.get_family() if isinstance(t, Text))
-    assert "12 of 12 differ" in texts
+    said = [(text, start, end) for text, start, end in we.pacer.log if text.startswith("The draft's s")]
+    assert len(said) == 1
+    text, start, end = said[0]
+    assert (f"{tr.draft_score_mismatches} of {tr.scores.size}, {tr.draft_weight_mismatches} of "
+            f"{tr.weights.size} and {tr.draft_context_mismatches} of {tr.context.size} differ") in text
+    assert end - start <= 10.0 + 1e-6
+    (what, a, b), = we.close_ups
+    assert a <= start and end <= b + 1.0  # the draft's beat is the close-up
 
 
 # -- output_mapping ---------------------------------------------------------------------------------
