@@ -111,9 +111,10 @@ ALIGN_LEFT, ALIGN_RIGHT, ALIGN_TOP = 5.62, 6.92, 2.62
 # Under the finished matrix: its note, then the lines saying why a row is off its word.
 NOTE_Y, WHY_YS = -2.8, (-3.22, -3.64)
 
+# (Lines at most 3.8 wide at EQUATION_SIZE: the explanation's column is 4.25, a continued line indented.)
 _SCORE_TEX = {
-    "additive": [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"= v^{\top}\tanh(W_a\,s_{t-1} + U_a\,h_j)"],
-    "dot": [r"e_{tj} = f_{att}(s_{t-1}, h_j) = s_{t-1}^{\top}\,h_j"],
+    "additive": [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"= v^{\top}\tanh(W_a\,s_{t-1}", r"+\,U_a\,h_j)"],
+    "dot": [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"= s_{t-1}^{\top}\,h_j"],
     "scaled_dot": [r"e_{tj} = f_{att}(s_{t-1}, h_j)", r"= s_{t-1}^{\top}\,h_j \,/\, \sqrt{d}"],
 }
 _SCORE_NAME = {"additive": "additive (Bahdanau)", "dot": "dot product", "scaled_dot": "scaled dot product"}
@@ -122,8 +123,8 @@ _SCORE_NAME = {"additive": "additive (Bahdanau)", "dot": "dot product", "scaled_
 # the one of the network without attention, reading c_t instead of h_T;
 # the output is the dot product with every French embedding e_w.
 _DECODER_TEX = {
-    "tanh": [r"s_t = \tanh(W_o\,op_{t-1} + W_s\,s_{t-1}", r"+\,W_c\,c_t + b)"],
-    "gru": [r"s_t = \mathrm{GRU}(op_{t-1},\ s_{t-1},\ c_t)"],
+    "tanh": [r"s_t = \tanh(W_o\,op_{t-1}", r"+\,W_s\,s_{t-1} + W_c\,c_t + b)"],
+    "gru": [r"s_t = \mathrm{GRU}(op_{t-1},", r"s_{t-1},\ c_t)"],
 }
 _OUTPUT_TEX = r"op_t = \arg\max_w\ s_t \cdot e_w"
 
@@ -593,7 +594,7 @@ class AttentionProcessScene(WalkthroughScene):
             st.pacer.swap(self._explain([r"c_t = \textstyle\sum_j a_{tj}\,h_j"],
                                         f"{c_name}: each h\u2c7c scaled and faded by its weight."), run_time=0.8)
         self.play(LaggedStart(*[TransformFromCopy(src, g) for src, g in zip(sources, ghosts)], lag_ratio=0.05),
-                  run_time={"full": 1.6, "brief": 1.1}.get(mode, 0.6))
+                  run_time={"full": 1.6, "brief": 1.1}.get(mode, 0.5))
         self.play(fade_out(ghosts), fade_in(st.c_col), run_time=0.6 if mode != "quick" else 0.25)
         if t == 0:
             self.pause_on_result("context")
@@ -748,10 +749,10 @@ class AttentionProcessScene(WalkthroughScene):
                   run_time=max(1.6, 0.25 * len(parts["rows"])))
         self.remove(*st.words)
         self.add(parts["cols"])
-        # Heading and note are read before the why (or the final hold) begins.
-        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start)
-        if not self._why_rows():
-            due -= FINAL_HOLD
+        # Heading and note stay to the end: read before the final hold ends (the why-lines, if
+        # any, follow at once, each held for its own reading).
+        why_time = sum(1.0 + reading_time(self._why_line(*w).text) for w in self._why_rows())
+        due = reading_time(f"{heading.original_text} {note.text}") - (self.time - start) - FINAL_HOLD - why_time
         if due > 0:
             self.wait(due + 1.0 / config.frame_rate)
 
@@ -825,7 +826,7 @@ class AttentionProcessScene(WalkthroughScene):
         for i, label in rows:
             word = written[i]
             if word in self.mobjects:
-                k = label.height / word.height
+                k = label.font_size / word.font_size  # (heights differ when the label is cut)
                 # Right-aligned like the names it stands for (a word cut longer than they are
                 # reaches further left, never into the matrix).
                 to = [label.get_right()[0] - word.width * k / 2, label.get_y(), 0]
@@ -879,7 +880,7 @@ class AttentionProcessScene(WalkthroughScene):
             note.align_to([0, -3.75, 0], DOWN)  # the bottom line is free (clear of the edge)
         # Cells as large as the frame allows: 12 columns x 13 rows still fit.
         cell_w = min(1.0, 11.0 / T)
-        top_room = 2.45  # under the heading, the axis names and the source words
+        top_room = 2.3  # under the heading, the axis names and the source words
         cell_h = min(0.5, (top_room - note.get_top()[1] - 0.15) / n)
         matrix = ValueMatrix(view.alignment, theme, key=view.alignment_key, row_labels=list(view.chosen),
                              colour=theme.weight, max_rows=13, max_cols=12, cell_width=cell_w,
@@ -904,7 +905,7 @@ class AttentionProcessScene(WalkthroughScene):
         xs = [matrix.cell(0, j).get_x() for j in range(T) if matrix.cell(0, j) is not None]
         cols = word_labels(view.source_tokens[:len(xs)], xs, top_room + 0.4, cell_w, theme)
         out = caption("output words", theme, TEXT_SIZE, theme.target_embedding)
-        out.move_to([0, top_room + 0.8, 0]).align_to(matrix.row_labels, RIGHT)
+        out.move_to([0, top_room + 0.9, 0]).align_to(matrix.row_labels, RIGHT)
         src = self._source_words_name(cols, out, top_room)
         shown_rows = sorted({i for (i, _) in matrix.cell_by_index})
         return dict(matrix=matrix, heading=heading, note=note, cols=cols, src=src, out=out, digits=digits,
@@ -915,8 +916,8 @@ class AttentionProcessScene(WalkthroughScene):
         "output words" (a table's corner), else above them (centred, then at the right end)."""
         src = caption("source words", self.theme, TEXT_SIZE, self.theme.encoder)
         left, right = cols.get_left()[0], cols.get_right()[0]
-        spots = [[left - 0.25 - src.width / 2, top_room + 0.4], [(left + right) / 2, top_room + 0.8],
-                 [right - src.width / 2, top_room + 0.8]]
+        spots = [[left - 0.25 - src.width / 2, top_room + 0.4], [(left + right) / 2, top_room + 0.9],
+                 [right - src.width / 2, top_room + 0.9]]
 
         def clear(mob: Mobject) -> bool:
             inside = mob.get_left()[0] >= -6.95 and mob.get_right()[0] <= 6.95
@@ -939,7 +940,7 @@ class AttentionProcessScene(WalkthroughScene):
         self.play(*([alongside] if alongside else []), hand_off(s_new, slot, leaving=leaving, shrink=0.8,
                            via=[(s_new.get_x(), top, 0), (slot[0], top, 0)],
                            what="s", src=("s", t + 1), dst=("s_prev", t + 2)),
-                  run_time=1.4 if mode != "quick" else 0.7)
+                  run_time=1.4 if mode != "quick" else 0.6)
         # The same numbers, now read as the next step's s_{t-1}.
         for k, lab in enumerate(m for m in s_new.get_family() if isinstance(m, NumberLabel)):
             lab.key = (nxt.previous_state_key, lab.key[1])
@@ -951,7 +952,7 @@ class AttentionProcessScene(WalkthroughScene):
         frame = SurroundingRectangle(strip_word, color=self.theme.target_embedding, buff=0.06, stroke_width=2)
         self.play(moved(Transform(frame, next_op.frame.copy(), remover=True), caption_out(op_col),
                         caption_in(next_op), what="op", src=("strip", t + 1), dst=("op", t + 1)),
-                  run_time=1.0 if mode != "quick" else 0.5)
+                  run_time=1.0 if mode != "quick" else 0.4)
         return next_op
 
     # -- pieces of a step ----------------------------------------------------
