@@ -27,7 +27,6 @@ gives both the same shape, so one code path draws either.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -428,10 +427,9 @@ class AttentionProcessScene(WalkthroughScene):
         self.show_encoder_states()
         for t, mode in self.step_modes():
             self.open_step(t, mode)
-            with self.close_up_of(t):
-                self.score_each_h_j(t, mode)
-                self.weigh_scores(t, mode)
-                self.weigh_and_sum_context(t, mode)
+            self.score_each_h_j(t, mode)  # the first step's opens the close-up ...
+            self.weigh_scores(t, mode)
+            self.weigh_and_sum_context(t, mode)  # ... and its context closes it
             self.decode_word(t, mode)
             filing = self.file_weights_row(t, mode)
             self.pass_state_and_word_on(t, mode, alongside=filing)
@@ -511,9 +509,11 @@ class AttentionProcessScene(WalkthroughScene):
         st.new_bars = self._weight_bars(t)
         st.new_links = self._links(st.s_prev)
 
-    def close_up_of(self, t: int):
-        """The clip's one close-up: the first step's scores, weights and context, in numbers."""
-        return self.close_up("step 1 in numbers: scores, weights, context") if t == 0 else nullcontext()
+    def _open_close_up(self) -> None:
+        """The clip's one close-up begins: the first step's scores, weights and context, in
+        numbers, from the moment its scores appear (:meth:`_collapse_digits` ends it)."""
+        self._close_up = self.close_up("step 1 in numbers: scores, weights, context")
+        self._close_up.__enter__()
 
     def score_each_h_j(self, t: int, mode: str) -> None:
         """f_att scores every h_j against s_{t-1}: a thin link to each, its score under it (after
@@ -528,6 +528,7 @@ class AttentionProcessScene(WalkthroughScene):
         first = [fade_in(st.e_name), fade_in(st.a_name), Create(st.bar_base), fade_in(st.align_name), veils_in]
         text = self._explain(_SCORE_TEX[view.score], f"f\u2090\u209c\u209c scores every h\u2c7c against s\u2080.")
         st.pacer.swap(text, st.label_anim, Create(st.focus), *first, run_time=0.8)
+        self._open_close_up()
         self.play(Create(st.new_links), LaggedStart(*[
             AnimationGroup(Indicate(st.states[i][0].frame, color=theme.highlight, scale_factor=1.03),
                            fade_in(st.new_scores[i], shift=DOWN * 0.1))
@@ -610,6 +611,7 @@ class AttentionProcessScene(WalkthroughScene):
         for c in cells:
             c.remove(c.number)
             c.number = None
+        self._close_up.__exit__(None, None, None)
 
     def decode_word(self, t: int, mode: str) -> None:
         """The decoder reads op_{t-1}, s_{t-1} and c_t, writes s_t, then the closest French word."""
