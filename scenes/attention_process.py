@@ -91,13 +91,13 @@ __all__ = ["AttentionProcessScene", "Stage", "word_labels", "MIN_FLYING_WEIGHT"]
 TITLE_Y = 3.62
 SOURCE_LEFT, SOURCE_RIGHT = -4.6, 5.45  # the columns' outer edges: row names left, the alignment so far right
 MAX_STATE_ROWS = 4  # longer vectors are elided with dots (short columns leave the links room to fan out)
-CELL_H = 0.28  # a 20-pt number (0.21 high) fits with its margin
+CELL_H = 0.31  # a 23.5-pt number (0.247 high) fits in 80 % of it (fitted_number drops decimals otherwise)
 # Every text at least 14 px tall at 480p (STYLE.md §4.8): Text >= 23.1 pt, formulas >= 33 pt.
 TEXT_SIZE = 24
 WORD_FONT = TEXT_SIZE
-BAR_MAX_H = 0.58
+BAR_MAX_H = 0.48
 PANEL_TOP = -2.1  # top of the decoder panel's columns (their labels above)
-STRIP_Y = -3.56  # the "French so far" strip (clear of the bottom edge)
+STRIP_Y = -3.64  # the "French so far" strip (clear of the bottom edge)
 EXPLAIN_LEFT, EXPLAIN_RIGHT, EXPLAIN_TOP = 2.7, 6.95, -1.3  # the equation and caption of the moment
 EQUATION_SIZE = 34  # >= 33.2 pt: 14 px capitals at 480p
 DOTS_SIZE = 34
@@ -247,6 +247,8 @@ class AttentionProcessScene(WalkthroughScene):
         room = SOURCE_RIGHT - SOURCE_LEFT
         self.pitch = min(1.25, room / T)
         self.cell_w = min(STATE_CELL_W, self.pitch - 0.1)
+        # The score and weight rows use the whole pitch: at the 14 px floor "-0.56" needs ~1 unit.
+        self.row_w = self.pitch - 0.1
         self.cell_h = CELL_H
         shown_rows = min(H, MAX_STATE_ROWS)
         span = (T - 1) * self.pitch
@@ -308,7 +310,7 @@ class AttentionProcessScene(WalkthroughScene):
         scale = max(float(np.max(np.abs(e))), 1e-9)
         row = VGroup()
         for i in range(self.T):
-            cell = ValueCell(e[i], self.theme, (step.scores_key, i), self.cell_w, self.cell_h, scale,
+            cell = ValueCell(e[i], self.theme, (step.scores_key, i), self.row_w, self.cell_h, scale,
                              show_number=digits)
             row.add(cell.move_to([self.xs[i], self.scores_y, 0]))
         return _one_precision(row, self.theme)
@@ -319,7 +321,7 @@ class AttentionProcessScene(WalkthroughScene):
         a = step.weights
         row = VGroup()
         for i in range(self.T):
-            cell = ValueCell(a[i], theme, (step.weights_key, i), self.cell_w, self.cell_h,
+            cell = ValueCell(a[i], theme, (step.weights_key, i), self.row_w, self.cell_h,
                              fill=theme.heat(a[i]), show_number=digits)
             row.add(cell.move_to([self.xs[i], self.weights_y, 0]))
         return row
