@@ -68,6 +68,7 @@ from .components import (
     NUMBER_SIZE,
     CellBox,
     NumberLabel,
+    OpacityScaling,
     StateStrip,
     ValueCell,
     ValueMatrix,
@@ -185,6 +186,20 @@ def _one_precision(row: VGroup, theme) -> VGroup:
     return row
 
 
+class _FadeInPlace(OpacityScaling):
+    """A part of a group on screen fades out (or in) and stays in its group (the caller takes
+    it out of the group after a fade out): no copy, and the scene's list of mobjects is left
+    alone (a remover or an introducer would make the scene split the group into loose parts)."""
+
+    def __init__(self, mobject: Mobject, out: bool = True, **kw) -> None:
+        self.out = out
+        super().__init__(mobject, **kw)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        a = self.rate_func(alpha)
+        self.scale_opacity(1.0 - a if self.out else a)
+
+
 @dataclass
 class Stage:
     """What is on screen across the beats: the slots a beat reads and writes (STYLE.md §3.2)."""
@@ -300,7 +315,9 @@ class AttentionProcessScene(WalkthroughScene):
                                              show_numbers=False))
             col.shift(np.array([self.xs[i], self.h_top, 0]) - col.frame.get_top())
             name = caption(f"h{subscript(i + 1)}", theme, TEXT_SIZE, theme.encoder).move_to([self.xs[i], self.h_name_y, 0])
-            cols.add(VGroup(col, name))
+            part = VGroup(col, name)
+            part.key = view.encoder_keys[i]  # a chip has no digits to name it: the moves read this
+            cols.add(part)
         return _one_precision(cols, theme)
 
     def _score_row(self, t: int, digits: bool = False) -> VGroup:
@@ -535,6 +552,7 @@ class AttentionProcessScene(WalkthroughScene):
             AnimationGroup(Indicate(st.states[i][0].frame, color=theme.highlight, scale_factor=1.03),
                            fade_in(st.new_scores[i], shift=DOWN * 0.1))
             for i in range(self.T)], lag_ratio=0.25), run_time=2.0)
+        self.add(st.new_scores)  # the row, not its cells one by one: later beats move it as one
         st.scores, st.links = st.new_scores, st.new_links
         self.pause_on_result("scores")
 
@@ -578,12 +596,14 @@ class AttentionProcessScene(WalkthroughScene):
                               *unfocus, run_time=0.8)
                 unfocus = []
             self.play(*grow, *unfocus, run_time=1.0 if mode == "full" else 0.7)
-            if len(w_numbers):
-                self.play(fade_in(w_numbers), run_time=0.3)
-            self.pause_on_result("weights")
-        self.remove(w_boxes, w_numbers)
-        self.add(new)
+        # The new row itself stands where its boxes landed (its digits, if any, still hidden).
+        self.remove(w_boxes)
+        self.add(new)  # (no frame is drawn before its digits' fade in begins at nothing)
         st.weights, st.bars = new, st.new_bars
+        if mode != "quick":
+            if len(w_numbers):
+                self.play(*[_FadeInPlace(d, out=False) for d in w_numbers], run_time=0.3)
+            self.pause_on_result("weights")
 
     def weigh_and_sum_context(self, t: int, mode: str) -> None:
         """c_t forms from the h_j, each copy scaled and faded by its weight on the way (in numbers
@@ -608,8 +628,9 @@ class AttentionProcessScene(WalkthroughScene):
         st = self.stage
         cells = [c for group in (st.scores, st.weights, st.c_col.cells) for c in group
                  if isinstance(c, ValueCell) and c.number is not None]
-        digits = VGroup(*[c.number for c in cells])
-        self.play(fade_out(digits), st.veils_out, run_time=0.6)
+        # Each digit fades where it stands, none leaves the scene (a remover, or a new group of
+        # them, would make the scene split their rows into loose cells).
+        self.play(*[_FadeInPlace(c.number) for c in cells], st.veils_out, run_time=0.6)
         for c in cells:
             c.remove(c.number)
             c.number = None
@@ -860,12 +881,12 @@ class AttentionProcessScene(WalkthroughScene):
         which = self._how_learned() if view.trained else "untrained"
         counter_left = 6.9 - caption(f"step {n} of {n}", theme, TEXT_SIZE).width - 0.3
         for said in (f"{_SCORE_NAME[view.score]} score, {which}", f"{view.score.replace('_', ' ')} score, {which}",
-                     which):  # the training note alone when the score's name leaves it no room
+                     which, "untrained" if view.untrained else "trained"):  # the note shortened when the counter leaves it no room
             kind = caption(said, theme, TEXT_SIZE, theme.muted)
             kind.next_to(title, RIGHT, buff=0.3).align_to(title, DOWN)
             if kind.get_right()[0] <= counter_left:
-                break
-        return kind
+                return kind
+        return VGroup()  # no room at all (a long counter): the title alone
 
     def _how_learned(self) -> str:
         """How the translator learned, in the reader's words (not the training log's)."""
@@ -910,6 +931,8 @@ class AttentionProcessScene(WalkthroughScene):
         cols = word_labels(view.source_tokens[:len(xs)], xs, top_room + 0.4, cell_w, theme)
         out = caption("output words", theme, TEXT_SIZE, theme.target_embedding)
         out.move_to([0, top_room + 0.9, 0]).align_to(matrix.row_labels, RIGHT)
+        if out.get_left()[0] < -6.85:  # a wide matrix leaves its names little room on the left
+            out.align_to([-6.85, 0, 0], LEFT)
         src = self._source_words_name(cols, out, top_room)
         shown_rows = sorted({i for (i, _) in matrix.cell_by_index})
         return dict(matrix=matrix, heading=heading, note=note, cols=cols, src=src, out=out, digits=digits,
