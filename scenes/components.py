@@ -570,7 +570,7 @@ class StateStrip(VGroup):
         for t, h in enumerate(states, start=1):
             chip = VectorColumn(h, theme, show_numbers=False, colour=colour, cell_width=STATE_CHIP_W,
                                 cell_height=STATE_CHIP_H / H, max_rows=H)
-            name = caption(f"{letter}{subscript(t)}", theme, 20, colour).next_to(chip, DOWN, buff=0.08)
+            name = caption(f"{letter}{subscript(t)}", theme, MIN_FONT_SIZE, colour).next_to(chip, DOWN, buff=0.08)
             self.add(VGroup(chip, name))
         self.arrange(RIGHT, buff=0.3 if T > 9 else 0.42, aligned_edge=UP)
         self.room = caption(f"{letter}{subscript(T)}: the context vector", theme, 22).width + 0.3

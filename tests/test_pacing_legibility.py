@@ -41,7 +41,7 @@ MEETS_CLARITY = {
     # "output_mapping",
 
     # Part 1, the process of attention
-    # "attention_process",
+    "attention_process",
 
     # Part 1 and 2: the clips around attention
     # "hidden_state_map",

@@ -33,22 +33,21 @@ def _model(trace) -> dict:
     return trace.to_dict()["model"]
 
 
-def _expected_keys(trace) -> set[tuple]:
-    """Every h_j row shown, every step's scores, weights, inputs, states and
-    context, every row of the alignment matrix, from section ``model`` (the
-    network with attention: the translator, or the untrained fallback, same keys)."""
+def _expected_keys(trace, named_cells=()) -> set[tuple]:
+    """Issue 31, digits once: the numbers read are the first step's, in the close-up (its
+    scores, weights, context c_1 and the first word's probability), and the alignment cells
+    the ending's why-lines name (``named_cells``); every vector (h_j, s, op, c) and every other
+    row is a chip or heat cells without digits. From section ``model`` (the network with
+    attention: the translator, or the untrained fallback, same keys)."""
     m = _model(trace)
-    n, T = len(m["steps"]), len(m["tokens"])
+    T = len(m["tokens"])
     rows = _rows(len(m["initial_state"]))
-    keys = {(f"model.encoder_states.{j}", r) for j in range(1, T + 1) for r in rows}
-    for t in range(n):
-        k = f"model.steps.{t}"
-        keys |= {(f"{k}.attention_scores", i) for i in range(T)}
-        keys |= {(f"{k}.attention_weights", i) for i in range(T)}
-        keys |= {("model.attention", t, i) for i in range(T)}  # the alignment matrix
-        keys |= {(f"{k}.{name}", r) for name in ("context", "input_embedding", "previous_state", "state")
-                 for r in rows}
-        keys.add((f"{k}.chosen_probability",))
+    k = "model.steps.0"
+    keys = {(f"{k}.attention_scores", i) for i in range(T)}
+    keys |= {(f"{k}.attention_weights", i) for i in range(T)}
+    keys |= {(f"{k}.context", r) for r in rows}
+    keys.add((f"{k}.chosen_probability",))
+    keys |= {("model.attention", i, j) for i, j in named_cells}
     return keys
 
 
@@ -66,7 +65,10 @@ def test_default_numbers_every_frame():
     assert _model(trace)["weights"] == "trained" and _model(trace)["network"] == "gru"
     scene = build_scene("attention_process", trace, skip=False)
     assert scene.audit.faults == []
-    assert shown_keys(scene) == _expected_keys(trace)
+    # Worked by hand from the default alignment (rows: la croissance économique s'est ralentie ces
+    # dernières années <END>; the grammar aligns ralentie to "slowed" (3), années to "years" (7)):
+    # ralentie peaks on "years" (4, 7), four words later, années on "growth" (7, 1), before its word.
+    assert shown_keys(scene) == _expected_keys(trace, named_cells=[(4, 7), (7, 1)])
     assert all(k[0].startswith("model.") for k in shown_keys(scene))
     assert check_numbers(scene, load_default_trace()) > 0
     # Trained weights: no "untrained" caption, and the alignment matrix's rows
@@ -131,7 +133,14 @@ def test_trained_twelve_words():
     scene = build_scene("attention_process", trace)
     assert scene.audit.faults == []
     independent = trace_from(data)
-    assert shown_keys(scene) == _expected_keys(independent)
+    shown = shown_keys(scene)
+    named = {(k[1], k[2]) for k in shown if k[0] == "model.attention"}
+    assert shown == _expected_keys(independent, named)
+    # The ending names at most two cells, each its row's strongest weight, off the grammar's word.
+    m = _model(independent)
+    assert len(named) <= 2
+    for i, j in named:
+        assert max(range(len(m["tokens"])), key=lambda c: m["attention"][i][c]) == j != m["reference_alignment"][i]
     assert check_numbers(scene, independent) > 0
     assert not _has_untrained_note(scene)
 
@@ -158,8 +167,24 @@ def test_weighted_sum_flies_only_the_weighted_copies():
 
 # -- pacing and the pictures of attention (issue 13) ---------------------------------------
 
+def _rows_on_screen(scene) -> None:
+    """Record at each look whether this step's score row and weight row are on screen."""
+    st = getattr(scene, "stage", None)
+    if st is None:
+        return
+    family = scene.get_mobject_family_members()
+
+    def shown(*rows) -> bool:  # every box of the row on screen (a look inside a play sees the
+        # row being replaced, or the boxes of its successor before the row itself is added)
+        return any(r is not None and all(c.box in family for c in r) for r in rows)
+
+    scene.__dict__.setdefault("rows_log", []).append(
+        (float(scene.renderer.time), shown(st.scores, st.new_scores), shown(st.weights, st.new_weights)))
+
+
 def _first_strip(scene) -> None:
     """Record, at the scene's first look, where its strip of encoder states stands and what it holds."""
+    _rows_on_screen(scene)
     if not hasattr(scene, "first_strip"):
         scene.first_strip = strip_geometry(scene, scene.strip)
         scene.first_values = [[cell.value for _, cell in sorted(chip.cell_by_index.items())]
@@ -191,8 +216,9 @@ def test_the_states_open_as_the_encoders_strip_then_rise_into_their_columns(defa
     assert "from the network with attention (its own encoder)" in default_scene.first_texts
     assert [m for m in default_scene.moves if m[0] == "unfold_strip"] == \
         [("unfold_strip", ("strip", j), view.encoder_keys[j]) for j in range(len(view.source_tokens))]
-    # The opening beat adds a few seconds, no more (the clip was about 81 s).
-    assert default_scene.renderer.time < 87
+    # The opening beat adds a few seconds, no more (the clip was about 81 s; issue 31's ending
+    # adds two lines on why rows leave their word, read before the final hold).
+    assert default_scene.renderer.time < 89
 
 
 def test_later_steps_are_quicker_than_the_first(default_scene):
@@ -202,9 +228,9 @@ def test_later_steps_are_quicker_than_the_first(default_scene):
     assert len(durations) == n >= 3
     first = durations[0]
     # The first step is explained phase by phase; every later one takes less time,
-    # the quick ones (third on) well under half of it.
+    # the quick ones (third on) at most 40 % of it (issue 31, Deliver 4).
     assert all(d < first for d in durations[1:]), durations
-    assert all(d < 0.5 * first for d in durations[2:]), durations
+    assert all(d <= 0.4 * first for d in durations[2:]), durations
     # ... and still each chosen word is held still for a second.
     assert [w for w, _ in scene.result_marks].count("word") == n
     assert scene.pacing_faults() == []
@@ -326,6 +352,30 @@ def test_the_links_fan_out():
     rise = min(l.get_end()[1] - l.get_start()[1] for l in links)
     assert rise >= 1.2, rise
     assert min(abs(a - b) for a, b in zip(angles, angles[1:])) >= 1.0, angles
+
+
+def test_the_score_and_weight_rows_stay_from_step_to_step(default_scene):
+    # Issue 31: the rows went blank for 1-2 s between steps; now each changes in place, from the
+    # first step's weights to the end of the last step.
+    scene = default_scene
+    first_weights = min(t for t, _, w in scene.rows_log if w)
+    last_end = scene.step_times[-1][1]
+    during = [(t, e, w) for t, e, w in scene.rows_log if first_weights <= t <= last_end]
+    assert len(during) > 50
+    assert all(e and w for _, e, w in during), [x for x in during if not (x[1] and x[2])][:3]
+
+
+def test_the_ending_says_why_rows_leave_their_word(default_scene):
+    # Issue 31, Deliver 5, checked on the numbers: ralentie's row peaks on "years" (0.79), a later
+    # word than its "slowed": the encoder reads left to right, so h_8 has read "slowed". années'
+    # row peaks on "growth" (0.73), an EARLIER word, which h_2 has not read: no such excuse, and the
+    # screen says only that nothing told attention where to look (unguided training).
+    texts = " ".join(m.original_text for top in default_scene.mobjects for m in top.get_family()
+                     if isinstance(m, Text) and m.get_fill_opacity() > 0.5)
+    assert "ralentie→years:readinglefttoright,h₈hasread“slowed”too" in texts.replace(" ", "")
+    assert "années→growth:h₂neverread“years”;nothingtoldattentionwheretolook" in texts.replace(" ", "")
+    shown = {n.key: n.shown for n in default_scene.audit.numbers if n.key and n.key[0] == "model.attention"}
+    assert shown == {("model.attention", 4, 7): "0.79", ("model.attention", 7, 1): "0.73"}
 
 
 def test_the_picture_never_goes_blank(default_scene):
