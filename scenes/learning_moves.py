@@ -29,6 +29,13 @@ class CountTo(Animation):
         self.holder = VGroup(old)
         super().__init__(self.holder, **kw)
 
+    def _setup_scene(self, scene: Any) -> None:
+        # ``old`` is on the scene by itself: from now on the holder shows it (and what follows).
+        if scene is not None:
+            scene.remove(self.old)
+            scene.add(self.holder)
+        super()._setup_scene(scene)
+
     def begin(self) -> None:
         # No starting copy of the family is needed (nothing interpolates points).
         self.interpolate(0)
