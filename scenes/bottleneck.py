@@ -65,11 +65,12 @@ STATES_TOP = 1.95
 DECODER_Y = -2.55  # the decoder's centre: under the states' names, over the captions
 FOOT_Y = -3.68  # the captions, as in ``encoder`` (under the strip of states it leaves)
 TEXT_FONT = 23.5  # the legibility floor: 14 px at 480p (issue 31)
-FIGURE_Y = 1.15  # the struck strip, shrunk, over the long sentence's table
-FIGURE_H = 1.6
-TABLE_TOP = 0.05
+FIGURE_Y = 1.35  # the struck strip, shrunk, over the long sentence's table
+FIGURE_H = 1.3
+TABLE_TOP = 0.4
 VERDICT_Y = -3.2
-CELL_W = 0.92  # "\u22121.00" at 20 pt needs 0.81 of the cell's 0.9 of its width
+CELL_W = 0.92  # a colour-only column (h_1 .. h_{T-1})
+DIGITS_W = 1.08  # h_T's column: "\u22121.00" at 23.5 pt needs 0.95 of the cell's 0.9 of its width
 CELL_H_RANGE = (0.3, 0.42)  # a 20-pt number needs 0.3; no taller than 0.42
 DECODER_W = 2.0
 DECODER_ROOM = DECODER_W + 0.45 + 0.2  # the decoder right of the states: its width, the arrow, a margin
@@ -204,6 +205,7 @@ class BottleneckScene(WalkthroughScene):
         # Its texts (names, digits, "discarded") would be too small to read once shrunk: they
         # go first (and stay gone), the shapes shrink: h_T is its colours now, still ringed.
         texts = VGroup(*(m for m in figure.get_family() if isinstance(m, (Text, MathTex))))
+        pacer._wait_for_reader(extra=0.8)  # the cost is read before the figure makes way
         self.play(_Dim(texts, 0.0), fade_out(VGroup(self.tokens, self.context)), run_time=0.5)
         target = figure.copy()
         target.scale(min(FIGURE_H / figure.height, 12.0 / figure.width)).move_to([0, FIGURE_Y, 0])
@@ -278,7 +280,7 @@ class BottleneckScene(WalkthroughScene):
         T, H = values.shape
         slot = min(1.25, 13.5 / T)
         buff = max(slot - CELL_W - 0.08, 0.1)
-        width = T * (CELL_W + 0.08) + (T - 1) * buff
+        width = (T - 1) * (CELL_W + 0.08) + DIGITS_W + 0.08 + (T - 1) * buff
         self.decoder_beside = width + DECODER_ROOM <= 13.8
         top = min(STATES_TOP, tokens.get_bottom()[1] - 0.25)
         # Down to the captions (beside) or to the decoder (under), less the names and "discarded".
@@ -291,7 +293,8 @@ class BottleneckScene(WalkthroughScene):
             # Digits only on h_T, the one vector the decoder gets (12 numbers, not T x 12):
             # the others are read by their colours.
             col = legible_dots(VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
-                                            cell_width=CELL_W, cell_height=cell_h, max_rows=rows,
+                                            cell_width=DIGITS_W if t == T - 1 else CELL_W,
+                                            cell_height=cell_h, max_rows=rows,
                                             show_numbers=t == T - 1))
             name = caption(f"{letter}{subscript(t + 1)}", theme, 24, theme.encoder).next_to(col, DOWN, buff=0.1)
             states.add(VGroup(col, name))
@@ -335,7 +338,7 @@ def _word_rows(names, columns, theme, font_size: float = TEXT_FONT, max_width: f
     font). Returns the rows (``out[r]`` is row ``r``, both blocks), how many words are framed
     and how many are missing (the counts of what is drawn)."""
     R = len(names)
-    boxes = [[word_box(w, theme, theme.muted if r == R - 1 else theme.decoder, font_size)
+    boxes = [[word_box(w, theme, theme.muted if r == R - 1 else theme.target_embedding, font_size)
               if w is not None else None for r, w in enumerate(col)] for col in columns]
     widths = [max(b.width for b in col if b is not None) for col in boxes]
     name_w = max(caption(name, theme, TEXT_FONT).width for name in names) + 0.3
