@@ -33,6 +33,10 @@ class CountTo(Animation):
         # ``old`` is on the scene by itself: from now on the holder shows it (and what follows).
         if scene is not None:
             scene.remove(self.old)
+            for top in scene.mobjects:  # and out of any group it was shown in
+                for m in top.get_family():
+                    if self.old in m.submobjects:
+                        m.remove(self.old)
             scene.add(self.holder)
         super()._setup_scene(scene)
 
