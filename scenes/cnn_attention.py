@@ -79,7 +79,8 @@ FORMULA_Y = 2.0
 FORMULA_X = 2.3
 FORMULA_WIDTH = 9.0  # from the image's right edge to the frame's
 NOTE_Y = -2.85
-STATUS_Y = -3.62  # the status line, under the word's note (two lines at most)
+STATUS_BOTTOM = -3.86  # the status line(s), under the word's note, off the frame's edge
+NOTE_TOP = -2.4  # a two-line note starts just under the picture
 SMALL = 23.5  # the smallest font size used (14.3 px capitals at 480p)
 SPOT_LEVELS = 24  # shades of the spotlight (runs of equal shade merge)
 SPOT_DARK = 0.82  # opacity of the dark where the weight is lowest
@@ -236,7 +237,8 @@ class CnnAttentionScene(WalkthroughScene):
         # Over the grid: what its tints now are (the weights, over the feature cells).
         weights_title = math_label(r"a_{ij} = \mathrm{softmax}(e)_{ij}", theme, TEX_SIZE, theme.weight)
         weights_title.move_to([WEIGHTS_X, WEIGHTS_Y + WEIGHTS_SIDE / 2 + 0.32, 0])
-        status = self._status_note().move_to([0, STATUS_Y, 0])
+        status = self._status_note()
+        status.move_to([0, STATUS_BOTTOM + status.height / 2, 0])  # one line or two, off the edge
         grid = self.features
         target = grid.copy().scale(WEIGHTS_SIDE / GRID_SIDE_CNN).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
         for col in target[:-1]:  # the stripes stay, faint, under the weights
@@ -262,8 +264,8 @@ class CnnAttentionScene(WalkthroughScene):
         new_note = self._word_note(t)
         fit_within(new_note, max_width=NOTE_WIDTH)
         new_note.move_to([NOTE_LEFT, NOTE_Y + 0.05, 0], aligned_edge=LEFT)
-        if len(new_note) > 1 and isinstance(new_note[0], VGroup):  # two lines: the first where one stands
-            new_note.shift(DOWN * (new_note[0].get_center()[1] - (NOTE_Y + 0.05)))
+        if len(new_note) > 1 and isinstance(new_note[0], VGroup):  # two lines: just under the picture
+            new_note.shift(UP * (NOTE_TOP - new_note.get_top()[1]))
         slot = self.words.boxes[t]
         if self.weights is None:
             self.focus = SurroundingRectangle(slot, color=theme.highlight, buff=0.06)
