@@ -367,8 +367,7 @@ class CnnAttentionScene(WalkthroughScene):
         summary = self._summary()
         bottom = VGroup(*([summary] if summary is not None else []), why).arrange(DOWN, buff=0.12)
         bottom.move_to([0, NOTE_Y - 0.35, 0])
-        # The lit picture of the last word becomes that word's thumbnail (the same picture, smaller).
-        last = thumbs[-1][0]
+        last = thumbs[-1][0]  # the lit picture of the last word becomes its thumbnail
         self.play(*[fade_out(m) for m in leaving],
                   self.spot.animate.scale(last.width / self.spot.width).move_to(last), run_time=1.0)
         self.remove(self.spot)
@@ -380,7 +379,6 @@ class CnnAttentionScene(WalkthroughScene):
         said = _texts_of(VGroup(*labels, *([summary] if summary else [])))
         self.wait(max(RESULT_PAUSE, min(FROZEN_READ, reading_time(said) - 1.5)))
         self.play(fade_in(why), run_time=0.6)
-        # The poster: the caption, every word's attention over the picture, read and held.
         self.hold_final(min(FINAL_HOLD_MAX - 1.0, max(FINAL_HOLD, reading_time(why.original_text))))
 
     def _thumb_label(self, t: int) -> VGroup:
