@@ -40,6 +40,7 @@ from manim import (
 )
 
 from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
+from .learning_moves import count_to
 from .components import (
     NumberLabel,
     caption,
@@ -66,19 +67,31 @@ LABEL_STEP = 0.34  # a level of staggered column words
 MAX_LEVELS = 3
 MATRIX_BOTTOM = -2.45
 LEFT_EDGE = -6.9
-ROW_LABEL_AREA = 1.9  # "économique" at 20 pt
+ROW_LABEL_AREA = 2.15  # "économique" at 23.5 pt
 GAP = 0.9  # between the two matrices
 RIGHT_EDGE = 6.9
 MAX_PITCH = 0.7
 MAX_ROW = 0.45
-WRITES_Y = -2.9  # what the snapshot writes; later the matrices' names
-LINE_YS = (-3.35, -3.8)
+WRITES_Y = -2.84  # what the snapshot writes; later the matrices' names
+LINE_YS = (-3.27, -3.68)  # clear of the frame's bottom edge at 24 pt
 TEXT_WIDTH = 13.4
-WORD_FONT = 20
+WORD_FONT = 23.5  # the 14 px floor at 480p
 PANEL_FONT = 24
 #: The first snapshots are explained slowly; the later ones go faster.
 SLOW_SNAPSHOTS = 2
 SLOW_MORPH, FAST_MORPH = 1.6, 1.0
+#: The ending is held at most this long (the rule: 4-8 s); each of its lines was read as it came.
+END_HOLD_MAX = 7.5
+
+
+def readers_note(note: str) -> str:
+    """How the network was trained, in the reader's words: the core's note says "trained
+    unguided, 6000 steps" (the steps are in the measures beside the matrix)."""
+    if note.startswith("trained unguided"):
+        return "learned from translation alone"
+    if note.startswith("trained with guided alignment"):
+        return "learned with a pull toward the grammar's alignment"
+    return note
 
 
 class HeatCell(Rectangle):
@@ -215,6 +228,13 @@ class AttentionLearningScene(WalkthroughScene):
         names.units = units
         return names
 
+    def _maker(self, field: str, decimals: int, like: NumberLabel):
+        """Builds the label of a passing value of ``field`` in ``like``'s style (while counting)."""
+        def make(value: float) -> NumberLabel:
+            return NumberLabel(value, self.theme, key=None, font_size=PANEL_FONT, colour=self.theme.weight,
+                               decimals=decimals)
+        return make
+
     def _panel_numbers(self, k: int) -> VGroup:
         """Snapshot ``k``'s step, held-out loss, exact match and alignment."""
         numbers = VGroup()
@@ -236,14 +256,14 @@ class AttentionLearningScene(WalkthroughScene):
     def show_the_untrained_matrix(self) -> None:
         theme, d = self.theme, self.data
         title = caption("How attention is learned", theme, 30)
-        note = caption(d["training_note"], theme, 22, theme.muted)
+        note = caption(readers_note(d["training_note"]), theme, 24, theme.muted)
         head = VGroup(title, note).arrange(RIGHT, buff=0.45, aligned_edge=DOWN)
         fit_within(head, max_width=TEXT_WIDTH).move_to([0, TITLE_Y, 0])
         self.add(head)  # the first frame says what this is
         self.columns = self._column_words(self.left_x)
         self.rows = self._row_words()
         self.frame = self._frame(self.left_x)
-        self.pacer = CaptionPacer(self, y=LINE_YS[0], font_size=22)
+        self.pacer = CaptionPacer(self, y=LINE_YS[0], font_size=24)
         self.pacer.swap("Rows: the French words of the finished translation; columns: the English words",
                         FadeIn(self.columns, lag_ratio=0.05), FadeIn(self.rows, lag_ratio=0.05),
                         Create(self.frame), run_time=1.2)
@@ -252,15 +272,13 @@ class AttentionLearningScene(WalkthroughScene):
         self.panel_names = self._panel_names()
         self.panel = self._panel_numbers(0)
         self.writes = self._writes(0)
-        self.pacer.swap("Step 0: seeded random weights; each row is one step's attention, bright = more",
+        self.pacer.swap("Step 0: random weights; each row is one step's attention, bright = more",
                         FadeIn(self.grid, lag_ratio=0.3 / len(self.grid)), fade_in(self.panel_names),
                         fade_in(self.panel_names.units), fade_in(self.panel), fade_in(self.writes),
                         run_time=1.2)
         self.shown_matrices.append(np.array([[c.value for c in self.grid]]).reshape(len(d["rows"]), -1))
         self.pause_on_result("weights")
-        self.pacer.swap(f"Measured on {d['held_out_sentences']} unseen sentences: exact match = "
-                        "the whole translation right", run_time=0.6)
-        self.pacer.swap("alignment = French words whose strongest weight is on the grammar's English word",
+        self.pacer.swap("exact match: all words right; alignment: top weight on the grammar's word",
                         run_time=0.6)
         self.step_spans.append((float(start), float(self.time)))
 
@@ -271,7 +289,10 @@ class AttentionLearningScene(WalkthroughScene):
         grid, panel, writes = self._grid(k), self._panel_numbers(k), self._writes(k)
         text = (f"After {d['steps'][k]} steps of translation loss only" if k < len(d["steps"]) - 1
                 else f"After {d['steps'][k]} steps: the end of training")
-        self.pacer.swap(text, ReplacementTransform(self.grid, grid), caption_out(self.panel), caption_in(panel),
+        # The matrix tweens into the snapshot, and the measures count to theirs, in place.
+        self.pacer.swap(text, ReplacementTransform(self.grid, grid),
+                        *[count_to(a, b, self._maker(field, decimals, b))
+                          for a, b, (_, field, decimals, _) in zip(self.panel, panel, self.MEASURES)],
                         caption_out(self.writes), caption_in(writes),
                         run_time=SLOW_MORPH if slow else FAST_MORPH)
         self.grid, self.panel, self.writes = grid, panel, writes
@@ -308,24 +329,23 @@ class AttentionLearningScene(WalkthroughScene):
         shown: list[Any] = []
         if known:
             grammar, outlines = self._grammar_cells()
-            names = caption("left: learned from translation alone · right: the grammar's alignment, "
-                            "outlined on the left", theme, 22)
-            agree = [caption("strongest weight on the grammar's word:", theme, 22),
-                     self._count("reference_agreement", K), caption("of", theme, 22),
-                     self._count("row_count"), caption("rows" + (";" if d["later_peaks"] else ""), theme, 22)]
+            names = caption("left: learned · right: the grammar's alignment, outlined on the left", theme, 24)
+            agree = [caption("peak weight on the grammar's word:", theme, 24),
+                     self._count("reference_agreement", K), caption("of", theme, 24),
+                     self._count("row_count"), caption("rows" + (";" if d["later_peaks"] else ""), theme, 24)]
             if d["later_peaks"]:
-                agree += [caption("on a later word, whose h has read it too:", theme, 22),
+                agree += [caption("on a later word (its h read it):", theme, 24),
                           self._count("later_peaks")]
             lines.append(read_as_line(on_baseline(VGroup(*agree).arrange(RIGHT, buff=0.12))))
             shown = [FadeIn(grammar, lag_ratio=0.3 / len(grammar)), fade_in(self._column_words(self.right_x)),
                      Create(self._frame(self.right_x))]
         else:
             names = caption("learned from translation alone (the grammar's alignment of this "
-                            "translation is not known)", theme, 22)
+                            "translation is not known)", theme, 24)
         held = VGroup(
-            caption(f"{d['held_out_sentences']} unseen sentences: exact match", theme, 22),
-            self._number("exact_match_percent", K, 1, 22), caption("%, alignment", theme, 22),
-            self._number("alignment_percent", K, 1, 22), caption("%", theme, 22))
+            caption(f"{d['held_out_sentences']} unseen sentences: exact match", theme, 24),
+            self._number("exact_match_percent", K, 1, 24), caption("%, alignment", theme, 24),
+            self._number("alignment_percent", K, 1, 24), caption("%", theme, 24))
         lines.append(read_as_line(on_baseline(held.arrange(RIGHT, buff=0.12))))  # "rows;" not above "of"
         fit_within(names, max_width=TEXT_WIDTH).move_to([0, WRITES_Y, 0])
         for y, line in zip(LINE_YS[len(LINE_YS) - len(lines):], lines):
@@ -341,11 +361,10 @@ class AttentionLearningScene(WalkthroughScene):
             self.play(Create(outlines), fade_in(lines[0]), run_time=1.0)
         self.pause_on_result("alignment", 1.5)
         self.play(fade_in(lines[-1]), run_time=0.8)
-        # The poster, held until every line has been read.
-        said = " ".join([names.original_text, *[line.text for line in lines]])
-        self.hold_final(max(FINAL_HOLD, reading_time(said) - 2.5))
+        # The poster: each line was read as it came; held until the last one is, 4-8 s.
+        self.hold_final(min(END_HOLD_MAX, max(FINAL_HOLD + 0.5, reading_time(lines[-1].text) + 1.0)))
 
     def _count(self, field: str, k: int | None = None) -> NumberLabel:
         value = self.data[field] if k is None else self.data[field][k]
         key = (f"{SECTION}.{field}",) if k is None else (f"{SECTION}.{field}", k)
-        return NumberLabel(value, self.theme, key=key, font_size=22, colour=self.theme.weight, decimals=0)
+        return NumberLabel(value, self.theme, key=key, font_size=24, colour=self.theme.weight, decimals=0)

@@ -24,10 +24,15 @@ from manim import (
     UP,
     Create,
     Cross,
+    DashedVMobject,
     GrowArrow,
     Indicate,
     Mobject,
+    Rectangle,
     SurroundingRectangle,
+    MathTex,
+    Text,
+    Transform,
     VGroup,
 )
 
@@ -49,7 +54,7 @@ from .components import (
     word_box,
 )
 from .decoder import legible_dots
-from .seq2seq_view import encoder_view, mismatches, network_note
+from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["BottleneckScene"]
 
@@ -59,8 +64,13 @@ TOKENS_Y = 2.5
 STATES_TOP = 1.95
 DECODER_Y = -2.55  # the decoder's centre: under the states' names, over the captions
 FOOT_Y = -3.68  # the captions, as in ``encoder`` (under the strip of states it leaves)
-TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
-CELL_W = 0.92  # "\u22121.00" at 20 pt needs 0.81 of the cell's 0.9 of its width
+TEXT_FONT = 23.5  # the legibility floor: 14 px at 480p (issue 31)
+FIGURE_Y = 1.35  # the struck strip, shrunk, over the long sentence's table
+FIGURE_H = 1.3
+TABLE_TOP = 0.4
+VERDICT_Y = -3.2
+CELL_W = 0.92  # a colour-only column (h_1 .. h_{T-1})
+DIGITS_W = 1.08  # h_T's column: "\u22121.00" at 23.5 pt needs 0.95 of the cell's 0.9 of its width
 CELL_H_RANGE = (0.3, 0.42)  # a 20-pt number needs 0.3; no taller than 0.42
 DECODER_W = 2.0
 DECODER_ROOM = DECODER_W + 0.45 + 0.2  # the decoder right of the states: its width, the arrow, a margin
@@ -94,7 +104,7 @@ class BottleneckScene(WalkthroughScene):
         theme = self.theme
         title = VGroup(
             caption("The bottleneck", theme, 30),
-            caption("one fixed-size vector for the whole sentence", theme, 22, theme.muted),
+            caption("one fixed-size vector for the whole sentence", theme, 24, theme.muted),
         ).arrange(RIGHT, buff=0.4, aligned_edge=DOWN)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         colour = theme.highlight if view.untrained else theme.muted
@@ -103,7 +113,7 @@ class BottleneckScene(WalkthroughScene):
             # Long unknown words: the note keeps its one line at the floor size, without their list.
             note = caption(re.sub(r" \([^)]*\)", "", network_note(self.trace)), theme, TEXT_FONT, colour)
         fit_within(note, max_width=13.8).move_to([0, NOTE_Y, 0])
-        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22,
+        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=24,
                             max_width=13.6).move_to([0, TOKENS_Y, 0])
         if tokens.get_top()[1] > note.get_bottom()[1] - 0.1:
             # A long sentence wraps onto two rows: keep it clear of the note.
@@ -136,7 +146,7 @@ class BottleneckScene(WalkthroughScene):
             return
         earlier = VGroup(*states[: T - 1])
         crosses = VGroup(*[_struck(s[0], theme) for s in earlier])
-        gone = caption("discarded", theme, 22, theme.negative).next_to(earlier, DOWN, buff=0.2)
+        gone = caption("discarded", theme, 24, theme.negative).next_to(earlier, DOWN, buff=0.2)
         self.pacer.swap(f"h\u2081 \u2026 h{subscript(T - 1)} are discarded: they never reach the decoder",
                         _Dim(earlier, 0.25), _Dim(self.links, 0.25),
                         Create(crosses), fade_in(gone))
@@ -163,8 +173,7 @@ class BottleneckScene(WalkthroughScene):
         self.play(Create(ring), Indicate(last[0].frame, color=theme.highlight, scale_factor=1.05))
         self.play(Create(decoder.box), fade_in(decoder.text), GrowArrow(to_decoder), fade_in(context))
         self.pause_on_result("context")
-        self.figure = VGroup(self.note, self.tokens, self.states, self.links, decoder, ring, context,
-                             to_decoder, *self.struck)
+        self.ring, self.decoder, self.to_decoder, self.context = ring, decoder, to_decoder, context
 
     def count_the_cost(self) -> None:
         """Every word must pass through h_T's H numbers; what that costs, measured."""
@@ -181,7 +190,8 @@ class BottleneckScene(WalkthroughScene):
         Both translations come from the core (``bottleneck_example``: the
         longest held-out sentence the network without attention gets wrong
         and the one with attention gets right); the scene only sets them
-        against the reference, word by word.
+        against the reference, word under word (aligned, so that an equal word
+        stands over its twin), and counts what it frames.
         """
         ex = getattr(self.trace, EXAMPLE, None)
         pacer = self.pacer
@@ -189,40 +199,51 @@ class BottleneckScene(WalkthroughScene):
             pacer.finish()
             return
         source, rows, verdict = self._long_sentence_parts(ex)
-        # The new sentence takes the old one's place as the old figure goes, and its plain
-        # translation and the reference come in the same move: the picture is never empty
-        # (nor a dimmed frame) while the caption is read.
+        # The struck strip stays, smaller, above the table (the reason it fails); the new
+        # sentence takes the old one's place; the rows come in under the strip.
+        figure = VGroup(self.states, self.links, *self.struck, self.ring, self.decoder, self.to_decoder)
+        # Its texts (names, digits, "discarded") would be too small to read once shrunk: they
+        # go first (and stay gone), the shapes shrink: h_T is its colours now, still ringed.
+        texts = VGroup(*(m for m in figure.get_family() if isinstance(m, (Text, MathTex))))
+        pacer._wait_for_reader(extra=0.8)  # the cost is read before the figure makes way
+        self.play(_Dim(texts, 0.0), fade_out(VGroup(self.tokens, self.context)), run_time=0.5)
+        target = figure.copy()
+        target.scale(min(FIGURE_H / figure.height, 12.0 / figure.width)).move_to([0, FIGURE_Y, 0])
         pacer.swap(f"A longer sentence ({len(ex.source)} words), held out from training",
-                   fade_out(self.figure, rate_func=window(0.0, 0.35)),
-                   fade_in(source, rate_func=window(0.2, 0.55)),
-                   fade_in(VGroup(rows[0], rows[2]), rate_func=window(0.4, 0.85)), run_time=1.6)
+                   Transform(figure, target),
+                   fade_in(source, rate_func=window(0.3, 0.65)),
+                   fade_in(rows[-1], rate_func=window(0.5, 0.9)), run_time=1.6)
         self.wait(1.0)
-        self.play(fade_in(rows[1]), fade_in(verdict))
+        self.play(fade_in(VGroup(*rows[:-1])), fade_in(verdict))
         self.pause_on_result("translations")
-        pacer.swap(f"without attention the decoder saw only h{subscript(len(ex.source))}; "
-                   "with attention, every h\u2c7c at every step")
-        # The poster: the sentence, the three translations, why they differ.
-        pacer.finish(FINAL_HOLD)
+        # What the strip above says, for this sentence (h_T is the draft's h_8 for its 8 words).
+        pacer.swap(f"without attention, its decoder saw only h{subscript(len(ex.source))}")
+        # The poster: the strip, the sentence, the translations, why they differ.
+        pacer.finish(FINAL_HOLD + 0.5)
 
     # -- builders ---------------------------------------------------------------
 
     def _long_sentence_parts(self, ex) -> tuple[TokenStrip, VGroup, Mobject]:
-        """The long sentence, its three translations (rows) and the verdict, laid out."""
+        """The long sentence, its translations (rows, reference last) and the verdict, laid out.
+        The attention row is drawn only where it differs from the reference; when it is the
+        reference, the verdict says so."""
         theme = self.theme
-        source = TokenStrip(ex.source, theme, colour=theme.embedding, font_size=22, max_width=13.6)
-        rows = _word_rows((("without attention:", ex.plain_translation),
-                           ("with attention:", ex.attention_translation),
-                           ("reference:", ex.reference)), ex.reference, theme)
-        block = VGroup(source, rows).arrange(DOWN, buff=0.45)
-        rows.set_x(0)
-        source.set_x(0)
-        wrong = len(mismatches(tuple(ex.plain_translation), tuple(ex.reference)))
-        verdict = caption(f"without attention {wrong} word{'s' if wrong != 1 else ''} differ (framed); "
-                          "with attention it is the reference", theme, 22, theme.text)
-        block.add(verdict)
-        verdict.next_to(rows, DOWN, buff=0.4)
-        # The sentence where the old one stood; the rows under it.
-        block.shift(UP * (self.tokens.get_top()[1] - source.get_top()[1]))
+        source = TokenStrip(ex.source, theme, colour=theme.embedding, font_size=24, max_width=13.6)
+        source.move_to([0, self.tokens.get_y(), 0])
+        same = tuple(ex.attention_translation) == tuple(ex.reference)
+        named = [("without attention:", ex.plain_translation)]
+        if not same:
+            named.append(("with attention:", ex.attention_translation))
+        columns = aligned_columns([w for _, w in named], ex.reference)
+        rows, wrong, missing = _word_rows([n for n, _ in named] + ["reference:"], columns, theme)
+        rows.move_to([0, TABLE_TOP - rows.height / 2, 0])
+        head = f"without attention: {wrong} wrong (framed)"
+        if missing:
+            head += f", {missing} missing (dashed)"
+        tail = "with attention: all right" if same else "with attention: framed in its row"
+        verdict = caption(f"{head}; {tail}", theme, 24, theme.text)
+        fit_within(verdict, max_width=13.6).move_to([0, VERDICT_Y, 0])
+        self.framed = (wrong, missing)
         return source, rows, verdict
 
     def _measured_cost(self):
@@ -259,7 +280,7 @@ class BottleneckScene(WalkthroughScene):
         T, H = values.shape
         slot = min(1.25, 13.5 / T)
         buff = max(slot - CELL_W - 0.08, 0.1)
-        width = T * (CELL_W + 0.08) + (T - 1) * buff
+        width = (T - 1) * (CELL_W + 0.08) + DIGITS_W + 0.08 + (T - 1) * buff
         self.decoder_beside = width + DECODER_ROOM <= 13.8
         top = min(STATES_TOP, tokens.get_bottom()[1] - 0.25)
         # Down to the captions (beside) or to the decoder (under), less the names and "discarded".
@@ -269,9 +290,13 @@ class BottleneckScene(WalkthroughScene):
         cell_h = max(CELL_H_RANGE[0], min(CELL_H_RANGE[1], room / min(H, rows)))
         states = VGroup()
         for t in range(T):
+            # Digits only on h_T, the one vector the decoder gets (12 numbers, not T x 12):
+            # the others are read by their colours.
             col = legible_dots(VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
-                                            cell_width=CELL_W, cell_height=cell_h, max_rows=rows))
-            name = caption(f"{letter}{subscript(t + 1)}", theme, 22, theme.encoder).next_to(col, DOWN, buff=0.1)
+                                            cell_width=DIGITS_W if t == T - 1 else CELL_W,
+                                            cell_height=cell_h, max_rows=rows,
+                                            show_numbers=t == T - 1))
+            name = caption(f"{letter}{subscript(t + 1)}", theme, 24, theme.encoder).next_to(col, DOWN, buff=0.1)
             states.add(VGroup(col, name))
         states.arrange(RIGHT, buff=buff, aligned_edge=UP)
         left = -6.9 + (13.8 - DECODER_ROOM - width) / 2 if self.decoder_beside else -states.width / 2
@@ -279,39 +304,75 @@ class BottleneckScene(WalkthroughScene):
         return states
 
 
-def _word_rows(rows, reference, theme, font_size: float = TEXT_FONT, max_width: float = 13.6) -> VGroup:
-    """Rows of words, position under position; a word that differs from the
-    reference at its position is framed in the negative colour. Too wide for
-    one block at ``font_size``, the positions wrap onto a second block of the
-    same rows (never a smaller font). ``out[r]`` is row ``r``, its parts in
-    both blocks."""
-    n = max(len(words) for _, words in rows)
-    boxes = [[word_box(w, theme, theme.muted if name == "reference:" else theme.decoder, font_size)
-              for w in words] for name, words in rows]
-    widths = [max(b[i].width for b in boxes if i < len(b)) for i in range(n)]
-    name_w = max(caption(name, theme, TEXT_FONT).width for name, _ in rows) + 0.3
+def aligned_columns(rows: list, reference) -> list[tuple]:
+    """The words of ``rows`` set against ``reference`` column by column, aligned (difflib's
+    matching blocks, as a reader lines up two sentences) so that an equal word stands over its
+    twin: each column is ``(word or None per row..., reference word or None)``. Only the
+    first row is aligned; further rows (the attention's, when it differs) follow the reference."""
+    from difflib import SequenceMatcher
+
+    first, ref = list(rows[0]), list(reference)
+    cols: list[list] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(a=first, b=ref, autojunk=False).get_opcodes():
+        n = max(i2 - i1, j2 - j1)
+        for k in range(n):
+            a = first[i1 + k] if i1 + k < i2 else None
+            b = ref[j1 + k] if j1 + k < j2 else None
+            cols.append([a, b])
+    out = []
+    for a, b in cols:
+        out.append((a,) + tuple(None for _ in rows[1:]) + (b,))
+    # Further rows follow the reference's columns.
+    ref_cols = [k for k, (_, b) in enumerate(cols) if b is not None]
+    for r, words in enumerate(rows[1:], start=1):
+        for w, k in zip(words, ref_cols):
+            col = list(out[k]); col[r] = w; out[k] = tuple(col)
+    return out
+
+
+def _word_rows(names, columns, theme, font_size: float = TEXT_FONT, max_width: float = 13.6):
+    """Rows of words, column under column (``columns`` from :func:`aligned_columns`); a word
+    that differs from the reference in its column is framed in the negative colour, a
+    reference word with nothing over it gets a dashed empty frame. Too wide for one block
+    at ``font_size``, the columns wrap onto a second block of the same rows (never a smaller
+    font). Returns the rows (``out[r]`` is row ``r``, both blocks), how many words are framed
+    and how many are missing (the counts of what is drawn)."""
+    R = len(names)
+    boxes = [[word_box(w, theme, theme.muted if r == R - 1 else theme.target_embedding, font_size)
+              if w is not None else None for r, w in enumerate(col)] for col in columns]
+    widths = [max(b.width for b in col if b is not None) for col in boxes]
+    name_w = max(caption(name, theme, TEXT_FONT).width for name in names) + 0.3
+    n = len(columns)
     blocks = [list(range(n))]
     if name_w + sum(widths) + 0.15 * (n - 1) > max_width and n > 1:
         half = (n + 1) // 2
         blocks = [list(range(half)), list(range(half, n))]
     pitch = 0.62 * font_size / 20
-    out = VGroup(*[VGroup() for _ in rows])
+    out = VGroup(*[VGroup() for _ in names])
+    wrong = missing = 0
     for k, block in enumerate(blocks):
-        top = -k * (len(rows) * pitch + 0.3)
-        for r, ((name, words), row) in enumerate(zip(rows, boxes)):
+        top = -k * (R * pitch + 0.3)
+        for r, name in enumerate(names):
             y = top - r * pitch
-            label = caption(name, theme, TEXT_FONT, theme.muted).move_to([0, y, 0]).align_to([-0.3, 0, 0], RIGHT)
-            out[r].add(label)
+            out[r].add(caption(name, theme, TEXT_FONT, theme.muted).move_to([0, y, 0]).align_to([-0.3, 0, 0], RIGHT))
             x = 0.0
             for i in block:
-                if i < len(row):
-                    row[i].move_to([x + widths[i] / 2, y, 0])
-                    out[r].add(row[i])
-                    if name != "reference:" and (i >= len(reference) or words[i] != reference[i]):
-                        out[r].add(SurroundingRectangle(row[i], color=theme.negative, buff=0.04,
-                                                        stroke_width=3))
+                box, ref = boxes[i][r], columns[i][-1]
+                centre = [x + widths[i] / 2, y, 0]
+                if box is not None:
+                    box.move_to(centre)
+                    out[r].add(box)
+                    if r < R - 1 and columns[i][r] != ref:
+                        out[r].add(SurroundingRectangle(box, color=theme.negative, buff=0.04, stroke_width=3))
+                        wrong += 1
+                elif r < R - 1 and ref is not None:
+                    gap = DashedVMobject(Rectangle(width=max(widths[i] - 0.1, 0.4), height=0.5,
+                                                   stroke_color=theme.negative, stroke_width=2.5), num_dashes=14)
+                    out[r].add(gap.move_to(centre))
+                    missing += 1
                 x += widths[i] + 0.15
-    return out
+    # Centred as a block, names included.
+    return out, wrong, missing
 
 
 class _Dim(OpacityScaling):

@@ -35,8 +35,8 @@ from manim import (
 
 from attention_core.cnn import spotlight
 
-from .base import FINAL_HOLD, RESULT_PAUSE, WalkthroughScene, reading_time
-from .motion import MovesGroup, ring_to
+from .base import FINAL_HOLD, FINAL_HOLD_MAX, RESULT_PAUSE, WalkthroughScene, reading_time
+from .motion import MovesGroup, digits_of, ring_to, window
 from .components import (
     CellBox,
     caption_in,
@@ -74,14 +74,23 @@ WEIGHTS_X = 0.95
 WEIGHTS_Y = -0.55
 CONTEXT_X = 4.75
 CONTEXT_TOP = 1.55  # top of c_t's label (its formula), under the formulas' line
+CONTEXT_LABEL_H = 0.92  # its formula (the sum is tall) and the gap under it
 FORMULA_Y = 2.0
 FORMULA_X = 2.3
 FORMULA_WIDTH = 9.0  # from the image's right edge to the frame's
 NOTE_Y = -2.85
+STATUS_BOTTOM = -3.86  # the status line(s), under the word's note, off the frame's edge
+NOTE_TOP = -2.4  # a two-line note starts just under the picture
 SMALL = 23.5  # the smallest font size used (14.3 px capitals at 480p)
 SPOT_LEVELS = 24  # shades of the spotlight (runs of equal shade merge)
 SPOT_DARK = 0.82  # opacity of the dark where the weight is lowest
-MIN_NUMBER_CELL = 0.75  # a weight cell must be this wide to hold its number
+MIN_NUMBER_CELL = 0.75
+FEATURES_UNDER = 0.5  # the feature stripes' opacity under the weights (still seen, not read)
+NOTE_LEFT = IMAGE_X - SIDE / 2  # the word's note: under the picture, from its left edge,
+NOTE_WIDTH = 13.4  # on under the weights and c_t (whose bottoms are above it)
+TEX_SIZE = 34  # formulas: the TeX floor (part1_layout.MIN_TEX_SIZE)
+ANALOGY_X, ANALOGY_WIDTH = 4.45, 4.7
+FROZEN_READ = 6.5  # the poster's labels are read before its last line (under the 8 s still rule)  # Part 1's parallel, right of the feature grid  # a weight cell must be this wide to hold its number
 ZOOM_GRID_X = 0.2  # the feature grid moves here while one cell is shown up close
 ZOOM_X = 3.6  # the column of that cell's numbers (filter names to its right)
 ZOOM_CELL_W, ZOOM_CELL_H = 0.95, 0.42
@@ -135,121 +144,170 @@ class CnnAttentionScene(WalkthroughScene):
     shown_results = ("features", "weights", "word")
 
     def construct(self) -> None:
-        theme, cnn = self.theme, self.trace.cnn
-        G, D = cnn.grid, cnn.features.shape[2]
+        self.set_stage()                     # title, the picture
+        self.extract_features()              # CNN, grid lines on the picture, the feature grid
+        self.read_one_cell()                 # one cell's D numbers, named by their filters
+        self.compare_with_sentences()        # the cell folds back; Part 1's h_j beside the grid
+        self.turn_features_into_weights()    # the same grid moves under the weights; strip, formulas
+        for t in range(len(self.trace.cnn.tokens)):
+            if t == 0:
+                with self.close_up("the first word's weights and its context"):
+                    self.attend_and_write(t)
+                    self.collapse_the_numbers()
+            else:
+                self.attend_and_write(t)
+        self.show_every_words_attention()    # the poster: one thumbnail per word
 
+    # -- beats -----------------------------------------------------------------
+
+    def set_stage(self) -> None:
+        """The first frame says what this is; the picture fades in with its reader's name."""
+        theme, cnn = self.theme, self.trace.cnn
         title = caption("Image captioning: attention over a grid of CNN features", theme, 30)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         self.add(title)  # the first frame already says what this is
-        image = self._image().move_to([IMAGE_X, MAIN_Y, 0])
-        where = (f"drawn scene {cnn.scene}, read at {cnn.input_size}\u00d7{cnn.input_size} px"
-                 if cnn.scene is not None else
-                 f"your image, read at {cnn.input_size}\u00d7{cnn.input_size} px")
-        image_note = caption(where, theme, 22, theme.muted)
-        fit_within(image_note, max_width=SIDE + 0.8).move_to([IMAGE_X, NOTE_Y, 0])
-        self.play(fade_in(image), fade_in(image_note), run_time=0.8)
+        self.title = title
+        self.image = self._image().move_to([IMAGE_X, MAIN_Y, 0])
+        size = f"{cnn.input_size}\u00d7{cnn.input_size} pixels"
+        where = f"a drawn picture, {size}" if cnn.scene is not None else f"your picture, read at {size}"
+        self.image_note = caption(where, theme, 24, theme.muted)
+        fit_within(self.image_note, max_width=SIDE + 0.8).move_to([IMAGE_X, NOTE_Y, 0])
+        self.play(fade_in(self.image), fade_in(self.image_note), run_time=0.8)
 
-        # -- the CNN: filters, ReLU, pooling to a G x G grid -----------------
-        cnn_block = self._cnn_block().move_to([CNN_X, MAIN_Y + 0.2, 0])
-        grid_lines = self._grid_lines().move_to(image)
-        features = self._feature_grid(GRID_SIDE_CNN).move_to([GRID_X_CNN, MAIN_Y, 0])
-        feat_note = caption(f"{G}\u00d7{G} cells f\u1d62\u2c7c, {D} numbers each", theme, 22,
-                            theme.encoder)
-        fit_within(feat_note, max_width=4.2).move_to([GRID_X_CNN, NOTE_Y + 0.55, 0])
-        a1 = arrow_between(image, cnn_block[0], theme.muted)
-        a2 = arrow_between(cnn_block[0], features.frame, theme.muted)
-        self.play(fade_in(cnn_block), GrowArrow(a1), run_time=0.9)
-        self.play(Create(grid_lines), run_time=0.8)
-        self.play(GrowArrow(a2), fade_in(features), fade_in(feat_note), run_time=1.2)
+    def extract_features(self) -> None:
+        """The CNN (filters, ReLU, pooling) turns the picture into a G x G grid of vectors."""
+        theme, cnn = self.theme, self.trace.cnn
+        G, D = cnn.grid, cnn.features.shape[2]
+        self.cnn_block = self._cnn_block().move_to([CNN_X, MAIN_Y + 0.2, 0])
+        # The cells the features stand for: drawn on the picture from here to the poster
+        # (above every spotlight: z-index).
+        self.image_grid = self._grid_lines().move_to(self.image).set_z_index(2)
+        self.features = self._feature_grid(GRID_SIDE_CNN).move_to([GRID_X_CNN, MAIN_Y, 0])
+        self.feat_note = caption(f"{G}\u00d7{G} cells, {D} numbers each", theme, 24, theme.encoder)
+        fit_within(self.feat_note, max_width=4.5).move_to([min(GRID_X_CNN, 7.0 - self.feat_note.width / 2),
+                                                           NOTE_Y + 0.55, 0])
+        self.arrows = VGroup(arrow_between(self.image, self.cnn_block[0], theme.muted),
+                             arrow_between(self.cnn_block[0], self.features.frame, theme.muted))
+        self.play(fade_in(self.cnn_block), GrowArrow(self.arrows[0]), run_time=0.9)
+        self.play(Create(self.image_grid), run_time=0.8)
+        self.play(GrowArrow(self.arrows[1]), fade_in(self.features), fade_in(self.feat_note), run_time=1.2)
         self.pause_on_result("features", 1.5)
 
-        # -- one cell up close: its D numbers, one per filter ------------------
+    def read_one_cell(self) -> None:
+        """One cell up close: its D numbers, one per filter (the CNN has done its part)."""
         i, j = self._zoomed_cell()
-        self.play(fade_out(cnn_block), fade_out(a1), fade_out(a2),
-                  VGroup(features, feat_note).animate.shift([ZOOM_GRID_X - GRID_X_CNN, 0, 0]), run_time=0.9)
-        zoom = self._zoom(i, j, features)
+        self.play(fade_out(self.cnn_block), fade_out(self.arrows),
+                  VGroup(self.features, self.feat_note).animate.shift([ZOOM_GRID_X - GRID_X_CNN, 0, 0]),
+                  run_time=0.9)
+        self.zoom = zoom = self._zoom(i, j, self.features)
         self.play(Create(zoom.marks), fade_in(zoom.column), fade_in(zoom.names), fade_in(zoom.label),
                   Create(zoom.links), run_time=1.2)
-        self.pause_on_result("features", max(RESULT_PAUSE, reading_time(feat_note.original_text)))
-        self.play(*[fade_out(m) for m in (features, feat_note, image_note, grid_lines, zoom)], run_time=0.6)
+        self.pause_on_result("features", max(RESULT_PAUSE, reading_time(_texts_of(zoom.names)) / 2))
 
-        # -- the analogy with the sentence case ------------------------------
-        left, right = self._analogy()
-        self.play(fade_in(left, shift=UP * 0.2), run_time=0.8)
-        self.wait(1.2)
-        self.play(fade_in(right, shift=UP * 0.2), run_time=0.8)
-        self.wait(max(reading_time(_texts_of(left)) - 2.0, reading_time(_texts_of(right))) + 0.2)
-        self.play(fade_out(left), fade_out(right), run_time=0.6)
+    def compare_with_sentences(self) -> None:
+        """The cell's column folds back into its cell; beside the grid, Part 1's one h_j per
+        word, and this grid's one vector per cell (the grid stays: it is what is attended)."""
+        zoom = self.zoom
+        cell = zoom.marks[1]
+        self.play(fade_out(digits_of(zoom.column)), fade_out(zoom.names), fade_out(zoom.label),
+                  fade_out(zoom.links), run_time=0.5)
+        for c in zoom.column.cells:  # the digits are gone: the boxes fold back alone
+            if getattr(c, "number", None) is not None:
+                c.remove(c.number)
+        self.play(zoom.column.animate.replace(cell, stretch=True).set_opacity(0), fade_out(zoom.marks),
+                  run_time=0.7)
+        self.remove(zoom)
+        self.analogy = self._analogy()
+        self.play(fade_in(self.analogy[0], shift=UP * 0.2), run_time=0.8)
+        self.wait(reading_time(_texts_of(self.analogy[0])))
+        self.play(fade_in(self.analogy[1]), run_time=0.8)
+        self.wait(reading_time(_texts_of(self.analogy[1])))
 
-        self._decode(image)
-
-    def _decode(self, image: VGroup) -> None:
-        """The decoder writes the caption: per word the spotlight, the weights, c_t and the
-        object's share; then the poster, one thumbnail per word."""
-        self.prepare_decoding(image)
-        for t in range(len(self.trace.cnn.tokens)):
-            self.attend_and_write(t)
-        self.show_every_words_attention()
-
-    def prepare_decoding(self, image: VGroup) -> None:
-        """The caption strip, the formulas, the weights' title, and the grid over the image."""
+    def turn_features_into_weights(self) -> None:
+        """The feature grid slides into the weights' place and dims under them; the caption
+        strip, the formulas and the status line come in."""
         theme = self.theme
-        self.image = image
         cap_label = caption("caption:", theme, 26, theme.muted)
-        self.words = words = TokenStrip(self.trace.cnn.tokens, theme, colour=theme.decoder,
+        self.words = words = TokenStrip(self.trace.cnn.tokens, theme, colour=theme.target_embedding,
                                         font_size=28, max_width=9.5)
         VGroup(cap_label, words).arrange(RIGHT, buff=0.3).move_to([0, CAPTION_Y, 0])
         # c_t's formula labels the context column itself (see _context).
-        formulas = math_label(r"e_{ij} = v \cdot \tanh(W_f f_{ij} + W_s s_{t-1}),\;\; "
-                              r"a_t = \mathrm{softmax}(e)", theme, 32)
+        formulas = math_label(r"e_{ij} = v \cdot \tanh(W_f f_{ij} + W_s s_{t-1})", theme, TEX_SIZE)
         fit_within(formulas, max_width=FORMULA_WIDTH).move_to([FORMULA_X, FORMULA_Y, 0])
-        weights_title = caption("attention weights a\u1d62\u2c7c", theme, 24, theme.highlight)
-        weights_title.move_to([WEIGHTS_X, WEIGHTS_Y + WEIGHTS_SIDE / 2 + 0.3, 0])
-        status = self._status_note().move_to([0, NOTE_Y - 0.62, 0])
-        # The cells the weights are over, drawn on the image for as long as attention is shown
-        # (above every spotlight: z-index).
-        self.image_grid = self._grid_lines().move_to(image).set_z_index(2)
+        # Over the grid: what its tints now are (the weights, over the feature cells).
+        weights_title = math_label(r"a_{ij} = \mathrm{softmax}(e)_{ij}", theme, TEX_SIZE, theme.weight)
+        weights_title.move_to([WEIGHTS_X, WEIGHTS_Y + WEIGHTS_SIDE / 2 + 0.32, 0])
+        status = self._status_note()
+        status.move_to([0, STATUS_BOTTOM + status.height / 2, 0])  # one line or two, off the edge
+        grid = self.features
+        target = grid.copy().scale(WEIGHTS_SIDE / GRID_SIDE_CNN).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
+        for col in target[:-1]:  # the stripes stay, faint, under the weights
+            col.set_opacity(FEATURES_UNDER)
+        self.play(fade_out(self.analogy), fade_out(self.feat_note), fade_out(self.image_note),
+                  Transform(grid, target), run_time=1.0)
         self.decoding = VGroup(cap_label, formulas, weights_title, status)
-        self.play(fade_in(cap_label), Write(formulas), fade_in(weights_title), fade_in(status),
-                  fade_in(self.image_grid), run_time=1.2)
+        self.play(fade_in(cap_label), Write(formulas), fade_in(weights_title), fade_in(status), run_time=1.2)
         self.spot = self.weights = self.context = self.focus = self.note = self.outline = None
 
     def attend_and_write(self, t: int) -> None:
-        """Word t: the spotlight moves, the weights and c_t change in place (their boxes and
-        frames stay), the ring moves to the word's slot, the word is written."""
+        """Word t: the spotlight moves, the weights over the feature cells and c_t change in
+        place, the note changes in place, the ring moves to the word's slot, the word is written."""
         theme = self.theme
         new_spot = self._spotlight(t).move_to(self.image)
         new_outline = self._object_outline(t)
         if new_outline is not None:
             new_outline.shift(self.image.get_center())
-        new_weights = self._weight_grid(t).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
-        new_context = self._context(t)
-        new_context.shift([CONTEXT_X, CONTEXT_TOP, 0] - new_context.get_top())
+        digits = t == 0
+        new_weights = self._weight_grid(t, digits).move_to([WEIGHTS_X, WEIGHTS_Y, 0])
+        new_context = self._context(t, digits)
+        new_context.shift([CONTEXT_X, CONTEXT_TOP - CONTEXT_LABEL_H, 0] - new_context.get_top())
         new_note = self._word_note(t)
-        fit_within(new_note, max_width=SIDE + 0.6).move_to([IMAGE_X, NOTE_Y + 0.1, 0])
+        fit_within(new_note, max_width=NOTE_WIDTH)
+        new_note.move_to([NOTE_LEFT, NOTE_Y + 0.05, 0], aligned_edge=LEFT)
+        if len(new_note) > 1 and isinstance(new_note[0], VGroup):  # two lines: just under the picture
+            new_note.shift(UP * (NOTE_TOP - new_note.get_top()[1]))
         slot = self.words.boxes[t]
         if self.weights is None:
             self.focus = SurroundingRectangle(slot, color=theme.highlight, buff=0.06)
-            self.play(fade_in(new_spot), fade_in(new_weights), fade_in(new_context),
+            self.context_label = self._context_label().next_to(new_context, UP, buff=0.12)
+            self.decoding.add(self.context_label)
+            self.play(fade_in(new_spot), fade_in(new_weights), fade_in(new_context), fade_in(new_note),
+                      fade_in(self.context_label),
                       Create(self.focus), run_time=1.0)
         else:
-            gone = [m for m in (self.note, self.outline) if m is not None]
-            self.play(*[fade_out(m) for m in gone], run_time=0.35)
-            self.play(fade_in(new_spot), fade_out(self.spot),
+            changes = [caption_out(self.note), caption_in(new_note)]
+            if self.outline is not None:
+                changes.append(fade_out(self.outline, rate_func=window(0.0, 0.5)))
+            self.play(fade_in(new_spot), fade_out(self.spot), *changes,
                       *self._in_place(self.weights, new_weights),
                       *self._in_place(self.context, new_context),
-                      ring_to(self.focus, slot, buff=0.06), run_time=1.0)
-        shown = [fade_in(slot, shift=UP * 0.15), fade_in(new_note)]
+                      ring_to(self.focus, slot, buff=0.06), run_time=1.0 if t < SLOW_WORDS else 0.7)
+        shown = [fade_in(slot, shift=UP * 0.15)]
         if new_outline is not None:
             shown.append(Create(new_outline))
         if t < SLOW_WORDS:  # the first words: a still second on the weights, then on the word
             self.pause_on_result("weights")
             self.play(*shown, run_time=0.8)
         else:  # the later ones: the word at once
-            self.play(*shown, run_time=0.6)
-        self.pause_on_result("word", max(RESULT_PAUSE, reading_time(_texts_of(new_note))))
+            self.play(*shown, run_time=0.5)
+        # The note has been up since the middle of the change: it stays until read.
+        self.pause_on_result("word", max(RESULT_PAUSE, reading_time(_texts_of(new_note)) - 0.8))
         self.spot, self.weights, self.context, self.note, self.outline = (
             new_spot, new_weights, new_context, new_note, new_outline)
+
+    def collapse_the_numbers(self) -> None:
+        """After the first word, the weights are their heat and c_t its colours: the digits
+        fade where they stand (the cells stay)."""
+        digits = VGroup(*digits_of(self.weights), *digits_of(self.context.cells))
+        if not len(digits):
+            return
+        self.play(fade_out(digits), run_time=0.6)
+        bare_w = self._weight_grid(0, False).move_to(self.weights)
+        bare_c = self._context(0, False)
+        bare_c.shift(self.context.get_top() - bare_c.get_top())
+        self.remove(self.weights, self.context)
+        self.add(bare_w, bare_c)
+        self.weights, self.context = bare_w, bare_c
 
     def _in_place(self, old: VGroup, new: VGroup) -> list:
         """``old`` becomes ``new`` where it stands: boxes and frames change colour (the same
@@ -274,14 +332,15 @@ class CnnAttentionScene(WalkthroughScene):
         return [_Swap(old, new, *anims)]
 
     def show_every_words_attention(self) -> None:
-        """The poster (Xu et al. 2015's figure): one thumbnail per caption word, its weights
-        over the image, the word and its weight on the object under it, and why a word
-        with no object already looks at the next one."""
+        """The poster (Xu et al. 2015's figure): the lit picture shrinks into the last word's
+        thumbnail while the others come in; under each, the word and its weight on its object;
+        then why a word with no object already looks at the next one."""
         theme, cnn = self.theme, self.trace.cnn
         T = len(cnn.tokens)
-        leaving = [m for m in (self.spot, self.weights, self.context, self.focus, self.note,
-                               self.outline) if m is not None]
-        leaving += [self.image, self.image_grid, *self.decoding[1:]]
+        # Everything but the title, the caption strip and the lit picture leaves (the moves
+        # above left pieces of the weights' cells on the scene as well as their groups).
+        keep = {id(f) for m in (self.title, self.decoding[0], self.words, self.spot) for f in m.get_family()}
+        leaving = [m for m in self.mobjects if id(m) not in keep]
         labels = [self._thumb_label(t) for t in range(T)]
         # One row while every label fits its slot; a long caption takes two rows
         # (labels keep their size, thumbnails get smaller) rather than run off the frame.
@@ -302,33 +361,42 @@ class CnnAttentionScene(WalkthroughScene):
         if rows.get_top()[1] > THUMBS_TOP:  # two rows: between the caption strip and the notes
             rows.shift(DOWN * (rows.get_top()[1] - THUMBS_TOP))
         self.poster_rows = [labels[k:k + per_row] for k in range(0, T, per_row)]
-        why = caption("\u2192: weight on the next word\u2019s object. Weights come from s\u209c\u208b\u2081, "
-                      "before the word is written.", theme, 20, theme.muted)
+        why = caption("\u2192: the next word\u2019s object; weights are computed before the word is written",
+                      theme, SMALL, theme.muted)
+        fit_within(why, max_width=13.4)
         summary = self._summary()
         bottom = VGroup(*([summary] if summary is not None else []), why).arrange(DOWN, buff=0.12)
         bottom.move_to([0, NOTE_Y - 0.35, 0])
-        self.play(*[fade_out(m) for m in leaving], run_time=0.6)
-        self.play(LaggedStart(*[fade_in(th) for th in thumbs], lag_ratio=0.3), run_time=1.6)
-        self.play(fade_in(bottom), run_time=0.6)
-        # The poster: the caption, every word's attention over the image, read and held.
-        self.hold_final(max(FINAL_HOLD, reading_time(_texts_of(VGroup(thumbs, bottom)))))
+        last = thumbs[-1][0]  # the lit picture of the last word becomes its thumbnail
+        self.play(*[fade_out(m) for m in leaving],
+                  self.spot.animate.scale(last.width / self.spot.width).move_to(last), run_time=1.0)
+        self.remove(self.spot)
+        self.add(last)
+        others = [th for th in thumbs[:-1]] + [thumbs[-1][1]]
+        self.play(LaggedStart(*[fade_in(th) for th in others], lag_ratio=0.3), run_time=1.6)
+        if summary is not None:
+            self.play(fade_in(summary), run_time=0.6)
+        said = _texts_of(VGroup(*labels, *([summary] if summary else [])))
+        self.wait(max(RESULT_PAUSE, min(FROZEN_READ, reading_time(said) - 1.5)))
+        self.play(fade_in(why), run_time=0.6)
+        self.hold_final(min(FINAL_HOLD_MAX - 1.0, max(FINAL_HOLD, reading_time(why.original_text))))
 
     def _thumb_label(self, t: int) -> VGroup:
         """Under word t's thumbnail: the word, and its weight on its object (or on the next
         word's object, or "no object")."""
         theme, cnn = self.theme, self.trace.cnn
-        word = caption(cnn.tokens[t], theme, 26, theme.decoder)
+        word = caption(cnn.tokens[t], theme, 26, theme.target_embedding)
         if cnn.object_mass[t] is not None:
-            lead, value, key = f"on the {cnn.tokens[t]}", cnn.object_mass[t], ("cnn.object_mass", t)
+            lead, value, key = "on it", cnn.object_mass[t], ("cnn.object_mass", t)
         elif cnn.next_object[t] is not None:
             u = cnn.next_object[t]
             lead, value, key = f"\u2192 {cnn.tokens[u]}", cnn.next_object_mass[t], ("cnn.next_object_mass", t)
         else:
             if cnn.scene is None:  # a user image: no objects are known
                 return VGroup(word)
-            return VGroup(word, caption("no object", theme, 20, theme.muted)).arrange(DOWN, buff=0.08)
-        line = read_as_line(on_baseline(VGroup(caption(lead, theme, 20, theme.muted),
-                                               NumberLabel(value, theme, key, font_size=20,
+            return VGroup(word, caption("no object", theme, SMALL, theme.muted)).arrange(DOWN, buff=0.08)
+        line = read_as_line(on_baseline(VGroup(caption(lead, theme, SMALL, theme.muted),
+                                               NumberLabel(value, theme, key, font_size=SMALL,
                                                            colour=theme.highlight)).arrange(RIGHT, buff=0.1)))
         return VGroup(word, line).arrange(DOWN, buff=0.08)
 
@@ -479,11 +547,11 @@ class CnnAttentionScene(WalkthroughScene):
         box = CellBox("CNN", theme, theme.encoder, width=2.8, height=0.9, font_size=30)
         fixed = "fixed, hand-made" if cnn.filter_names[0] == "red" else "from the numbers file"
         lines = VGroup(
-            caption(f"{D} filters 3\u00d73\u00d7RGB", theme, 22),
-            caption(f"({fixed})", theme, 20, theme.muted),
-            caption("then ReLU", theme, 22),
-            caption("then average-pool", theme, 22),
-            caption(f"to {cnn.grid}\u00d7{cnn.grid} cells", theme, 22),
+            caption(f"{D} filters 3\u00d73\u00d7RGB", theme, 24),
+            caption(f"({fixed})", theme, SMALL, theme.muted),
+            caption("then ReLU", theme, 24),
+            caption("then average-pool", theme, 24),
+            caption(f"to {cnn.grid}\u00d7{cnn.grid} cells", theme, 24),
         ).arrange(DOWN, buff=0.12)
         for line in lines:
             fit_within(line, max_width=3.2)
@@ -512,32 +580,38 @@ class CnnAttentionScene(WalkthroughScene):
         grid.add(grid.frame)
         return grid
 
-    def _weight_grid(self, t: int) -> VGroup:
-        """Word t's G x G weights: cells tinted by weight, the numbers when they fit."""
+    def _weight_grid(self, t: int, digits: bool = True) -> VGroup:
+        """Word t's G x G weights, laid over the feature cells: each cell tinted on the heat
+        scale (0 to 1, as in every clip; ``key`` and ``value`` say which weight it is), and
+        its number when ``digits`` and it fits."""
         theme, w = self.theme, self.trace.cnn.weights[t]
         G = w.shape[0]
         cell = WEIGHTS_SIDE / G
-        top = max(float(w.max()), 1e-12)
         group = VGroup()
         for i in range(G):
             for j in range(G):
                 pos = _cell_centre(i, j, G, WEIGHTS_SIDE)
-                group.add(Rectangle(width=cell, height=cell, stroke_width=1.5, stroke_color=theme.muted,
-                                    fill_color=theme.heat(w[i, j] / top), fill_opacity=0.25 + 0.6 * w[i, j] / top).move_to(pos))
-                if cell >= MIN_NUMBER_CELL:
+                tint = Rectangle(width=cell, height=cell, stroke_width=1.5, stroke_color=theme.muted,
+                                 fill_color=theme.heat(w[i, j]), fill_opacity=0.2 + 0.75 * w[i, j]).move_to(pos)
+                tint.key, tint.value = (f"cnn.weights.{t}.{i}", j), float(w[i, j])
+                group.add(tint)
+                if digits and cell >= MIN_NUMBER_CELL:
                     # On a hot cell the page's colour reads better than the text's.
-                    ink = theme.background if w[i, j] / top > 0.5 else theme.text
+                    ink = theme.background if w[i, j] > 0.5 else theme.text
                     group.add(NumberLabel(w[i, j], theme, (f"cnn.weights.{t}.{i}", j), font_size=SMALL,
                                           colour=ink).move_to(pos))
         return group
 
-    def _context(self, t: int) -> VectorColumn:
+    def _context(self, t: int, digits: bool = True) -> VectorColumn:
+        """c_t as a column (its digits only while ``digits``: the close-up), its formula over it."""
         cnn = self.trace.cnn
-        col = VectorColumn(cnn.contexts[t], self.theme, key=f"cnn.contexts.{t}", colour=self.theme.value,
-                           cell_height=0.36, cell_width=0.95, font_size=SMALL)
-        label = math_label(rf"c_{{{t + 1}}} = \sum_{{i,j}} a_{{ij}}\, f_{{ij}}", self.theme, 32, self.theme.value)
-        col.add(label.next_to(col.frame, UP, buff=0.12))
-        return col
+        return VectorColumn(cnn.contexts[t], self.theme, key=f"cnn.contexts.{t}", colour=self.theme.value,
+                            cell_height=0.36, cell_width=0.95, font_size=SMALL, show_numbers=digits)
+
+    def _context_label(self) -> MathTex:
+        """c_t's formula, over its column (c_t, not c_1, c_2, ...: it stays while the column
+        changes; the ring on the caption says which t)."""
+        return math_label(r"c_t = \sum_{i,j} a_{ij}\, f_{ij}", self.theme, TEX_SIZE, self.theme.value)
 
     def _word_note(self, t: int) -> VGroup:
         """What word t names and how much of its weight lands there."""
@@ -547,13 +621,18 @@ class CnnAttentionScene(WalkthroughScene):
         if mass is None and cnn.next_object[t] is not None:
             # Honest about the weights of a word with no object: measured on the next object.
             nxt = cnn.tokens[cnn.next_object[t]]
-            first = caption(f"\u201c{word}\u201d names no object;", theme, 24, theme.highlight)
-            lead = caption(f"on the {nxt} (next):", theme, 24, theme.highlight)
+            lead = caption(f"\u201c{word}\u201d names no object; on the {nxt} (next):", theme, 24,
+                           theme.highlight)
             num = NumberLabel(cnn.next_object_mass[t], theme, ("cnn.next_object_mass", t), font_size=26,
                               colour=theme.highlight)
-            second = read_as_line(VGroup(lead, num).arrange(RIGHT, buff=0.15))
-            note = VGroup(first, second).arrange(DOWN, buff=0.1)
-            note.text = first.original_text + "\n" + second.text
+            parts = [read_as_line(on_baseline(VGroup(lead, num).arrange(RIGHT, buff=0.15)))]
+            if self._surprising(t):
+                # The weights go against the story (not on the next object): say why, once.
+                there = self._looked_at(t)
+                parts.append(caption("no loss tells it where to look" + (f"; here: the {there}" if there else ""),
+                                     theme, SMALL, theme.text))
+            note = VGroup(*parts).arrange(DOWN, buff=0.1, aligned_edge=LEFT)
+            note.text = "\n".join(p.original_text if isinstance(p, Text) else p.text for p in parts)
             return note
         if mass is None:
             text = (f"\u201c{word}\u201d names no object" if cnn.scene is not None
@@ -562,6 +641,19 @@ class CnnAttentionScene(WalkthroughScene):
         lead = caption(f"\u201c{word}\u201d: weight on the {word}", theme, 24, theme.highlight)
         num = NumberLabel(mass, theme, ("cnn.object_mass", t), font_size=26, colour=theme.highlight)
         return read_as_line(VGroup(lead, num).arrange(RIGHT, buff=0.15))
+
+    def _surprising(self, t: int) -> bool:
+        """Word t names no object and puts under half its weight on the next word's object."""
+        cnn = self.trace.cnn
+        return (cnn.object_mass[t] is None and cnn.next_object[t] is not None
+                and cnn.next_object_mass[t] < 0.5)
+
+    def _looked_at(self, t: int) -> str | None:
+        """The object whose cells hold word t's strongest weight (a lookup), or None."""
+        cnn = self.trace.cnn
+        top = tuple(int(k) for k in np.unravel_index(int(np.argmax(cnn.weights[t])), cnn.weights[t].shape))
+        return next((cnn.tokens[u] for u, cells in enumerate(cnn.object_cells)
+                     if top in {tuple(c) for c in cells}), None)
 
     def _status_note(self) -> VGroup:
         """Says which decoder this is and where the image comes from."""
@@ -576,53 +668,46 @@ class CnnAttentionScene(WalkthroughScene):
             parts.append("captioner trained on drawn scenes; dashed: the cells of the object named")
         if cnn.forced:
             parts.append("caption given in the numbers file (the decoder reads it)")
-        note = VGroup(*[caption(p, theme, 20, theme.muted) for p in parts]).arrange(DOWN, buff=0.08)
+        note = VGroup(*[caption(p, theme, SMALL, theme.muted) for p in parts]).arrange(DOWN, buff=0.08)
         return fit_within(note, max_width=13.4)
 
     def _summary(self) -> VGroup | None:
         theme, cnn = self.theme, self.trace.cnn
         if not cnn.held_out:
             return None
-        lead = caption("held-out attention accuracy:", theme, 22, theme.text)
+        lead = caption("on unseen pictures, object words with their strongest weight on their object:",
+                       theme, SMALL, theme.text)
         num = NumberLabel(cnn.held_out["attention_accuracy"], theme,
                           ("cnn.held_out.attention_accuracy",), font_size=24, colour=theme.highlight)
-        why = caption("(share of object words whose top cell is on the object)", theme, 20, theme.muted)
-        return VGroup(read_as_line(VGroup(lead, num).arrange(RIGHT, buff=0.15)), why).arrange(DOWN, buff=0.08)
+        return fit_within(read_as_line(on_baseline(VGroup(lead, num).arrange(RIGHT, buff=0.15))),
+                          max_width=13.4)
 
-    def _analogy(self) -> tuple[VGroup, VGroup]:
-        """The draft's parallel: a set of features over a sentence, a grid over an image
-        (the two halves, shown one after the other; short labels, few words to read)."""
-        theme, enc, cnn = self.theme, self.trace.encoder, self.trace.cnn
-        G = cnn.grid
+    def _analogy(self) -> VGroup:
+        """The draft's parallel, beside the feature grid (which stays): Part 1's encoder gave one
+        vector h_j per word; this CNN gives one vector per cell, and attention will weigh them
+        as it weighed the words. ``[0]``: the sentence's half, ``[1]``: the grid's."""
+        theme, enc = self.theme, self.trace.encoder
         chips = VGroup(*[
             VectorColumn(h, theme, show_numbers=False, colour=theme.encoder, cell_width=0.28,
                          cell_height=0.9 / len(h))
             for h in enc.hidden[1:]
         ]).arrange(RIGHT, buff=0.1)
-        fit_within(chips, max_width=3.6)
-        left = VGroup(
-            caption("Part 1: a sentence", theme, 28),
-            caption("encoder RNN", theme, 24, theme.muted),
+        fit_within(chips, max_width=ANALOGY_WIDTH)
+        sentence = VGroup(
+            caption("Part 1: a sentence", theme, 26, theme.muted),
             chips,
-            caption("one vector h\u2c7c per word", theme, 26, theme.encoder),
-            caption("weights over words", theme, 24, theme.highlight),
-        ).arrange(DOWN, buff=0.28)
-        mini = self._feature_grid(1.6)
-        right = VGroup(
-            caption("Here: an image", theme, 28),
-            caption("encoder CNN", theme, 24, theme.muted),
-            mini,
-            caption(f"one vector f\u1d62\u2c7c per cell ({G}\u00d7{G})", theme, 26, theme.encoder),
-            caption("weights over cells", theme, 24, theme.highlight),
-        ).arrange(DOWN, buff=0.28)
-        row = VGroup(left, right).arrange(RIGHT, buff=1.0, aligned_edge=UP)
-        divider = Line(UP * 1.6, DOWN * 1.6, stroke_color=theme.muted, stroke_width=2)
-        divider.move_to(row).set_x((left.get_right()[0] + right.get_left()[0]) / 2)
-        right.add(divider)
-        group = VGroup(left, right)
-        fit_within(group, max_width=9.0, max_height=5.4)
-        group.move_to([2.4, MAIN_Y + 0.2, 0])
-        return left, right
+            caption("one vector per word", theme, 26, theme.encoder),
+        ).arrange(DOWN, buff=0.2)
+        here = VGroup(
+            caption("here: a picture", theme, 26, theme.muted),
+            caption("one vector per cell", theme, 26, theme.encoder),
+            caption("attention weighs them alike", theme, 26, theme.weight),
+        ).arrange(DOWN, buff=0.15)
+        for part in (*sentence, *here):
+            fit_within(part, max_width=ANALOGY_WIDTH)
+        group = VGroup(sentence, here).arrange(DOWN, buff=0.5)
+        group.move_to([ANALOGY_X, MAIN_Y + 0.3, 0])
+        return group
 
 
 def _texts_of(mob: VGroup) -> str:

@@ -40,7 +40,7 @@ from manim import (
     VGroup,
 )
 
-from .base import CaptionPacer, WalkthroughScene
+from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene, reading_time
 from .components import (
     NumberLabel,
     ValueCell,
@@ -64,7 +64,11 @@ CAPTION_Y = -3.35
 # Its top is under the legend (set per scene, as the legend may wrap).
 PLOT_LEFT, PLOT_RIGHT = -6.3, 6.9
 PLOT_BOTTOM = -2.45
-LABEL_SIZE = 20  # 12 px capitals at 480p, the legibility floor
+LABEL_SIZE = 23.5  # 14.3 px capitals at 480p, the legibility floor (issue 31)
+TEXT_SIZE = 24  # the statement and the captions
+TEX_SIZE = 34  # h_T: the TeX floor (part1_layout.MIN_TEX_SIZE)
+#: The ending: held at least FINAL_HOLD and at most this (the rule: 4-8 s).
+END_HOLD_MAX = 7.5
 NOTE_CHARS = 120  # what one caption line holds at about 18 pt
 # Labels are cut to the first of these lengths at which they all fit.
 LABEL_CHARS = (40, 30, 24, 18, 14)
@@ -399,11 +403,27 @@ class HiddenStateMapScene(WalkthroughScene):
         self.pause_on_result("map")
 
     def say_what_the_map_shows(self) -> None:
-        """What the core measured on this map, said as a statement with its numbers."""
+        """What the core measured on this map, said as a statement with its numbers, one line
+        at a time: each is read as it comes, so the last picture is held 4-8 s, not the
+        whole statement's reading time."""
         st = self.stage
-        self._swap(st.pacer, self._statement())
-        self.pause_on_result("map")
-        st.pacer.finish()
+        lines = self._statement()
+        for line in lines[1:]:
+            line.set_opacity(0)  # comes in after the first is read
+        self._swap(st.pacer, lines)
+        self.pause_on_result("map", max(RESULT_PAUSE, reading_time(read_as_line(lines[0]).text) - 0.5))
+        for k, line in enumerate(lines[1:], start=1):
+            line.set_opacity(1)
+            self.play(fade_in(line), run_time=0.6)
+            said = reading_time(read_as_line(line).text)
+            if k < len(lines) - 1:
+                self.wait(max(RESULT_PAUSE, said))
+        # The poster: held until the last line is read and the whole statement has been up its time.
+        due = st.pacer.since + st.pacer.needed(lines.text) - self.time
+        self.hold_final(min(END_HOLD_MAX, max(FINAL_HOLD + 0.5, said if len(lines) > 1 else 0.0, due)))
+        if hasattr(self, "close_step"):
+            self.close_step()
+        st.pacer.log[-1] = (st.pacer.log[-1][0], st.pacer.log[-1][1], self.time)
 
     # -- builders ----------------------------------------------------------------
 
@@ -434,8 +454,8 @@ class HiddenStateMapScene(WalkthroughScene):
     def _reader_line(self, tex: str) -> Mobject:
         """Under the title, for the whole scene: which encoder read the sentences."""
         theme, hm = self.theme, self.trace.hidden_state_map
-        line = VGroup(caption(f"read by {_reader(hm)}; each point is", theme, 20, theme.muted),
-                      math_label(tex, theme, 30, theme.encoder)).arrange(RIGHT, buff=0.12)
+        line = VGroup(caption(f"read by {_reader(hm)}; each point is", theme, LABEL_SIZE, theme.muted),
+                      math_label(tex, theme, TEX_SIZE, theme.encoder)).arrange(RIGHT, buff=0.12)
         fit_within(line, max_width=13.6)
         return line.move_to([0, SUBTITLE_Y, 0])
 
@@ -451,12 +471,12 @@ class HiddenStateMapScene(WalkthroughScene):
         for i in range(N):
             cells = VGroup(*(ValueCell(v, theme, None, cell_w, cell_h * 0.9, scale, show_number=False)
                              for v in hm.states[i])).arrange(RIGHT, buff=0)
-            name = caption(shorten(hm.sentences[i], 30), theme, 20)
+            name = caption(shorten(hm.sentences[i], 30), theme, LABEL_SIZE)
             name.next_to(cells, LEFT, buff=0.25)
             out.add(VGroup(name, cells))
         out.arrange(DOWN, buff=cell_h * 0.1, aligned_edge=RIGHT)
-        heading = VGroup(math_label(_state_tex(hm), theme, 30, theme.encoder),
-                         caption(f"of each sentence: {H} numbers, tinted by sign and size", theme, 20,
+        heading = VGroup(math_label(_state_tex(hm), theme, TEX_SIZE, theme.encoder),
+                         caption(f"of each sentence: {H} numbers, tinted by sign and size", theme, LABEL_SIZE,
                                  theme.muted)).arrange(RIGHT, buff=0.15)
         heading.next_to(out, UP, buff=0.2).align_to(out, RIGHT)
         VGroup(heading, out).move_to([0.8, -0.15, 0])
@@ -467,11 +487,11 @@ class HiddenStateMapScene(WalkthroughScene):
         reader line; and the key of the word-order lines. Entries are placed, not shown."""
         theme, hm = self.theme, self.trace.hidden_state_map
         colours = topic_colours(theme, hm.topic_order)
-        entries = VGroup(*(VGroup(Dot(radius=DOT_R, color=colours[t]), caption(t, theme, 20))
+        entries = VGroup(*(VGroup(Dot(radius=DOT_R, color=colours[t]), caption(t, theme, LABEL_SIZE))
                            .arrange(RIGHT, buff=0.12) for t in hm.topic_order))
         pair_key = VGroup(DashedLine(LEFT * 0.3, RIGHT * 0.3, color=theme.text, stroke_width=2.5,
                                      dash_length=0.08),
-                          caption("same words", theme, 20)).arrange(RIGHT, buff=0.12)
+                          caption("same words", theme, LABEL_SIZE)).arrange(RIGHT, buff=0.12)
         items = [*entries, *([pair_key] if hm.word_order_pairs else [])]
         self.legend_bottom = LEGEND_TOP + 0.1  # no legend: the plot takes its room
         if not items:
@@ -498,32 +518,32 @@ class HiddenStateMapScene(WalkthroughScene):
         parts: list[list[Mobject]] = []
 
         def number(value: float, path: str, *index: int, decimals: int | None = None) -> NumberLabel:
-            return NumberLabel(value, theme, (key + path, *index), font_size=22, colour=theme.highlight,
+            return NumberLabel(value, theme, (key + path, *index), font_size=TEXT_SIZE, colour=theme.highlight,
                                decimals=decimals)
 
         if hm.topic_sentences:
-            parts.append([caption("On this map,", theme, 22),
+            parts.append([caption("On this map,", theme, TEXT_SIZE),
                           number(hm.same_topic_nearest, "same_topic_nearest", decimals=0),
-                          caption("of", theme, 22),
+                          caption("of", theme, TEXT_SIZE),
                           number(hm.topic_sentences, "topic_sentences", decimals=0),
-                          caption("sentences lie nearest one of their own topic;", theme, 22)])
+                          caption("sentences lie nearest one of their own topic", theme, TEXT_SIZE)])
         pairs = len(hm.word_order_pairs)
         if pairs and pairs <= 3:
-            line: list[Mobject] = [caption("the same words in another order lie", theme, 22)]
+            line: list[Mobject] = [caption("same words, other order:", theme, TEXT_SIZE)]
             for k in range(pairs):
                 if k:
-                    line.append(caption("and" if k == pairs - 1 else ",", theme, 22))
+                    line.append(caption("and" if k == pairs - 1 else ",", theme, TEXT_SIZE))
                 line.append(number(hm.pair_distances[k], "pair_distances", k))
-            line += [caption("apart; any two sentences:", theme, 22),
-                     number(hm.median_distance, "median_distance"), caption("(median)", theme, 22)]
+            line += [caption("apart; any two:", theme, TEXT_SIZE),
+                     number(hm.median_distance, "median_distance"), caption("(median)", theme, TEXT_SIZE)]
             parts.append(line)
         else:
-            parts.append([caption("the median distance between two sentences on this map is", theme, 22),
+            parts.append([caption("the median distance between two sentences on this map is", theme, TEXT_SIZE),
                           number(hm.median_distance, "median_distance")])
         if not (hm.network == "translator" and hm.trained):
             # An untrained encoder groups nothing on purpose: say so with the measures.
             parts[-1].append(caption("(not trained: by chance)" if hm.topic_sentences or pairs
-                                     else "(encoder not trained)", theme, 22, theme.muted))
+                                     else "(encoder not trained)", theme, TEXT_SIZE, theme.muted))
         lines = VGroup(*(on_baseline(VGroup(*line).arrange(RIGHT, buff=0.12)) for line in parts)
                        ).arrange(DOWN, buff=0.12)
         fit_within(lines, max_width=13.6)
@@ -596,10 +616,10 @@ class HiddenStateMapScene(WalkthroughScene):
     def _axis_label(self, k: int, value: float) -> VGroup:
         theme = self.theme
         return read_as_line(VGroup(
-            caption(f"PC{k} (", theme, 20, theme.muted),
+            caption(f"PC{k} (", theme, LABEL_SIZE, theme.muted),
             NumberLabel(value, theme, ("hidden_state_map.explained_variance_percent", k - 1),
-                        font_size=20, colour=theme.muted),
-            caption("% of variance)", theme, 20, theme.muted),
+                        font_size=LABEL_SIZE, colour=theme.muted),
+            caption("% of variance)", theme, LABEL_SIZE, theme.muted),
         ).arrange(RIGHT, buff=0.05), sep="")
 
     @staticmethod

@@ -44,11 +44,11 @@ MEETS_CLARITY = {
     "attention_process",
 
     # Part 1 and 2: the clips around attention
-    # "hidden_state_map",
-    # "bottleneck",
+    "hidden_state_map",
+    "bottleneck",
     "length_curve",
-    # "attention_learning",
-    # "cnn_attention",
+    "attention_learning",
+    "cnn_attention",
 
     # Part 2 and the worked example
     "dot_product",

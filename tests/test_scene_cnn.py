@@ -37,14 +37,31 @@ def smallest_text(monkeypatch):
     return seen
 
 
-def _weight_keys(trace) -> set[tuple]:
+def _weight_keys(trace, words=None) -> set[tuple]:
     T, G = trace.cnn.weights.shape[:2]
-    return {(f"cnn.weights.{t}.{i}", j) for t in range(T) for i in range(G) for j in range(G)}
+    return {(f"cnn.weights.{t}.{i}", j) for t in (range(T) if words is None else words)
+            for i in range(G) for j in range(G)}
 
 
-def _context_keys(trace) -> set[tuple]:
+def _context_keys(trace, words=None) -> set[tuple]:
     T, D = trace.cnn.contexts.shape
-    return {(f"cnn.contexts.{t}", d) for t in range(T) for d in range(D)}
+    return {(f"cnn.contexts.{t}", d) for t in (range(T) if words is None else words) for d in range(D)}
+
+
+def _tints_seen(scene_id: str, trace, **kw):
+    """Build ``scene_id`` and record every weight tint on screen: (key, value, centre)."""
+    seen: dict[tuple, tuple[float, np.ndarray]] = {}
+
+    def observe(scene):
+        for top in scene.mobjects:
+            for m in top.get_family():
+                key = getattr(m, "key", None)
+                if (isinstance(key, tuple) and str(key[0]).startswith("cnn.weights.") and hasattr(m, "value")
+                        and _visible(m)):
+                    seen[key] = (m.value, m.get_center())
+
+    scene = build_scene(scene_id, trace, observe=observe, **kw)
+    return scene, seen
 
 
 def _mass_keys(trace) -> set[tuple]:
@@ -68,12 +85,13 @@ def test_default_numbers_every_frame(smallest_text):
     trace = load_default_trace()
     scene = build_scene("cnn_attention", trace, skip=False)
     check_scene(scene, load_default_trace())
-    # Every weight, every context number, each object word's mass on its
-    # object, the held-out attention accuracy, and the D features of the
-    # cell shown up close.
-    assert shown_keys(scene) == (_weight_keys(trace) | _context_keys(trace) | _mass_keys(trace)
+    # Digits once (issue 31): the first word's weights and context in the close-up; after that
+    # the weights are their tints and c_t its colours. Each object word's mass on its object,
+    # the held-out attention accuracy, and the D features of the cell shown up close.
+    assert shown_keys(scene) == (_weight_keys(trace, [0]) | _context_keys(trace, [0]) | _mass_keys(trace)
                                  | {("cnn.held_out.attention_accuracy",)} | _zoom_keys(trace)
                                  | _next_object_keys(trace))
+    assert [what for what, *_ in scene.close_ups] == ["the first word's weights and its context"]
     assert len(_mass_keys(trace)) >= 2
     small = min(smallest_text)
     assert small[0] >= MIN_FONT_SIZE - 1e-6, small
@@ -142,7 +160,7 @@ def test_coarsest_grid_fewest_features_untrained_given_caption(smallest_text):
     assert not independent.cnn.trained
     check_scene(scene, independent)
     seen = shown_keys(scene)
-    assert _context_keys(independent) <= seen and _weight_keys(independent) <= seen
+    assert _context_keys(independent, [0]) <= seen and _weight_keys(independent, [0]) <= seen
     assert ("cnn.held_out.attention_accuracy",) not in seen  # untrained: no held-out figure
     assert min(smallest_text)[0] >= MIN_FONT_SIZE - 1e-6
 
@@ -161,7 +179,7 @@ def test_finest_grid_a_user_photo(tmp_path, smallest_text):
     check_scene(scene, independent)
     assert independent.cnn.image_size == (90, 60) and independent.cnn.scene is None
     seen = shown_keys(scene)
-    assert _context_keys(independent) <= seen
+    assert _context_keys(independent, [0]) <= seen
     # 8x8 cells are too small for numbers: the weights as colour only.
     assert not _weight_keys(independent) & seen
     assert min(smallest_text)[0] >= MIN_FONT_SIZE - 1e-6
@@ -178,3 +196,39 @@ def test_a_user_image_says_it_is_not_a_drawn_scene(smallest_text):
     texts = {label for _, label in smallest_text}  # manim's Text drops the spaces
     assert any("notadrawnscene" in t for t in texts)
     assert not any("dashed" in t for t in texts)
+
+
+def test_every_words_weights_are_tints_over_the_feature_cells():
+    """Issue 31: the feature grid becomes what is attended. Every word's G x G weights are
+    drawn as tints whose values are the core's, each over its own cell of the same feature
+    grid (which slid there from the CNN: never faded out and rebuilt)."""
+    trace = load_default_trace()
+    independent = load_default_trace()
+    scene, seen = _tints_seen("cnn_attention", trace)
+    cnn = independent.cnn
+    T, G = cnn.weights.shape[:2]
+    assert set(seen) == _weight_keys(independent)
+    for (name, j), (value, centre) in seen.items():
+        t, i = (int(k) for k in name.split(".")[2:4])
+        assert value == pytest.approx(float(cnn.weights[t][i, j]), abs=1e-12)
+    grid = scene.features  # the feature grid built by the CNN beat
+    cells = grid[:-1]  # G*G columns of stripes, then the frame
+    for (name, j), (_, centre) in seen.items():
+        i = int(name.split(".")[3])
+        assert np.allclose(centre[:2], cells[i * G + j].get_center()[:2], atol=1e-6)
+
+
+def test_the_second_a_says_why_it_does_not_look_at_the_car():
+    """Issue 31: the caption's second "a" puts 0.00 on the car; the note says why, in one line,
+    and names where it does look (a lookup of its strongest cell), only for that word."""
+    trace = load_default_trace()
+    cnn = trace.cnn
+    scene = build_scene("cnn_attention", trace)
+    surprising = [t for t in range(len(cnn.tokens)) if scene._surprising(t)]
+    # By hand from the weights: "a" (0) and "and" (2) put ~1 on the next object; the second "a" (3) does not.
+    assert surprising == [3] and cnn.next_object_mass[3] < 0.01
+    top = np.unravel_index(np.argmax(cnn.weights[3]), cnn.weights[3].shape)
+    assert tuple(int(k) for k in top) in {tuple(c) for c in cnn.object_cells[1]}  # the ball's cells
+    note = scene._word_note(3)
+    assert note.text.splitlines()[-1] == "no loss tells it where to look; here: the ball"
+    assert "where to look" not in scene._word_note(0).text

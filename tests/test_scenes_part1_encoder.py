@@ -54,7 +54,8 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
         inputs = {(view.input_keys[t], j) for t in range(T) for j in _kept_indices(E, 8) if j is not None}
         return inputs | {(f"plain_model.encoder_states.{t}", i) for t in range(T + 1) for i in rows}
     if scene_id == "bottleneck":
-        keys = {(f"plain_model.encoder_states.{t}", i) for t in range(1, T + 1) for i in rows}
+        # Digits once (issue 31): only h_T's; h_1 .. h_{T-1} are read by their colours.
+        keys = {(f"plain_model.encoder_states.{T}", i) for i in rows}
         n = len(trace.to_dict()["length_experiment"]["lengths"])
         return keys | {(LENGTHS_KEY, 0), (LENGTHS_KEY, n - 1)}
     raise KeyError(scene_id)

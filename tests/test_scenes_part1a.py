@@ -79,7 +79,8 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
         keys |= {("plain_output_mapping.chosen_percent",), ("plain_output_mapping.probability_sum",)}
         return keys
     if scene_id == "bottleneck":
-        return {(f"plain_model.encoder_states.{t}", j) for t in range(1, T + 1) for j in range(H)}
+        # Digits once (issue 31): only h_T's, the one vector the decoder gets.
+        return {(f"plain_model.encoder_states.{T}", j) for j in range(H)}
     raise KeyError(scene_id)
 
 
