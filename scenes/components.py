@@ -548,6 +548,10 @@ STATE_STRIP_BOTTOM = -3.38
 STATE_CHIP_W, STATE_CHIP_H = 0.34, 0.7
 
 
+#: The strip's side note ("h_T: the context vector"): over the 14 px floor at 480p.
+CONTEXT_NAME_SIZE = 24
+
+
 class StateStrip(VGroup):
     """The encoder states h_1 .. h_T as a row of colour-only chips, each named below.
 
@@ -570,10 +574,11 @@ class StateStrip(VGroup):
         for t, h in enumerate(states, start=1):
             chip = VectorColumn(h, theme, show_numbers=False, colour=colour, cell_width=STATE_CHIP_W,
                                 cell_height=STATE_CHIP_H / H, max_rows=H)
-            name = caption(f"{letter}{subscript(t)}", theme, 20, colour).next_to(chip, DOWN, buff=0.08)
+            # At the text floor (14 px at 480p), as every label.
+            name = caption(f"{letter}{subscript(t)}", theme, MIN_FONT_SIZE, colour).next_to(chip, DOWN, buff=0.08)
             self.add(VGroup(chip, name))
         self.arrange(RIGHT, buff=0.3 if T > 9 else 0.42, aligned_edge=UP)
-        self.room = caption(f"{letter}{subscript(T)}: the context vector", theme, 22).width + 0.3
+        self.room = caption(f"{letter}{subscript(T)}: the context vector", theme, CONTEXT_NAME_SIZE).width + 0.3
         self.move_to([-self.room / 2, bottom + self.height / 2, 0])
 
     @property
@@ -591,7 +596,7 @@ class StateStrip(VGroup):
     def context_name(self, theme: Theme) -> Mobject:
         """"h_T: the context vector" in the room on the right (how ``encoder`` ends)."""
         T, letter = len(self), self[0][1].original_text[0]
-        return self.place_note(caption(f"{letter}{subscript(T)}: the context vector", theme, 22, theme.highlight))
+        return self.place_note(caption(f"{letter}{subscript(T)}: the context vector", theme, CONTEXT_NAME_SIZE, theme.highlight))
 
     def context_ring(self, theme: Theme) -> Mobject:
         """The ring round the last chip, h_T (how ``encoder`` ends)."""

@@ -36,8 +36,8 @@ MEETS_CLARITY = {
     # Part 1, the encoder-decoder
     # "seq2seq_overview",
     # "word_embeddings",
-    # "encoder",
-    # "decoder",
+    "encoder",
+    "decoder",
     # "output_mapping",
 
     # Part 1, the process of attention
