@@ -90,7 +90,7 @@ MEANING_TOP = -1.2
 ROWS_TOP = -2.25  # room above for the word fed back (the op word's lane)
 ROWS_TOP_TALL = -1.35  # two pairs of rows: the meanings make room
 NOTES_X = 4.3  # the end note and the verdict: right of s_t, above the rows
-NOTES_W = 5.4
+NOTES_W = 6.2
 #: Seconds still after a chosen word in the first steps and the quick later ones.
 QUICK_PAUSE = 0.25
 #: The poster held this long (STYLE.md 4.9: 4-8 s).
@@ -214,9 +214,15 @@ class DecoderScene(WalkthroughScene):
             shown = [GrowArrow(self.to_map), GrowArrow(self.to_word), fade_in(prob), fade_in(word)]
             self.prob = prob
         else:
-            # The p readout morphs into the new one where it stands; its bar grows or shrinks.
-            shown = [crossfade(self.prob[0][1], prob[0][1]), Transform(self.prob[2], prob[2])]
-            self.prob[0].submobjects[1] = prob[0][1]
+            # The p readout changes where it stands (its bar grows or shrinks); the same value
+            # again stays as it is, now this step's.
+            old, new = self.prob[0][1], prob[0][1]
+            shown = [Transform(self.prob[2], prob[2])]
+            if old.shown == new.shown:
+                old.key, old.value = new.key, new.value
+            else:
+                shown.append(crossfade(old, new))
+                self.prob[0].submobjects[1] = new
             if previous.original_text == word.original_text:
                 word = previous  # the same word again: it stays, unchanged (no blink)
             else:
@@ -225,6 +231,10 @@ class DecoderScene(WalkthroughScene):
                           fade_in(word, rate_func=window(0.4, 1.0))]
         self.word = word
         self.play(*shown, run_time=1.0 if slow else QUICK)
+        if previous is None:
+            # The readout's parts stand on their own: its number is swapped, never its group.
+            self.remove(self.prob)
+            self.add(*self.prob[0], self.prob[1], self.prob[2])
         if slow:
             self.pause_on_result("word")
         else:
