@@ -23,6 +23,7 @@ from manim import (
     Arrow,
     Create,
     GrowArrow,
+    MathTex,
     Mobject,
     ReplacementTransform,
     SurroundingRectangle,
@@ -31,6 +32,7 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    ELIDED_DOTS_SIZE,
     NUMBER_SIZE,
     NumberLabel,
     TokenStrip,
@@ -54,7 +56,7 @@ __all__ = ["WordEmbeddingsScene", "Stage"]
 TITLE_Y = 3.6
 STRIP_TOP = 3.2  # the sentence's words, under the title
 FOOT_Y = -3.62  # centre of the note naming the network
-MAX_COLS = 5  # wider embeddings show their first 3 numbers, dots and the last
+MAX_COLS = 4  # wider embeddings show their first 2 numbers, dots and the last (14 px numbers fit)
 MIN_CELL_H = 0.36  # numbers at 23.5 pt (14 px at 480p) need this much height
 NUMBER_FONT = NUMBER_SIZE  # the 14 px floor
 TEXT_FONT = 24  # labels, notes, heads: over the floor
@@ -63,7 +65,7 @@ TEXT_FONT = 24  # labels, notes, heads: over the floor
 DIGITS_DIM = 0.22
 MAX_CELL_H = 0.44
 LABEL_W = 1.9  # words wider than this end in an ellipsis (at the readable size)
-GAP = 0.8  # between the matrix and the looked-up vectors (the arrows' room)
+GAP = 0.6  # between the matrix and the looked-up vectors (the arrows' room)
 SLOW_LOOKUPS = 2  # the first lookups step by step: find the row, lift it out, read it
 
 
@@ -208,6 +210,8 @@ class WordEmbeddingsScene(WalkthroughScene):
         st.matrix = matrix = PickedRowsMatrix(
             view.embedding_matrix, theme, view.embedding_matrix_key, rows, view.vocabulary, theme.embedding,
             st.cell_w, cell_h, NUMBER_FONT, label_size=TEXT_FONT, label_width=LABEL_W, cols=st.cols)
+        # Elision dots over the floor (the shared matrix draws them at the formula floor exactly).
+        _dots_over_floor(matrix)
         # The matrix's digits are there but not read: only the row being looked up is.
         _digits(matrix).set_opacity(DIGITS_DIM)
         # Left block: labels + matrix; right block: x_t names + vectors; centred together.
@@ -220,7 +224,7 @@ class WordEmbeddingsScene(WalkthroughScene):
             digits = [m for m in matrix.row(i).get_family() if isinstance(m, NumberLabel)]
             if digits:
                 matrix.label(i).shift(UP * (baseline_of(digits[0]) - baseline_of(matrix.label(i))))
-        shape = f"embedding matrix: {V} words \u00d7 {E} numbers" + (" (rows looked up)" if only_looked_up else "")
+        shape = f"matrix: {V} words \u00d7 {E} numbers" + (" (rows looked up)" if only_looked_up else "")
         st.shape_note = readable_text(shape, theme, TEXT_FONT, max_width=max(matrix.width, 6.0), colour=theme.muted)
         st.shape_note.move_to([0, st.heads_y, 0]).align_to(matrix.frame, RIGHT)
         if st.shape_note.get_left()[0] < -6.95:
@@ -234,8 +238,8 @@ class WordEmbeddingsScene(WalkthroughScene):
         st.pitch = min(self.cell_h + 0.06, (st.top - st.bottom) / max(T, 1))
         st.row_h = max(min(self.cell_h, st.pitch - 0.04), MIN_CELL_H - 0.02)
         st.vec_x = vec_x = st.matrix.frame.get_right()[0] + GAP + self.name_w
-        head = (f"looked up: x\u2081 \u2026 x{subscript(T)}, what the encoder reads" if T > 1
-                else "looked up: x\u2081, what the encoder reads")
+        head = (f"x\u2081 \u2026 x{subscript(T)}: what the encoder reads" if T > 1
+                else "x\u2081: what the encoder reads")
         st.vec_head = readable_text(head, theme, TEXT_FONT, max_width=6.95 - vec_x + self.name_w,
                                     colour=theme.embedding)
         st.vec_head.move_to([0, st.heads_y, 0]).align_to([vec_x - self.name_w, 0, 0], LEFT)
@@ -255,6 +259,7 @@ class WordEmbeddingsScene(WalkthroughScene):
             else elided_cell(theme, st.cell_w, st.row_h, NUMBER_FONT)
             for j in st.cols
         ]).arrange(RIGHT, buff=0).move_to([st.vec_x + len(st.cols) * st.cell_w / 2, y, 0])
+        _dots_over_floor(cells)
         # Pango with Unicode subscripts: a LaTeX run per word would be slow.
         name = caption(f"x{subscript(t + 1)}", theme, TEXT_FONT, theme.embedding)
         name.next_to(cells, LEFT, buff=0.12)
@@ -284,6 +289,15 @@ def _rows(V: int, ids, max_rows: int) -> tuple[list[int | None], bool]:
 def _digits(mob: Mobject) -> VGroup:
     """The numbers inside ``mob`` (a matrix, a row, a vector's cells)."""
     return VGroup(*(m for m in mob.get_family() if isinstance(m, NumberLabel)))
+
+
+def _dots_over_floor(mob: Mobject) -> Mobject:
+    """Elision dots over the 14 px floor (the shared cells draw them at the formula floor exactly,
+    which the audit reads a hair under it)."""
+    for part in mob.get_family():
+        if isinstance(part, MathTex) and part.font_size < ELIDED_DOTS_SIZE:
+            part.scale(ELIDED_DOTS_SIZE / part.font_size)
+    return mob
 
 
 def _to_opacity(numbers: VGroup, opacity: float) -> list:

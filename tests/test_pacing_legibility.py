@@ -35,7 +35,7 @@ VARIED = varied(
 MEETS_CLARITY = {
     # Part 1, the encoder-decoder
     # "seq2seq_overview",
-    # "word_embeddings",
+    "word_embeddings",
     "encoder",
     "decoder",
     # "output_mapping",
