@@ -38,7 +38,7 @@ MEETS_CLARITY = {
     "word_embeddings",
     "encoder",
     "decoder",
-    # "output_mapping",
+    "output_mapping",
 
     # Part 1, the process of attention
     # "attention_process",

@@ -18,6 +18,7 @@ from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.base import WalkthroughScene
 from scenes.components import NumberLabel, _kept_indices, subscript
+from scenes.part1_words import PLAIN_TRAINED_NOTE
 from scenes.picked_rows import pick_cols
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
@@ -195,7 +196,8 @@ def mapping_keys(trace, top: int = 3) -> set[tuple]:
     keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in cols}
     keys |= {(f"{s}.{name}", i) for name in ("scores", "probabilities") for i in words}
     keys |= {(f"{s}.products.{m['chosen_id']}", j) for j in cols}
-    keys |= {(f"{s}.chosen_percent",), (f"{s}.probability_sum",)}
+    # One rounding (issue 31): op_t's p is its probability's cell value, no separate percent.
+    keys |= {(f"{s}.probability_sum",)}
     return keys
 
 
@@ -221,9 +223,10 @@ def test_output_mapping_default_every_frame(number_fonts):
     assert m.chosen_id in rows and len(rows) < V // 4
     assert rows == set(m.ranked[:len(rows)])
     texts = _texts(scene)
-    assert any(f"the {V} French words" in t for t in texts)
+    assert any(f"of {V} French words" in t for t in texts)
     assert m.chosen_word in texts
-    assert any("translator trained without attention" in t for t in texts)
+    assert any(t.startswith(PLAIN_TRAINED_NOTE) for t in texts)
+    assert not any("%" in t or "steps" in t for t in texts)  # one rounding; no training recipe
     # Each probability shown has its bar beside it, p times the bar's full length.
     from scenes.output_mapping import BAR_W
 
