@@ -34,7 +34,7 @@ VARIED = varied(
 #: that meets them all (add it). One line per clip, grouped as the clips are reworked.
 MEETS_CLARITY = {
     # Part 1, the encoder-decoder
-    # "seq2seq_overview",
+    "seq2seq_overview",
     "word_embeddings",
     "encoder",
     "decoder",
