@@ -335,12 +335,12 @@ class OutputMappingScene(WalkthroughScene):
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), scores[c], probs[c], bars[c]),
                                     color=theme.highlight, buff=0.05)
         # One rounding everywhere: p with the theme's two decimals, as in its cell and in decoder.
-        result = VGroup(
+        result = read_as_line(VGroup(
             math_label(f"op_{{{t}}} =", theme, 34, theme.target_embedding),
             caption(m.chosen_word, theme, 26, theme.text),
             caption("with p =", theme, TEXT_FONT, theme.muted),
             NumberLabel(m.probabilities[c], theme, (key("probabilities"), c), font_size=TEXT_FONT),
-        ).arrange(RIGHT, buff=0.15)
+        ).arrange(RIGHT, buff=0.15))
         result.move_to([0, RESULT_Y, 0]).align_to(matrix.labels, LEFT)
         fit_within(result, max_width=13.0)
         self.play(Create(pick), fade_in(result))
