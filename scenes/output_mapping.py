@@ -67,7 +67,7 @@ MAX_ROWS = 8  # rows 0.4 high: a word label (accents, descenders) stays at 20 pt
 MAX_COLS = 6  # wider states show their first 4 numbers, dots and the last
 BAR_W = 1.5
 SOFTMAX_GAP = 1.6
-PROB_W = 0.8
+PROB_W = 1.0  # "0.87" at 24 pt keeps both decimals (one rounding with decoder)
 TEXT_FONT = 24  # over the legibility floor: 14 px capitals at 480p
 WIDTH = 13.9  # of the frame's 14.2, what the table may use
 # The translator: the top-ranked words, then dots for the rest.
