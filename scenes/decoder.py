@@ -88,7 +88,7 @@ QUICK = 0.45
 MEANING_TOP = -1.2
 # The words written (and, at the end, the reference) under the diagram.
 ROWS_TOP = -2.25  # room above for the word fed back (the op word's lane)
-ROWS_TOP_TALL = -1.35  # two pairs of rows: the meanings make room
+ROWS_TOP_TALL = -1.15  # two pairs of rows (24 pt): the meanings make room
 NOTES_X = 4.3  # the end note and the verdict: right of s_t, above the rows
 NOTES_W = 6.2
 #: Seconds still after a chosen word in the first steps and the quick later ones.
