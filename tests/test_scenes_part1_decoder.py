@@ -19,6 +19,7 @@ from attention_core.translator.corpus import source_words
 from scenes.base import WalkthroughScene
 from scenes.components import NumberLabel, _kept_indices, subscript
 from scenes.part1_words import PLAIN_TRAINED_NOTE
+from scenes.output_mapping import MAX_COLS as OM_MAX_COLS
 from scenes.picked_rows import pick_cols
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
@@ -190,7 +191,7 @@ def mapping_keys(trace, top: int = 3) -> set[tuple]:
     s = "plain_output_mapping"
     H = len(m["state"])
     # Wide states show their first numbers, dots, and the last one.
-    cols = [j for j in pick_cols(H, 6) if j is not None]
+    cols = [j for j in pick_cols(H, OM_MAX_COLS) if j is not None]
     words = [int(i) for i in m["ranked"][:top]]
     keys = {(f"{s}.state", j) for j in cols}
     keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in cols}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scenes import LIGHT
+from scenes.output_mapping import MAX_COLS as OM_MAX_COLS
 from scenes.picked_rows import pick_cols
 from scenes.word_embeddings import MAX_COLS as WE_MAX_COLS
 
@@ -70,7 +71,7 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
         return keys
     if scene_id == "output_mapping":
         top3 = om["ranked"][:3]
-        cols = [j for j in pick_cols(H, 6) if j is not None]
+        cols = [j for j in pick_cols(H, OM_MAX_COLS) if j is not None]
         keys = {("plain_output_mapping.state", j) for j in cols}
         keys |= {(f"plain_output_mapping.embeddings.{i}", j) for i in top3 for j in cols}
         keys |= {("plain_output_mapping.scores", i) for i in top3}
