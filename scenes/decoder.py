@@ -169,7 +169,7 @@ class DecoderScene(WalkthroughScene):
         self.inputs_left = box.get_left()[0]
         self.meanings = VGroup(*[
             caption(text, theme, TEXT_FONT, theme.muted).move_to([x, 0, 0])
-            for text, x in zip(("previous\nword", "whole\nsentence", "generated\nso far"), (OP_X, H_X, S_PREV_X))
+            for text, x in zip(("previous\nword", "whole\nsentence", "written\nso far"), (OP_X, H_X, S_PREV_X))
         ]).next_to(box, DOWN, buff=0.12, coor_mask=[0, 1, 0])
         self.op_word = self._op_word(0)
         # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
