@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from manim import (
     DOWN,
     LEFT,
@@ -29,6 +31,7 @@ from manim import (
     Indicate,
     MathTex,
     Rectangle,
+    ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
     Transform,
@@ -38,6 +41,7 @@ from manim import (
 from .base import FINAL_HOLD, WalkthroughScene
 from .components import (
     WORD_MAX_W,
+    _kept_indices,
     CellBox,
     NumberLabel,
     VectorColumn,
@@ -56,8 +60,9 @@ from .components import (
 )
 from manim.utils.rate_functions import smooth
 
-from .motion import feed_back, hand_off, moved, window
-from .seq2seq_view import decoder_view, network_note
+from .motion import crossfade, feed_back, hand_off, moved, window
+from .part1_words import become_chip, chip_column, reader_note
+from .seq2seq_view import decoder_view
 
 __all__ = ["DecoderScene", "ComparedRows", "legible_dots"]
 
@@ -68,23 +73,28 @@ WORK_Y = 0.74
 # The inputs, left to right: the previous word, the context h_T, s_{t-1}; s_{t-1} sits next to
 # the cell, so s_t's way back into its slot crosses only the cell. 1.55 apart: "generated" and
 # "sentence" under them keep a gap.
-OP_X, H_X, S_PREV_X = -6.2, -4.65, -3.1
-CELL_X = -1.2
-STATE_X = 0.85
-MAP_X = 2.75
-WORD_X = 5.3
-CELL_W = 0.92  # "\u22123.14" at 20 pt needs 0.81 of the cell's 0.9 of its width
+OP_X, H_X, S_PREV_X = -6.25, -4.6, -2.95  # 1.65 apart: the meanings at 24 pt keep a gap
+CELL_X = -0.75  # "op\u2080 = <START>" under the cell clears the inputs' box and s_1
+STATE_X = 1.25
+MAP_X = 3.05
+WORD_X = 5.5
+CELL_W = 1.08  # "\u22123.14" at 23.5 pt needs 0.95 of the cell's 0.9 of its width
 CELL_H = 0.34
-STRIP_FONT = 20
-TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
+STRIP_FONT = 24
+TEXT_FONT = 24  # over the legibility floor: 14 px capitals at 480p
+#: Seconds each quick step's moves take, as a share of the told ones' (issue 31: at most 40 %
+#: of the first step in all).
+QUICK = 0.45
 MEANING_TOP = -1.2
 # The words written (and, at the end, the reference) under the diagram.
 ROWS_TOP = -2.25  # room above for the word fed back (the op word's lane)
-ROWS_TOP_TALL = -1.35  # two pairs of rows: the meanings make room
+ROWS_TOP_TALL = -1.15  # two pairs of rows (24 pt): the meanings make room
 NOTES_X = 4.3  # the end note and the verdict: right of s_t, above the rows
-NOTES_W = 5.4
+NOTES_W = 6.2
 #: Seconds still after a chosen word in the first steps and the quick later ones.
-QUICK_PAUSE = 0.4
+QUICK_PAUSE = 0.25
+#: The poster held this long (STYLE.md 4.9: 4-8 s).
+END_HOLD = 5.0
 
 
 class DecoderScene(WalkthroughScene):
@@ -99,12 +109,15 @@ class DecoderScene(WalkthroughScene):
         self.show_inputs()
         n = self.view.steps
         for t in range(1, n + 1):
-            # The first two steps are told slowly; later ones repeat the pattern quickly,
-            # but every step still carries its state and its word to where they are used next.
+            # The first two steps are told slowly; later ones repeat the pattern quickly (at most
+            # 40 % of the first), but every step still carries its state and its word to where
+            # they are used next.
             slow = t <= 2
             self.compute_state(t, slow)
             self.choose_word(t, slow)
             self.write_word(t, slow)
+            if t == 1:
+                self.collapse_digits()
             if t < n:
                 self.hand_off_state(t, slow)
                 self.feed_word_back(t, slow)
@@ -117,17 +130,20 @@ class DecoderScene(WalkthroughScene):
         """Title and network note (the first frame), the cell and the mapping's boxes (not shown yet)."""
         theme = self.theme
         view = self.view = decoder_view(self.trace)
+        # The French embeddings' tints on their own scale (as output_mapping's rows).
+        self.op_scale = max(float(np.abs(np.asarray(view.input_embeddings)).max()), 1e-9)
         self.word_name = "op"  # the draft's names: op_{t-1} in, h_T the context (its h_8)
         T = len(self.trace.source_tokens)
         self.context_name = f"h{subscript(T)}"
         formula = view.formula.replace("h_{T}", "h_{" + str(T) + "}")
-        title = VGroup(caption("Decoder", theme, 30), math_label(formula, theme, 30)).arrange(RIGHT, buff=0.5)
+        title = VGroup(caption("Decoder", theme, 30), math_label(formula, theme, 34)).arrange(RIGHT, buff=0.5)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
-        note = self._network_note().move_to([0, NOTE_Y, 0])
+        note = self._network_note()
         fit_within(note, max_width=13.6)
+        note.next_to(title, DOWN, buff=0.12)
         self.add(title, note)  # the first frame is the title, never black
         self.cell = CellBox("decoder\nGRU" if view.network == "gru" else "decoder\nRNN", theme, theme.decoder,
-                            width=1.9, height=1.2, font_size=22).move_to([CELL_X, WORK_Y, 0])
+                            width=1.9, height=1.2, font_size=24).move_to([CELL_X, WORK_Y, 0])
         self.mapper = CellBox("output\nmapping", theme, theme.decoder, width=1.7, height=1.1,
                               font_size=TEXT_FONT).move_to([MAP_X, WORK_Y, 0])
         rows = self.rows = self._rows()
@@ -139,19 +155,21 @@ class DecoderScene(WalkthroughScene):
     def show_inputs(self) -> None:
         """Step 1's three inputs, each with what it tells the decoder; s_0 = 0 and op_0 = <START>."""
         theme, view = self.theme, self.view
+        # s_0's zeros are the draft's point; op_0 (<START>'s row) and h_T (read in the encoder)
+        # are chips: digits once, then a symbol (issue 31).
         self.op_col = self._op_column(0)
-        self.s_col = self._state_column(view.initial_state, view.initial_state_key, 0, S_PREV_X)
-        h_col = self._column(view.context, view.context_key, self.context_name, theme.encoder, H_X)
+        self.s_col = self._state_column(view.initial_state, view.initial_state_key, 0, S_PREV_X, digits=True)
+        h_col = self._chip(view.context, self.context_name, theme.encoder, H_X)
         cols = (self.op_col, h_col, self.s_col)
         self.low = low = min(c.frame.get_bottom()[1] for c in cols)
         top = max(c.get_top()[1] for c in cols)
         box = RoundedRectangle(corner_radius=0.15, stroke_color=theme.muted, stroke_width=2,
-                               width=S_PREV_X - OP_X + 1.4, height=top - low + 0.35)
+                               width=S_PREV_X - OP_X + 1.55, height=top - low + 0.35)
         box.move_to([(OP_X + S_PREV_X) / 2, (top + low) / 2, 0])
         self.inputs_left = box.get_left()[0]
         self.meanings = VGroup(*[
             caption(text, theme, TEXT_FONT, theme.muted).move_to([x, 0, 0])
-            for text, x in zip(("previous\nword", "whole\nsentence", "generated\nso far"), (OP_X, H_X, S_PREV_X))
+            for text, x in zip(("previous\nword", "whole\nsentence", "written\nso far"), (OP_X, H_X, S_PREV_X))
         ]).next_to(box, DOWN, buff=0.12, coor_mask=[0, 1, 0])
         self.op_word = self._op_word(0)
         # s_0 is zeros, shown as its numbers in the s_{t-1} slot; op_0 is <START>'s embedding.
@@ -173,35 +191,66 @@ class DecoderScene(WalkthroughScene):
     def compute_state(self, t: int, slow: bool) -> None:
         """The cell reads op_{t-1}, h_T and s_{t-1}: out comes s_t."""
         theme, view = self.theme, self.view
-        self.s_new = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, STATE_X)
-        self.out = arrow_between(self.cell.box, self.s_new.frame, theme.decoder)
+        self.s_new = self._state_column(view.states[t - 1], view.state_keys[t - 1], t, STATE_X, digits=t == 1)
         pulse = Indicate(self.cell.box, color=theme.decoder, scale_factor=1.05)
         # Two pairs of rows: the meanings make room for the word fed back.
         extra = [caption_out(self.meanings), caption_in(self.op_word)] if self.tall and t == 1 else []
-        self.play(pulse, GrowArrow(self.out), fade_in(self.s_new), *extra, run_time=1.0 if slow else 0.6)
+        if t == 1:  # the arrows are drawn once and stay: every step uses the same way
+            self.out = arrow_between(self.cell.box, self.s_new.frame, theme.decoder)
+            extra.append(GrowArrow(self.out))
+        self.play(pulse, fade_in(self.s_new), *extra, run_time=1.0 if slow else QUICK)
         if t == 1:
             self.pause_on_result("state")
 
     def choose_word(self, t: int, slow: bool) -> None:
-        """s_t goes through the output mapping: the most probable word, with its p."""
+        """s_t goes through the output mapping: the most probable word, with its p (the readout
+        stays on the mapping's way out and changes in place from step to step)."""
         theme = self.theme
         previous = getattr(self, "word", None)
-        self.word, self.prob = self._chosen(t)
-        shown = [fade_in(self.prob)]
-        if previous is not None and previous.original_text == self.word.original_text:
-            self.word = previous  # the same word again: it stays, unchanged (no blink)
+        word, prob = self._chosen(t)
+        if previous is None:
+            self.to_map = arrow_between(self.s_new.frame, self.mapper.box, theme.decoder)
+            self.to_word = arrow_between(self.mapper.box, word, theme.decoder)
+            shown = [GrowArrow(self.to_map), GrowArrow(self.to_word), fade_in(prob), fade_in(word)]
+            self.prob = prob
         else:
-            # After the previous word has gone: the two never show in one place at once.
-            shown.append(fade_in(self.word, rate_func=window(0.4, 1.0) if previous is not None else smooth))
-            if previous is not None:
-                shown.append(fade_out(previous, rate_func=window(0.0, 0.4)))
-        self.to_map = arrow_between(self.s_new.frame, self.mapper.box, theme.decoder)
-        self.to_word = arrow_between(self.mapper.box, self.word, theme.decoder)
-        self.play(GrowArrow(self.to_map), GrowArrow(self.to_word), *shown, run_time=1.0 if slow else 0.6)
+            # The p readout changes where it stands (its bar grows or shrinks); the same value
+            # again stays as it is, now this step's.
+            old, new = self.prob[0][1], prob[0][1]
+            shown = [Transform(self.prob[2], prob[2])]
+            if old.shown == new.shown:
+                old.key, old.value = new.key, new.value
+            else:
+                shown.append(crossfade(old, new))
+                self.prob[0].submobjects[1] = new
+            if previous.original_text == word.original_text:
+                word = previous  # the same word again: it stays, unchanged (no blink)
+            else:
+                # After the previous word has gone: the two never show in one place at once.
+                shown += [fade_out(previous, rate_func=window(0.0, 0.4)),
+                          fade_in(word, rate_func=window(0.4, 1.0))]
+        self.word = word
+        self.play(*shown, run_time=1.0 if slow else QUICK)
+        if previous is None:
+            # The readout's parts stand on their own: its number is swapped, never its group.
+            self.remove(self.prob)
+            self.add(*self.prob[0], self.prob[1], self.prob[2])
         if slow:
             self.pause_on_result("word")
         else:
             self.wait(QUICK_PAUSE)
+
+    def collapse_digits(self) -> None:
+        """Read once, s_0 and s_1 become chips where they stand: from here on a vector is its
+        colours (one band per number) and its name."""
+        theme, view = self.theme, self.view
+        s0 = self._state_column(view.initial_state, view.initial_state_key, 0, S_PREV_X)
+        s1 = self._state_column(view.states[0], view.state_keys[0], 1, STATE_X)
+        moves = [m for old, chip in ((self.s_col, s0), (self.s_new, s1)) for m in become_chip(old, chip)]
+        self.play(*moves, run_time=0.8)
+        self.remove(self.s_col, self.s_new)
+        self.add(s0, s1)
+        self.s_col, self.s_new = s0, s1
 
     def write_word(self, t: int, slow: bool) -> None:
         """A copy of the chosen word goes down into its place among the words written."""
@@ -210,11 +259,11 @@ class DecoderScene(WalkthroughScene):
         # Down, then along the band above the row (clear of s_t's column), then into its place.
         self.play(self._carry_word(self.word, slot[1], slot, "written", ("word", t), ("written", t - 1)),
                   fade_in(slot[0] if not self.wrapped else VGroup(), rate_func=window(0.7, 1.0)), *named,
-                  run_time=0.9 if slow else 0.6)
+                  run_time=0.9 if slow else QUICK)
 
     def hand_off_state(self, t: int, slow: bool) -> None:
         """s_t becomes the next step's s_{t-1}: it moves, as a chip over the cell, into the slot."""
-        gone = [self.s_col, self.out, self.to_map, self.to_word, self.prob]
+        gone = [self.s_col]
         if t == 1:
             gone.append(self.start)
         # Up from s_t, over the cell (clear of its arrow and its name), down into the slot.
@@ -222,7 +271,7 @@ class DecoderScene(WalkthroughScene):
         self.play(hand_off(self.s_new, self.s_col.get_center(), leaving=gone,
                            via=[(STATE_X, over, 0), (S_PREV_X, over, 0)], shrink=0.8,
                            what="s", src=("s", t), dst=("s_prev", t + 1)),
-                  run_time=1.6 if slow else 0.8)
+                  run_time=1.6 if slow else 0.6)
         self.s_col = self.s_new
 
     def feed_word_back(self, t: int, slow: bool) -> None:
@@ -236,13 +285,13 @@ class DecoderScene(WalkthroughScene):
         leaving = [] if same else [fade_out(self.op_word, rate_func=window(0.0, 0.3))]
         self.play(*leaving, self._carry_word(slot[1], op_word_next, None, "op", ("written", t - 1), ("op", t),
                                              reveal=not same),
-                  run_time=1.2 if slow else 0.7)
+                  run_time=1.2 if slow else QUICK)
         if same:  # the same embedding, from this step's row: swapped without a fade
             self.remove(self.op_col)
             self.add(op_next)
         else:
             # The lookup: op_t's numbers, the embedding of the word just fed back.
-            self.play(caption_out(self.op_col), caption_in(op_next), run_time=0.8 if slow else 0.5)
+            self.play(caption_out(self.op_col), caption_in(op_next), run_time=0.8 if slow else 0.3)
         self.op_col, self.op_word = op_next, op_word_next
 
     def mark_the_end(self) -> None:
@@ -255,6 +304,7 @@ class DecoderScene(WalkthroughScene):
             end_lines = [f"{n} steps, without choosing <END>"]
         self.end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
         self.end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
+        self.end.shift(LEFT * max(0.0, self.end.get_right()[0] - 6.9))  # a long note stays inside
         last = SurroundingRectangle(self.rows.written_box(n - 1), color=theme.highlight, buff=0.05)
         self.play(Create(last), fade_in(self.end))
         self.wait(1.0)
@@ -277,9 +327,10 @@ class DecoderScene(WalkthroughScene):
         verdict = _centred_lines(lines, theme, TEXT_FONT, colour)
         fit_within(verdict, max_width=NOTES_W)
         verdict.next_to(end, DOWN, buff=0.1 if self.tall else 0.2).set_x(NOTES_X)
+        verdict.shift(LEFT * max(0.0, verdict.get_right()[0] - 6.9))
         if view.reference is None:
             self.play(fade_in(verdict))
-            self.pause_on_result("translation", FINAL_HOLD)
+            self.pause_on_result("translation", END_HOLD)
             return
         self.play(fade_in(rows.names[1]), FadeIn(rows.reference, lag_ratio=0.1))
         marks = VGroup()
@@ -289,7 +340,7 @@ class DecoderScene(WalkthroughScene):
                     marks.add(SurroundingRectangle(box, color=theme.negative, buff=0.04, stroke_width=3))
         self.play(*[Create(m) for m in marks], fade_in(verdict))
         # The poster: the whole decoder, its last step, the words written against the reference.
-        self.pause_on_result("translation", FINAL_HOLD)
+        self.pause_on_result("translation", END_HOLD)
 
     # -- builders -------------------------------------------------------------
 
@@ -300,9 +351,10 @@ class DecoderScene(WalkthroughScene):
 
     def _network_note(self):
         theme, view = self.theme, self.view
-        text = network_note(self.trace)
+        text = reader_note(self.trace)
         if view.trained:
-            text += f": its only view of the sentence is h{subscript(len(self.trace.source_tokens))}"
+            # The title and the cell name the network: the note says what matters here.
+            text = f"without attention: all the decoder sees of the sentence is h{subscript(len(self.trace.source_tokens))}"
         elif "untrained" in text:
             text += "; its words are not a translation"
         colour = theme.highlight if view.untrained else theme.muted
@@ -317,14 +369,25 @@ class DecoderScene(WalkthroughScene):
                                   theme.highlight if view.untrained else theme.muted)
         return note
 
-    def _state_column(self, values, key: str, t: int, x: float) -> VectorColumn:
-        return self._column(values, key, f"s{subscript(t)}", self.theme.decoder, x)
+    def _state_column(self, values, key: str, t: int, x: float, digits: bool = False) -> VectorColumn:
+        name = f"s{subscript(t)}"
+        if digits:
+            return self._column(values, key, name, self.theme.decoder, x)
+        return self._chip(values, name, self.theme.decoder, x)
 
     def _op_column(self, t: int) -> VectorColumn:
-        """The embedding of the word fed in at step t + 1."""
+        """The embedding of the word fed in at step t + 1: a chip (its digits are the French
+        embeddings' rows, read in output_mapping)."""
         view = self.view
-        return self._column(view.input_embeddings[t], view.input_embedding_keys[t],
-                            f"{self.word_name}{subscript(t)}", self.theme.target_embedding, OP_X)
+        return self._chip(view.input_embeddings[t], f"{self.word_name}{subscript(t)}",
+                          self.theme.target_embedding, OP_X, scale=self.op_scale)
+
+    def _chip(self, values, name: str, colour, x: float, scale: float = 1.0) -> VectorColumn:
+        """A vector as a chip as tall as a column of digits, centred on the working row at ``x``."""
+        rows = len(_kept_indices(len(values), 8))
+        chip = chip_column(values, self.theme, name, colour, scale, CELL_H * rows, slant="ITALIC")
+        chip.label.next_to(chip.frame, UP, buff=0.08)
+        return chip.shift([x, WORK_Y, 0] - chip.frame.get_center())
 
     def _column(self, values, key: str, name: str, colour, x: float) -> VectorColumn:
         """A vector on the working row, named in plain text above it (no
@@ -364,12 +427,14 @@ class DecoderScene(WalkthroughScene):
         """The word chosen at step t, its probability, and a bar as long as it."""
         view, theme = self.view, self.theme
         word = readable_text(view.chosen[t - 1], theme, 26, max_width=2.6)
-        word.move_to([WORD_X, WORK_Y - 0.1, 0])
+        # Left-aligned where the mapping's arrow ends: one arrow serves every word.
+        word.move_to([WORD_X - 1.2, WORK_Y - 0.1, 0], aligned_edge=LEFT)
         p = view.chosen_probabilities[t - 1]
         number = VGroup(caption("p =", theme, TEXT_FONT, theme.muted),
                         NumberLabel(p, theme, view.chosen_probability_keys[t - 1], font_size=TEXT_FONT))
         # Above the word: under it is the way the word goes down to the words written.
-        on_baseline(number.arrange(RIGHT, buff=0.1)).next_to(word, UP, buff=0.2)  # "p" has a descender
+        on_baseline(number.arrange(RIGHT, buff=0.1))  # "p" has a descender
+        number.move_to([WORD_X - 1.2, word.get_top()[1] + 0.2, 0], aligned_edge=DOWN + LEFT)
         # The bar's length is p times the track's: layout, not arithmetic shown as a number.
         track = Rectangle(width=PROB_BAR_W, height=0.16, stroke_color=theme.muted, stroke_width=1)
         bar = Rectangle(width=max(PROB_BAR_W * float(p), 0.01), height=0.16, stroke_width=0,

@@ -53,7 +53,8 @@ from .components import (
 )
 from .motion import cell_boxes, fly, moved, ring_to, window
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
-from .seq2seq_view import network_note, output_view
+from .part1_words import DIGITS_DIM, digits_in, reader_note, to_opacity
+from .seq2seq_view import output_view
 
 __all__ = ["OutputMappingScene"]
 
@@ -63,11 +64,11 @@ STATE_Y = 1.95  # s_t as a row above the embedding matrix
 TOP_ROW_Y = 1.25  # the first word's row
 FOOT_Y = -3.1
 MAX_ROWS = 8  # rows 0.4 high: a word label (accents, descenders) stays at 20 pt
-MAX_COLS = 6  # wider states show their first 4 numbers, dots and the last
+MAX_COLS = 5  # wider states show their first 3 numbers, dots and the last (room for the words at 24 pt)
 BAR_W = 1.5
 SOFTMAX_GAP = 1.6
-PROB_W = 0.8
-TEXT_FONT = 20  # the legibility floor: 12 px capitals at 480p
+PROB_W = 1.0  # "0.87" at 24 pt keeps both decimals (one rounding with decoder)
+TEXT_FONT = 24  # over the legibility floor: 14 px capitals at 480p
 WIDTH = 13.9  # of the frame's 14.2, what the table may use
 # The translator: the top-ranked words, then dots for the rest.
 TOP_WORDS = 7
@@ -118,10 +119,10 @@ class OutputMappingScene(WalkthroughScene):
         title = VGroup(
             caption("Output mapping", theme, 30),
             math_label(rf"s_{{{t}}} \rightarrow op_{{{t}}}", theme, 34),
-            math_label(r"p_w = \mathrm{softmax}_w(s_t \cdot e_w)", theme, 30),
+            math_label(r"p_w = \mathrm{softmax}_w(s_t \cdot e_w)", theme, 34),
         ).arrange(RIGHT, buff=0.45)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
-        said = network_note(self.trace) + f", decode step {t}"
+        said = reader_note(self.trace) + f", step {t}"
         if "untrained" in said:
             said += ": not a translation"
         colour = theme.highlight if view.untrained else theme.muted
@@ -168,7 +169,7 @@ class OutputMappingScene(WalkthroughScene):
         """What the rows are ("rows: e_w, most probable first ..."), e_w typeset."""
         V, theme = self._take('V theme')
         if V > shown:
-            before, after = "rows:", f", most probable first (dots: the others of the {V} French words)"
+            before, after = "rows:", f", most probable first, of {V} French words"
         else:
             before, after = "rows: the embeddings", f"of all {V} French words"
         e_w = math_label("e_w", theme, TEXT_FONT * 1.5, theme.target_embedding)
@@ -190,10 +191,12 @@ class OutputMappingScene(WalkthroughScene):
             for j in cols
         ]).arrange(RIGHT, buff=0).move_to([grid_left + slots * cell_w / 2, STATE_Y, 0])
         state_frame = SurroundingRectangle(state, color=theme.decoder, buff=0.04, stroke_width=3)
-        state_name = math_label(f"s_{{{t}}}", theme, 30, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
+        state_name = math_label(f"s_{{{t}}}", theme, 34, theme.decoder).next_to(state_frame, LEFT, buff=0.2)
         # What the rows are, said while the table comes in (and stays to the end).
         count = self._rows_note(shown)
         count.next_to(matrix.frame, DOWN, buff=0.15).align_to(matrix.labels, LEFT)
+        # The rows' digits are there but not read: each row is its tints until it is scored.
+        digits_in(matrix).set_opacity(DIGITS_DIM)
         self.play(fade_in(matrix), fade_in(VGroup(state, state_frame, state_name)), fade_in(count))
         self._keep(cell_h=cell_h, count=count, font=font, matrix=matrix, prob_w=PROB_W, score_w=score_w,
                    softmax_gap=SOFTMAX_GAP, state=state, total=total)
@@ -206,8 +209,8 @@ class OutputMappingScene(WalkthroughScene):
         score_x = matrix.frame.get_right()[0] + 0.55 + score_w / 2
         prob_x = score_x + score_w / 2 + softmax_gap + prob_w / 2
         bar_x = prob_x + prob_w / 2 + 0.15
-        score_head = math_label(rf"s_{{{t}}} \cdot e_w", theme, 32, theme.text).move_to([score_x, STATE_Y, 0])
-        fit_within(score_head, max_width=score_w + 0.5)
+        # At the formula floor, never shrunk under it (it may overhang its column a little).
+        score_head = math_label(rf"s_{{{t}}} \cdot e_w", theme, 34, theme.text).move_to([score_x, STATE_Y, 0])
         prob_head = caption("probability", theme, TEXT_FONT, theme.weight)
         prob_head.move_to([prob_x - prob_w / 2 + prob_head.width / 2, STATE_Y, 0])
         scores, probs, bars, equals = {}, {}, {}, {}
@@ -222,21 +225,29 @@ class OutputMappingScene(WalkthroughScene):
             bars[i] = Rectangle(width=max(BAR_W * m.probabilities[i], 0.01), height=cell_h * 0.6,
                                 stroke_width=0, fill_color=theme.weight,
                                 fill_opacity=1).move_to([bar_x, y, 0], aligned_edge=LEFT)
-            equals[i] = caption("=", theme, 22, theme.muted).move_to(
+            equals[i] = caption("=", theme, TEXT_FONT, theme.muted).move_to(
                 [(matrix.frame.get_right()[0] + score_x - score_w / 2) / 2, y, 0])
         self._keep(bar_x=bar_x, bars=bars, c=m.chosen_id, equals=equals, order=list(scores),
                    prob_head=prob_head, prob_x=prob_x, probs=probs, score_head=score_head,
                    score_x=score_x, scores=scores)
 
     def score_the_chosen_word(self) -> None:
-        """s_t . e_w for the most probable word, term by term: the first products carried
-        one by one from s_t and e_w into the line, the rest faster, the sum into its cell."""
+        """s_t . e_w for the most probable word, term by term (the clip's close-up): the first
+        products carried one by one from s_t and e_w into the line, the rest faster, the sum
+        into its cell; the row's digits then go back to tints."""
+        # At most 19 numbers read at once here (s_t, the row, the line): no close-up needed.
+        self._score_one()
+        c, matrix = self._take('c matrix')
+        self.play(*to_opacity(digits_in(matrix.row(c)), DIGITS_DIM), run_time=0.4)
+
+    def _score_one(self) -> None:
         self._score_column()
         (c, equals, key, matrix, score_head, scores, state, theme) = self._take(
             'c equals key matrix score_head scores state theme')
         self.play(fade_in(score_head))
         focus = SurroundingRectangle(VGroup(matrix.row(c), state), color=theme.highlight, buff=0.04)
-        self.play(Create(focus), run_time=0.5)
+        # The close-up: this one row's digits read against s_t's, term by term.
+        self.play(Create(focus), *to_opacity(digits_in(matrix.row(c)), 1.0), run_time=0.5)
         terms = self._dot_terms(c, self.stage["font"])
         if terms is None:  # too wide for one line: the score arrives from its row
             self.play(fade_in(scores[c], shift=RIGHT * 0.2), fade_in(equals[c]), run_time=0.6)
@@ -298,8 +309,11 @@ class OutputMappingScene(WalkthroughScene):
         soft = caption("softmax", theme, TEXT_FONT, theme.heat_high)
         fit_within(soft, max_width=softmax_gap - 0.2).next_to(arrow, UP, buff=0.1)
         self.play(GrowArrow(arrow), fade_in(soft), fade_in(prob_head))
+        # The scores, read, go back to tints as their probabilities come.
+        scores = self.stage["scores"]
         self.play(LaggedStart(*[fade_in(probs[i]) for i in order], lag_ratio=0.1),
-                  LaggedStart(*[GrowFromEdge(bars[i], LEFT) for i in order], lag_ratio=0.1), run_time=1.5)
+                  LaggedStart(*[GrowFromEdge(bars[i], LEFT) for i in order], lag_ratio=0.1),
+                  *to_opacity(digits_in(VGroup(*scores.values())), DIGITS_DIM), run_time=1.5)
         # The softmax's promise, checked by the core: all V probabilities sum to 1.
         total = read_as_line(VGroup(
             caption(f"all {V} sum to", theme, TEXT_FONT, theme.muted),
@@ -320,19 +334,18 @@ class OutputMappingScene(WalkthroughScene):
         # The chosen word: the highest probability.
         pick = SurroundingRectangle(VGroup(matrix.label(c), matrix.row(c), scores[c], probs[c], bars[c]),
                                     color=theme.highlight, buff=0.05)
-        result = VGroup(
-            math_label(f"op_{{{t}}} =", theme, 30, theme.target_embedding),
+        # One rounding everywhere: p with the theme's two decimals, as in its cell and in decoder.
+        result = read_as_line(VGroup(
+            math_label(f"op_{{{t}}} =", theme, 34, theme.target_embedding),
             caption(m.chosen_word, theme, 26, theme.text),
-            caption("with", theme, TEXT_FONT, theme.muted),
-            NumberLabel(m.chosen_percent, theme, (key("chosen_percent"),), font_size=22),
-            caption("%", theme, 22, theme.text),
-        ).arrange(RIGHT, buff=0.15)
-        result[4].next_to(result[3], RIGHT, buff=0.05)
+            caption("with p =", theme, TEXT_FONT, theme.muted),
+            NumberLabel(m.probabilities[c], theme, (key("probabilities"), c), font_size=TEXT_FONT),
+        ).arrange(RIGHT, buff=0.15))
         result.move_to([0, RESULT_Y, 0]).align_to(matrix.labels, LEFT)
         fit_within(result, max_width=13.0)
         self.play(Create(pick), fade_in(result))
         # The poster: the table, its scores, the probabilities as bars, the chosen word.
-        self.pause_on_result("word", FINAL_HOLD)
+        self.pause_on_result("word", FINAL_HOLD + 1.0)  # held 5 s: inside STYLE.md 4.9's 4-8
 
 
     def _widths(self, in_cells, in_column, H: int):

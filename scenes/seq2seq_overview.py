@@ -34,6 +34,7 @@ from manim import (
     Indicate,
     Mobject,
     Rectangle,
+    ReplacementTransform,
     RoundedRectangle,
     Text,
     VGroup,
@@ -54,7 +55,8 @@ from .components import (
 )
 from .motion import feed_back, window
 from .part1_layout import column_values, readable_dots, signed_bars, wrapped_note
-from .seq2seq_view import decoder_view, encoder_view, mismatches, network_note
+from .part1_words import reader_note
+from .seq2seq_view import decoder_view, encoder_view, mismatches
 
 __all__ = ["Seq2SeqOverviewScene", "Stage"]
 
@@ -73,11 +75,11 @@ X_DECODER = 1.75
 X_MAP = 3.4
 X_OUT_LEFT = 4.4
 MAX_OUT_W = 6.95 - X_OUT_LEFT  # the widest written word (longer ones are shrunk, then cut)
-BOX_W = 1.3
-MAP_W = 1.15
+BOX_W = 1.45  # "encoder" at 24 pt fits uncut
+MAP_W = 1.3
 CHIP_W, CHIP_H = 0.13, 0.24
 CHIPS_MAX_W = 0.9  # a chip of 8 dimensions keeps room for its arrow
-WORD_SIZE = 20
+WORD_SIZE = 24  # the 14 px floor
 BAR_W = 0.44  # the context's magnitude bars
 #: The reference translation is quoted in the verdict when it is this short.
 MAX_QUOTED_CHARS = 48
@@ -108,6 +110,9 @@ def _draw(box: VGroup) -> list:
     return [Create(box[0]), fade_in(box[1])]
 
 
+TEXT_FONT = 24  # labels, headers, notes: over the 14 px floor at 480p
+
+
 @dataclass
 class Stage:
     """What is on screen across the beats (STYLE.md \u00a73.2): the slots a beat reads and writes."""
@@ -130,6 +135,8 @@ class Stage:
     out_arrows: VGroup | None = None
     #: The word the decoder reads next (op_{t-1}), under its box: <START>, then each written word.
     fed: Mobject | None = None
+    #: The encoder's state walking down the words (h_0 = 0, h_1, ...), until it becomes the context.
+    walker: VGroup | None = None
 
 
 class Seq2SeqOverviewScene(WalkthroughScene):
@@ -160,13 +167,13 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         theme = self.theme
         self.enc, self.dec = encoder_view(self.trace), decoder_view(self.trace)
         title = caption("The encoder-decoder in five parts", theme, 30).move_to([0, TITLE_Y, 0])
-        subtitle = wrapped_note(network_note(self.trace), theme, 20,
+        subtitle = wrapped_note(reader_note(self.trace), theme, TEXT_FONT,
                                 theme.highlight if self.enc.untrained else theme.muted)
         subtitle.next_to(title, DOWN, buff=0.1)
         self.add(title, subtitle)
         header_y = subtitle.get_bottom()[1] - 0.3
         # Just <END> when it stops at once: the diagram still shows what it chose.
-        self.stage = Stage(pacer=CaptionPacer(self, CAPTION_Y, 20), header_y=header_y,
+        self.stage = Stage(pacer=CaptionPacer(self, CAPTION_Y), header_y=header_y,
                            rows_top=header_y - 0.35, outputs=self.dec.written or (END,),
                            ctx_text=f"h{subscript(len(self.enc.tokens))}")
         self.pacer = self.stage.pacer  # the tests read the captions' log here
@@ -198,6 +205,29 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         st.pacer.swap("2. The encoder reads them in order, from h\u2080 = 0: h\u2081, h\u2082, \u2026",
                       fade_in(self._header(2, "encoder", X_ENCODER)), *_draw(st.enc_box))
         self.play(*(GrowArrow(a) for a in arrows), lag_ratio=0.15, run_time=1.0)
+        self._walk_the_states()
+
+    def _walk_the_states(self) -> None:
+        """The caption's promise drawn: the state, a chip at the encoder's edge, goes down the
+        words from h_0 = 0, renamed h_1, h_2, ... as each word is read (quicker after two)."""
+        st, theme = self.stage, self.theme
+        T = len(self.enc.tokens)
+        x = st.enc_box.get_right()[0]
+        h = min(0.3, st.in_pitch * 0.75)
+        y0 = st.in_y[0] + st.in_pitch * 0.9
+
+        def named(t: int, y: float) -> VGroup:
+            chip = Rectangle(width=0.3, height=h, stroke_color=theme.encoder, stroke_width=2,
+                             fill_color=theme.encoder, fill_opacity=0.25 if t == 0 else 0.8).move_to([x, y, 0])
+            name = caption(f"h{subscript(t)}" + (" = 0" if t == 0 else ""), theme, TEXT_FONT, theme.encoder)
+            return VGroup(chip, name.next_to(chip, RIGHT, buff=0.08))
+
+        st.walker = named(0, y0)
+        self.play(fade_in(st.walker), run_time=0.4)
+        for t in range(1, T + 1):
+            nxt = named(t, st.in_y[t - 1])
+            self.play(ReplacementTransform(st.walker, nxt), run_time=0.5 if t <= 2 else 0.2)
+            st.walker = nxt
 
     def hand_over_the_context(self) -> None:
         """3. Its last state h_T, the context vector, out of the encoder."""
@@ -209,7 +239,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         st.pacer.swap(f"3. Its last state {st.ctx_text} is the context vector: the whole sentence in "
                       f"{len(enc.context)} numbers",
                       fade_in(self._header(3, "context", X_CONTEXT)), GrowArrow(to_ctx),
-                      fade_in(context, shift=RIGHT * 0.3))
+                      fade_in(context, shift=RIGHT * 0.3), fade_out(st.walker))
         self.pause_on_result("context")
 
     def start_the_decoder(self) -> None:
@@ -230,7 +260,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         st.fed = self._input_word(START)
         into = _arrow([X_DECODER, INPUT_BASELINE + 0.3, 0], [X_DECODER, st.dec_box.get_bottom()[1] - 0.03, 0],
                       theme.target_embedding, 2.5)
-        name = caption("reads", theme, 20, theme.muted)
+        name = caption("reads", theme, TEXT_FONT, theme.muted)
         # Left of the widest word it will read (each is centred under the box).
         widest = max(self._input_word(w.original_text).width for w in (st.fed, *self.out_words[:-1]))
         name.next_to([X_DECODER - widest / 2, 0, 0], LEFT, buff=0.15)
@@ -250,8 +280,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         st.out_arrows = VGroup(*(
             _arrow([st.map_box.get_right()[0] + 0.04, y, 0], [X_OUT_LEFT - 0.1, y, 0], theme.decoder)
             for y in st.out_y))
-        st.pacer.swap("5. Each decoder state s\u209c picks the French word op\u209c whose embedding is most "
-                      "similar; that word is its next input",
+        st.pacer.swap("5. Each state s\u209c picks the most similar French word op\u209c, its next input",
                       fade_in(self._header(5, "output words", (X_MAP + X_OUT_LEFT + 1.0) / 2)),
                       *_draw(st.map_box))
 
@@ -361,7 +390,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         height = max(1.3, ys[0] - ys[-1] + pitch)
         box = RoundedRectangle(corner_radius=0.2, width=width, height=height, stroke_color=colour,
                                stroke_width=4, fill_color=colour, fill_opacity=0.12)
-        lines = VGroup(*(readable_text(line, self.theme, 20, max_width=width * 0.86)
+        lines = VGroup(*(readable_text(line, self.theme, TEXT_FONT, max_width=width * 0.86)
                          for line in label.split("\n")))
         lines.arrange(DOWN, buff=0.08)
         lines.move_to(box)
@@ -371,9 +400,9 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         """Part ``number``'s badge and name above its column, kept in the frame."""
         theme = self.theme
         badge = VGroup(Circle(radius=0.19, color=theme.highlight, stroke_width=2),
-                       caption(str(number), theme, 20, theme.highlight))
+                       caption(str(number), theme, TEXT_FONT, theme.highlight))
         badge[1].move_to(badge[0])
-        header = VGroup(badge, caption(name, theme, 20)).arrange(RIGHT, buff=0.1)
+        header = VGroup(badge, caption(name, theme, TEXT_FONT)).arrange(RIGHT, buff=0.1)
         header.move_to([x, self.stage.header_y, 0])
         # Keep headers in the frame (the first column sits near the left edge).
         if header.get_left()[0] < -6.95:

@@ -23,6 +23,7 @@ from manim import (
     Arrow,
     Create,
     GrowArrow,
+    MathTex,
     Mobject,
     ReplacementTransform,
     SurroundingRectangle,
@@ -31,6 +32,8 @@ from manim import (
 
 from .base import WalkthroughScene
 from .components import (
+    ELIDED_DOTS_SIZE,
+    NUMBER_SIZE,
     NumberLabel,
     TokenStrip,
     baseline_of,
@@ -42,21 +45,27 @@ from .components import (
     subscript,
     title_bar,
 )
-from .glyphs import NUMBER_FONT, cell_width_for
+from .glyphs import cell_width_for
 from .part1_layout import wrapped_note
 from .picked_rows import PickedRowsMatrix, elided_cell, pick_cols, pick_rows
-from .seq2seq_view import encoder_view, network_note
+from .part1_words import reader_note
+from .seq2seq_view import encoder_view
 
 __all__ = ["WordEmbeddingsScene", "Stage"]
 
 TITLE_Y = 3.6
 STRIP_TOP = 3.2  # the sentence's words, under the title
 FOOT_Y = -3.62  # centre of the note naming the network
-MAX_COLS = 5  # wider embeddings show their first 3 numbers, dots and the last
-MIN_CELL_H = 0.3  # numbers at 20 pt (12 px at 480p) need this much height
+MAX_COLS = 4  # wider embeddings show their first 2 numbers, dots and the last (14 px numbers fit)
+MIN_CELL_H = 0.36  # numbers at 23.5 pt (14 px at 480p) need this much height
+NUMBER_FONT = NUMBER_SIZE  # the 14 px floor
+TEXT_FONT = 24  # labels, notes, heads: over the floor
+#: Digits not being read (the matrix's, the vectors already looked up) at this opacity: there,
+#: but not read (issue 31: at most 16 numbers legible at once). The cells keep their tints.
+DIGITS_DIM = 0.22
 MAX_CELL_H = 0.44
 LABEL_W = 1.9  # words wider than this end in an ellipsis (at the readable size)
-GAP = 0.8  # between the matrix and the looked-up vectors (the arrows' room)
+GAP = 0.6  # between the matrix and the looked-up vectors (the arrows' room)
 SLOW_LOOKUPS = 2  # the first lookups step by step: find the row, lift it out, read it
 
 
@@ -80,6 +89,7 @@ class Stage:
     row_h: float = 0.0
     marks: list = field(default_factory=list)  # the last lookup's focus boxes and arrow
     looked_up: VGroup = field(default_factory=VGroup)  # (x_t name, cells) per word so far
+    read_rows: list = field(default_factory=list)  # the matrix row whose digits are being read
 
 
 class WordEmbeddingsScene(WalkthroughScene):
@@ -115,13 +125,13 @@ class WordEmbeddingsScene(WalkthroughScene):
         self.view = view
         title = title_bar(
             caption("Word embeddings", theme, 30),
-            caption("each word's row of the matrix becomes its vector x\u209c", theme, 20, theme.muted),
+            caption("each word's row of the matrix becomes its vector x\u209c", theme, TEXT_FONT, theme.muted),
             y=TITLE_Y, buff=0.4, aligned_edge=DOWN)
         # The frame's whole width (14.2) but 0.1 a side: twelve 25-letter words in three
         # rows of four then keep the 12 px floor (at 13.4 they were shrunk to 11.6 px).
-        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=22, max_width=14.0)
+        tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=TEXT_FONT, max_width=14.0)
         tokens.move_to([0, STRIP_TOP - tokens.height / 2, 0])
-        note = wrapped_note(network_note(self.trace), theme, 20,
+        note = wrapped_note(reader_note(self.trace), theme, TEXT_FONT,
                             theme.highlight if view.untrained else theme.muted)
         note.move_to([0, FOOT_Y, 0]).align_to([0, FOOT_Y - 0.2, 0], DOWN)
         self.add(title, tokens)
@@ -132,7 +142,8 @@ class WordEmbeddingsScene(WalkthroughScene):
         self.stage = Stage(tokens=tokens, note=note, heads_y=heads_y, top=heads_y - 0.32,
                            bottom=note.get_top()[1] + 0.2, cols=cols,
                            # Cells as wide as the longest number needs at the readable size.
-                           cell_w=cell_width_for(table[:, [j for j in cols if j is not None]].ravel(), theme),
+                           cell_w=cell_width_for(table[:, [j for j in cols if j is not None]].ravel(), theme,
+                                                 font_size=NUMBER_FONT),
                            scale=_scale(table))
         self._lay_out_matrix()
         self._lay_out_vectors()
@@ -156,7 +167,12 @@ class WordEmbeddingsScene(WalkthroughScene):
         arrow = Arrow([st.matrix.frame.get_right()[0] + 0.08, st.matrix.row(i).get_y(), 0],
                       [name.get_left()[0] - 0.08, cells.get_y(), 0], buff=0, color=theme.embedding,
                       stroke_width=3, max_tip_length_to_length_ratio=0.2)
-        find = [Create(focus_tok), Create(focus_row), *[fade_out(m) for m in st.marks]]
+        # The row being read shows its digits; the last row and the last x_t go back to tints.
+        before = VGroup(*(_digits(st.matrix.row(j)) for j in st.read_rows),
+                        *(_digits(c) for _, c in st.looked_up[-1:]))
+        find = [Create(focus_tok), Create(focus_row), *[fade_out(m) for m in st.marks],
+                *_to_opacity(before, DIGITS_DIM), *_to_opacity(_digits(st.matrix.row(i)), 1.0)]
+        st.read_rows = [i]
         lift = [GrowArrow(arrow), self._lift_row(i, cells)]
         read = [fade_in(VGroup(*(c[1:] for c in cells))), fade_in(name)]
         if slow:
@@ -175,7 +191,10 @@ class WordEmbeddingsScene(WalkthroughScene):
 
     def clear_the_marks(self) -> None:
         """The last lookup's marks go: the matrix and every x_t, the poster."""
-        self.play(*[fade_out(m) for m in self.stage.marks], run_time=0.5)
+        st = self.stage
+        # The poster: the matrix and x_1 .. x_T as tints, every digit back among the others.
+        read = VGroup(*(_digits(st.matrix.row(j)) for j in st.read_rows), *(_digits(c) for _, c in st.looked_up))
+        self.play(*[fade_out(m) for m in st.marks], *_to_opacity(read, DIGITS_DIM), run_time=0.5)
         self.pause_on_result("embedding")
 
     # -- builders ----------------------------------------------------------------
@@ -190,7 +209,11 @@ class WordEmbeddingsScene(WalkthroughScene):
         cell_h = min(MAX_CELL_H, (st.top - st.bottom) / len(rows))
         st.matrix = matrix = PickedRowsMatrix(
             view.embedding_matrix, theme, view.embedding_matrix_key, rows, view.vocabulary, theme.embedding,
-            st.cell_w, cell_h, NUMBER_FONT, label_size=20, label_width=LABEL_W, cols=st.cols)
+            st.cell_w, cell_h, NUMBER_FONT, label_size=TEXT_FONT, label_width=LABEL_W, cols=st.cols)
+        # Elision dots over the floor (the shared matrix draws them at the formula floor exactly).
+        _dots_over_floor(matrix)
+        # The matrix's digits are there but not read: only the row being looked up is.
+        _digits(matrix).set_opacity(DIGITS_DIM)
         # Left block: labels + matrix; right block: x_t names + vectors; centred together.
         self.name_w = 0.55 if T < 10 else 0.7
         right_w = self.name_w + len(st.cols) * st.cell_w
@@ -201,8 +224,8 @@ class WordEmbeddingsScene(WalkthroughScene):
             digits = [m for m in matrix.row(i).get_family() if isinstance(m, NumberLabel)]
             if digits:
                 matrix.label(i).shift(UP * (baseline_of(digits[0]) - baseline_of(matrix.label(i))))
-        shape = f"embedding matrix: {V} words \u00d7 {E} numbers" + (" (rows looked up)" if only_looked_up else "")
-        st.shape_note = readable_text(shape, theme, 20, max_width=max(matrix.width, 6.0), colour=theme.muted)
+        shape = f"matrix: {V} words \u00d7 {E} numbers" + (" (rows looked up)" if only_looked_up else "")
+        st.shape_note = readable_text(shape, theme, TEXT_FONT, max_width=max(matrix.width, 6.0), colour=theme.muted)
         st.shape_note.move_to([0, st.heads_y, 0]).align_to(matrix.frame, RIGHT)
         if st.shape_note.get_left()[0] < -6.95:
             st.shape_note.shift(RIGHT * (-6.95 - st.shape_note.get_left()[0]))
@@ -215,9 +238,10 @@ class WordEmbeddingsScene(WalkthroughScene):
         st.pitch = min(self.cell_h + 0.06, (st.top - st.bottom) / max(T, 1))
         st.row_h = max(min(self.cell_h, st.pitch - 0.04), MIN_CELL_H - 0.02)
         st.vec_x = vec_x = st.matrix.frame.get_right()[0] + GAP + self.name_w
-        head = (f"looked up: x\u2081 \u2026 x{subscript(T)}, what the encoder reads" if T > 1
-                else "looked up: x\u2081, what the encoder reads")
-        st.vec_head = readable_text(head, theme, 20, max_width=6.95 - vec_x + self.name_w, colour=theme.embedding)
+        head = (f"x\u2081 \u2026 x{subscript(T)}: what the encoder reads" if T > 1
+                else "x\u2081: what the encoder reads")
+        st.vec_head = readable_text(head, theme, TEXT_FONT, max_width=6.95 - vec_x + self.name_w,
+                                    colour=theme.embedding)
         st.vec_head.move_to([0, st.heads_y, 0]).align_to([vec_x - self.name_w, 0, 0], LEFT)
         if st.vec_head.get_right()[0] > 6.95:
             st.vec_head.shift(LEFT * (st.vec_head.get_right()[0] - 6.95))
@@ -235,8 +259,9 @@ class WordEmbeddingsScene(WalkthroughScene):
             else elided_cell(theme, st.cell_w, st.row_h, NUMBER_FONT)
             for j in st.cols
         ]).arrange(RIGHT, buff=0).move_to([st.vec_x + len(st.cols) * st.cell_w / 2, y, 0])
+        _dots_over_floor(cells)
         # Pango with Unicode subscripts: a LaTeX run per word would be slow.
-        name = caption(f"x{subscript(t + 1)}", theme, 22, theme.embedding)
+        name = caption(f"x{subscript(t + 1)}", theme, TEXT_FONT, theme.embedding)
         name.next_to(cells, LEFT, buff=0.12)
         return name, cells
 
@@ -259,6 +284,26 @@ def _rows(V: int, ids, max_rows: int) -> tuple[list[int | None], bool]:
         return rows, False
     kept = sorted(set(ids))
     return ([None] if kept[0] > 0 else []) + kept + ([None] if kept[-1] < V - 1 else []), True
+
+
+def _digits(mob: Mobject) -> VGroup:
+    """The numbers inside ``mob`` (a matrix, a row, a vector's cells)."""
+    return VGroup(*(m for m in mob.get_family() if isinstance(m, NumberLabel)))
+
+
+def _dots_over_floor(mob: Mobject) -> Mobject:
+    """Elision dots over the 14 px floor (the shared cells draw them at the formula floor exactly,
+    which the audit reads a hair under it)."""
+    for part in mob.get_family():
+        if isinstance(part, MathTex) and part.font_size < ELIDED_DOTS_SIZE:
+            part.scale(ELIDED_DOTS_SIZE / part.font_size)
+    return mob
+
+
+def _to_opacity(numbers: VGroup, opacity: float) -> list:
+    """Each number to ``opacity``, where it stands (one animation per number: a group made for
+    the move would join the stage as a group of its own)."""
+    return [m.animate.set_opacity(opacity) for m in numbers]
 
 
 def _scale(matrix) -> float:

@@ -34,11 +34,11 @@ VARIED = varied(
 #: that meets them all (add it). One line per clip, grouped as the clips are reworked.
 MEETS_CLARITY = {
     # Part 1, the encoder-decoder
-    # "seq2seq_overview",
-    # "word_embeddings",
-    # "encoder",
-    # "decoder",
-    # "output_mapping",
+    "seq2seq_overview",
+    "word_embeddings",
+    "encoder",
+    "decoder",
+    "output_mapping",
 
     # Part 1, the process of attention
     "attention_process",

@@ -17,10 +17,13 @@ from manim import Rectangle, Text
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.base import WalkthroughScene
-from scenes.components import NumberLabel, _kept_indices
+from scenes.components import NumberLabel, _kept_indices, subscript
+from scenes.part1_words import PLAIN_TRAINED_NOTE
+from scenes.output_mapping import MAX_COLS as OM_MAX_COLS
 from scenes.picked_rows import pick_cols
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
+from .test_scene_encoder import chip_values, step_times
 
 MIN_NUMBER_FONT = 14
 # A sentence with a word the grammar lacks: the scenes show the tanh RNN.
@@ -91,17 +94,12 @@ def test_the_sentences_are_what_the_tests_say():
 # -- decoder ------------------------------------------------------------------
 
 def decoder_keys(trace) -> set[tuple]:
-    """Every vector of every step, s_0 and h_T, from the trace's JSON."""
+    """Digits once (issue 31): s_0's zeros and s_1 in step 1, every step's p; from the trace's JSON."""
     m = _plain(trace)
-    T = len(m["tokens"])
     # Columns of more than 8 numbers show their first ones, dots, and the last.
     rows = [j for j in _kept_indices(len(m["initial_state"]), 8) if j is not None]
-    keys = {(name, j) for name in (f"plain_model.encoder_states.{T}", "plain_model.initial_state")
-            for j in rows}
-    for t, step in enumerate(m["steps"]):
-        keys |= {(f"plain_model.steps.{t}.state", j) for j in rows}
-        keys |= {(f"plain_model.steps.{t}.input_embedding", j) for j in rows}
-        keys.add((f"plain_model.steps.{t}.chosen_probability",))
+    keys = {(name, j) for name in ("plain_model.initial_state", "plain_model.steps.0.state") for j in rows}
+    keys |= {(f"plain_model.steps.{t}.chosen_probability",) for t in range(len(m["steps"]))}
     return keys
 
 
@@ -110,6 +108,8 @@ def _decoder(data, fonts, skip=True):
     scene = build_scene("decoder", trace, skip=skip)
     independent = load_default_trace() if data is None else trace_from(data)
     _check("decoder", scene, independent, decoder_keys(independent), fonts)
+    # Nothing but those: h_T, op_t and the later s_t are chips.
+    assert shown_keys(scene) == decoder_keys(independent)
     return scene, independent
 
 
@@ -118,7 +118,10 @@ def test_decoder_default_is_the_translator_every_frame(number_fonts):
     m = _plain(trace)
     assert m["weights"] == "trained" and m["steps"][-1]["chosen"] == "<END>"
     texts = _texts(scene)
-    assert any("translator trained without attention" in t for t in texts)
+    T = len(m["tokens"])
+    # The network in the reader's words (no training recipe), and why h_T matters.
+    assert any(f"all the decoder sees of the sentence is h{subscript(T)}" in t for t in texts)
+    assert not any("steps" in t or "trained" in t for t in texts)
     assert not any("not a translation" in t for t in texts)
     # The shipped sentence is translated as its reference: said so, nothing marked.
     assert _translation(m) == m["reference"]
@@ -128,11 +131,13 @@ def test_decoder_default_is_the_translator_every_frame(number_fonts):
     for word in (*[s["chosen"] for s in m["steps"]], *m["reference"]):
         assert word in texts
     # The poster (last frame) is the whole decoder, not only the comparison: the
-    # context h_T, the last step's input and state, the cell and the output mapping.
-    n, T = len(m["steps"]), len(m["tokens"])
-    final = _final_keys(scene)
-    assert {f"plain_model.encoder_states.{T}", f"plain_model.steps.{n - 1}.state",
-            f"plain_model.steps.{n - 1}.input_embedding", f"plain_model.steps.{n - 1}.chosen_probability"} <= final
+    # context h_T, the last step's input and state as chips whose bands are the core's
+    # values, the cell and the output mapping, and the last p (the one number left).
+    n = len(m["steps"])
+    assert _final_keys(scene) == {f"plain_model.steps.{n - 1}.chosen_probability"}
+    assert chip_values(scene, f"h{subscript(T)}") == pytest.approx(m["encoder_states"][T])
+    assert chip_values(scene, f"s{subscript(n)}") == pytest.approx(m["steps"][n - 1]["state"])
+    assert chip_values(scene, f"op{subscript(n - 1)}") == pytest.approx(m["steps"][n - 1]["input_embedding"])
     assert {"decoder\nGRU", "output\nmapping", "written:", "reference:"} <= set(texts)
     # s_0 starts as zeros, and is shown as zeros.
     shown = scene.audit.by_key()
@@ -186,13 +191,14 @@ def mapping_keys(trace, top: int = 3) -> set[tuple]:
     s = "plain_output_mapping"
     H = len(m["state"])
     # Wide states show their first numbers, dots, and the last one.
-    cols = [j for j in pick_cols(H, 6) if j is not None]
+    cols = [j for j in pick_cols(H, OM_MAX_COLS) if j is not None]
     words = [int(i) for i in m["ranked"][:top]]
     keys = {(f"{s}.state", j) for j in cols}
     keys |= {(f"{s}.embeddings.{i}", j) for i in words for j in cols}
     keys |= {(f"{s}.{name}", i) for name in ("scores", "probabilities") for i in words}
     keys |= {(f"{s}.products.{m['chosen_id']}", j) for j in cols}
-    keys |= {(f"{s}.chosen_percent",), (f"{s}.probability_sum",)}
+    # One rounding (issue 31): op_t's p is its probability's cell value, no separate percent.
+    keys |= {(f"{s}.probability_sum",)}
     return keys
 
 
@@ -218,9 +224,10 @@ def test_output_mapping_default_every_frame(number_fonts):
     assert m.chosen_id in rows and len(rows) < V // 4
     assert rows == set(m.ranked[:len(rows)])
     texts = _texts(scene)
-    assert any(f"the {V} French words" in t for t in texts)
+    assert any(f"of {V} French words" in t for t in texts)
     assert m.chosen_word in texts
-    assert any("translator trained without attention" in t for t in texts)
+    assert any(t.startswith(PLAIN_TRAINED_NOTE) for t in texts)
+    assert not any("%" in t or "steps" in t for t in texts)  # one rounding; no training recipe
     # Each probability shown has its bar beside it, p times the bar's full length.
     from scenes.output_mapping import BAR_W
 
@@ -287,6 +294,14 @@ def test_decoder_carries_each_state_and_word_to_where_it_is_used(number_fonts):
     assert [m for m in scene.moves if m[0] == "written"] == [("written", ("word", t), ("written", t - 1))
                                                               for t in range(1, n + 1)]
     assert [m for m in scene.moves if m[0] == "op"] == [("op", ("written", t - 1), ("op", t)) for t in range(1, n)]
+
+
+def test_decoder_repeated_steps_speed_up(monkeypatch):
+    # Issue 31: steps 1 and 2 told, every later one at most 40 % of the first (they ran at one pace).
+    steps = step_times("decoder", load_default_trace(), ("compute_state",), "mark_the_end", monkeypatch)
+    assert len(steps) == len(_plain(load_default_trace())["steps"]) >= 4
+    assert steps[1] > 0.4 * steps[0]
+    assert all(0.5 < d <= 0.4 * steps[0] for d in steps[2:]), steps
 
 
 def test_decoder_labels_keep_apart_and_off_the_columns(number_fonts):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scenes import LIGHT
+from scenes.output_mapping import MAX_COLS as OM_MAX_COLS
 from scenes.picked_rows import pick_cols
 from scenes.word_embeddings import MAX_COLS as WE_MAX_COLS
 
@@ -63,20 +64,19 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
         keys |= {(f"plain_model.source_embedding_matrix.{i}", j) for i in set(m["token_ids"]) for j in cols}
         return keys
     if scene_id == "decoder":
-        keys = {(f"plain_model.steps.{t}.state", j) for t in range(n) for j in range(H)}
+        # Digits once (issue 31): s_0's zeros and s_1, then chips; every step's p.
+        keys = {("plain_model.steps.0.state", j) for j in range(H)}
         keys |= {("plain_model.initial_state", j) for j in range(H)}
-        keys |= {(f"plain_model.steps.{t}.input_embedding", j) for t in range(n) for j in range(H)}
-        keys |= {(f"plain_model.encoder_states.{T}", j) for j in range(H)}
         keys |= {(f"plain_model.steps.{t}.chosen_probability",) for t in range(n)}
         return keys
     if scene_id == "output_mapping":
         top3 = om["ranked"][:3]
-        cols = [j for j in pick_cols(H, 6) if j is not None]
+        cols = [j for j in pick_cols(H, OM_MAX_COLS) if j is not None]
         keys = {("plain_output_mapping.state", j) for j in cols}
         keys |= {(f"plain_output_mapping.embeddings.{i}", j) for i in top3 for j in cols}
         keys |= {("plain_output_mapping.scores", i) for i in top3}
         keys |= {("plain_output_mapping.probabilities", i) for i in top3}
-        keys |= {("plain_output_mapping.chosen_percent",), ("plain_output_mapping.probability_sum",)}
+        keys |= {("plain_output_mapping.probability_sum",)}
         return keys
     if scene_id == "bottleneck":
         # Digits once (issue 31): only h_T's, the one vector the decoder gets.
