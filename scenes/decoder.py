@@ -401,8 +401,9 @@ class DecoderScene(WalkthroughScene):
 
     def _lane_y(self) -> float:
         """The free band between the inputs (their meanings) and the words written: words travel along it."""
-        if self.tall:  # the meanings make room at step 1; the word fed back takes their row
-            return self.meanings.get_y()
+        if self.tall:  # the meanings make room at step 1; the word fed back takes their row, clear of
+            # the rows' names ("written:") that reach up into it when two pairs of rows wrap
+            return max(self.meanings.get_y(), self.rows.get_top()[1] + 0.28)
         return (self.meanings.get_bottom()[1] + self.rows.get_top()[1]) / 2
 
     def _carry_word(self, word, slot_word, slot_box, what: str, src, dst, reveal: bool = True):
