@@ -35,6 +35,7 @@ from .post_math import MathError, split_lines, to_mathml
 from .post_safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
 from .post_safety import remote_pictures_as_links
 from .post_text import Change, repair_mojibake, strip_notes_mapped
+from .post_frontmatter import split_front_matter
 from . import post_reader
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
@@ -124,21 +125,6 @@ def _read_draft(draft: Path) -> str:
         return post_reader.read_draft(draft)
     except ValueError as exc:
         raise PostError(str(exc)) from None
-
-
-def split_front_matter(text: str) -> tuple[str, str, int]:
-    """``(front matter, body, first line of the body)``; the front matter is TOML between
-    ``+++`` (or ``---``) lines at the very top, or empty."""
-    for fence in ("+++", "---"):
-        if text.startswith(fence + "\n"):
-            end = text.find("\n" + fence + "\n", len(fence))
-            if end == -1 and text.endswith("\n" + fence):
-                end = len(text) - len(fence) - 1
-            if end != -1:
-                front = text[len(fence) + 1:end]
-                body = text[end + len(fence) + 2:]
-                return front, body, front.count("\n") + 4  # its lines, both fences, then the body
-    return "", text, 1
 
 
 def _apply_edits(body: str, edits: list[Any], line_numbers: list[int], report: PostReport) -> str:

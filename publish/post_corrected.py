@@ -28,10 +28,8 @@ PRINTED = {
 
 def corrected_table(path: str, table_html: str, data: dict[str, Any]) -> str:
     """``table_html`` (the true values) with the draft's printed matrix for ``path`` struck through."""
-    from .placeholders import PlaceholderError
-
     if path not in PRINTED:
-        raise PlaceholderError(f"{path}: the draft printed no values of it to correct "
+        raise ValueError(f"{path}: the draft printed no values of it to correct "
                                f"(corrected applies to {', '.join(PRINTED)})")
     printed_path, decimals, name = PRINTED[path]
     try:

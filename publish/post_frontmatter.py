@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["FrontMatterError", "FrontMatter", "TOOL_KEY", "SETTING_KINDS", "decode_draft", "read_draft",
-           "parse_front_matter"]
+           "parse_front_matter", "split_front_matter"]
 
 #: The key under which a front matter holds this tool's settings.
 TOOL_KEY = "attention_render"
@@ -178,3 +178,18 @@ def parse_front_matter(text: str, fence: str | None, where: str) -> FrontMatter:
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             settings = {**settings, kind_name: list(settings.get(kind_name, [])) + meta.pop(kind_name)}
     return FrontMatter(kind, meta, settings)
+
+
+def split_front_matter(text: str) -> tuple[str, str, int]:
+    """``(front matter, body, first line of the body)``; the front matter is TOML between
+    ``+++`` (or ``---``) lines at the very top, or empty."""
+    for fence in ("+++", "---"):
+        if text.startswith(fence + "\n"):
+            end = text.find("\n" + fence + "\n", len(fence))
+            if end == -1 and text.endswith("\n" + fence):
+                end = len(text) - len(fence) - 1
+            if end != -1:
+                front = text[len(fence) + 1:end]
+                body = text[end + len(fence) + 2:]
+                return front, body, front.count("\n") + 4  # its lines, both fences, then the body
+    return "", text, 1

@@ -16,7 +16,7 @@ from typing import Any
 
 from .post_cite import CitationReport, number_citations
 from .post_cite import place_citations as _place_citations
-from .post_frontmatter import FrontMatter, parse_front_matter
+from .post_frontmatter import FrontMatter, parse_front_matter, split_front_matter
 from .post_frontmatter import read_draft as _read_draft
 from .post_links import Citation, LinkTable, Page, table_from_data
 from .post_page import (PAGE_STYLE, anchor_headings, byline_html, clip_html, head_meta, reader_caption,
@@ -63,7 +63,6 @@ def front_matter_table(front: str, draft: Path, registry: dict[str, type]) -> Li
 
 def place_citations(body: str, table: LinkTable, text: str, first_line: int, report: Any) -> str:
     """Citations placed at their ``at`` phrases; the front matter kept for the page (``report.reader``)."""
-    from .post import split_front_matter
 
     front, _, _ = split_front_matter(text)
     fence = text[:3] if front else None

@@ -271,7 +271,7 @@ class AttentionLearningScene(WalkthroughScene):
         self.grid = self._grid(0)
         self.panel_names = self._panel_names()
         self.panel = self._panel_numbers(0)
-        self.writes = self._writes(0)
+        self.writes, self.writes_k = self._writes(0), 0
         self.pacer.swap("Step 0: random weights; each row is one step's attention, bright = more",
                         FadeIn(self.grid, lag_ratio=0.3 / len(self.grid)), fade_in(self.panel_names),
                         fade_in(self.panel_names.units), fade_in(self.panel), fade_in(self.writes),
@@ -286,16 +286,19 @@ class AttentionLearningScene(WalkthroughScene):
         d = self.data
         start = self.time
         slow = k <= SLOW_SNAPSHOTS
-        grid, panel, writes = self._grid(k), self._panel_numbers(k), self._writes(k)
+        grid, panel = self._grid(k), self._panel_numbers(k)
+        # The same sentence written again stays where it is (a swap would blink it out and back).
+        same = d["translations"][k] == d["translations"][self.writes_k]
+        writes = self.writes if same else self._writes(k)
+        swap_writes = [] if same else [caption_out(self.writes), caption_in(writes)]
         text = (f"After {d['steps'][k]} steps of translation loss only" if k < len(d["steps"]) - 1
                 else f"After {d['steps'][k]} steps: the end of training")
         # The matrix tweens into the snapshot, and the measures count to theirs, in place.
         self.pacer.swap(text, ReplacementTransform(self.grid, grid),
                         *[count_to(a, b, self._maker(field, decimals, b))
                           for a, b, (_, field, decimals, _) in zip(self.panel, panel, self.MEASURES)],
-                        caption_out(self.writes), caption_in(writes),
-                        run_time=SLOW_MORPH if slow else FAST_MORPH)
-        self.grid, self.panel, self.writes = grid, panel, writes
+                        *swap_writes, run_time=SLOW_MORPH if slow else FAST_MORPH)
+        self.grid, self.panel, self.writes, self.writes_k = grid, panel, writes, k
         self.shown_matrices.append(np.array([c.value for c in grid]).reshape(len(d["rows"]), -1))
         self.pause_on_result("measures")
         # The caption and what this snapshot writes change together: both are read.

@@ -438,6 +438,8 @@ class HiddenStateMapScene(WalkthroughScene):
             dots.append(Dot(points[i], radius=DOT_R, color=colours.get(hm.topics[i], theme.muted)))
             centre, leader = placements[i]
             label.move_to(centre)
+            # A long label at the 14 px floor placed near the plot's right edge: kept in the frame.
+            label.shift(LEFT * max(0.0, label.get_right()[0] - PLOT_RIGHT))
             leaders.append(Line(points[i], self._nearest_edge_point(label, points[i]), color=theme.muted,
                                 stroke_width=1.5) if leader else None)
         return dots, labels, leaders

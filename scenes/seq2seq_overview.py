@@ -224,6 +224,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
 
         st.walker = named(0, y0)
         self.play(fade_in(st.walker), run_time=0.4)
+        self.wait(0.7)  # "h₀ = 0" is read as a caption: a second for its three words
         for t in range(1, T + 1):
             nxt = named(t, st.in_y[t - 1])
             self.play(ReplacementTransform(st.walker, nxt), run_time=0.5 if t <= 2 else 0.2)

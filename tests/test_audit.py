@@ -172,19 +172,19 @@ def test_a_long_word_keeps_the_smallest_size_and_loses_its_end():
     assert whole.text == "internationalisation" and whole.font_size == pytest.approx(24)
     # A word that fits by shrinking a little is shrunk, not cut.
     at_24 = readable_text("dernières", DARK, 24, max_width=100.0).width
-    mid = readable_text("dernières", DARK, 24, max_width=0.9 * at_24)  # fits at 21.6 points
+    mid = readable_text("dernières", DARK, 24, max_width=0.99 * at_24)  # fits at 23.76 points, over the 23.5 floor
     assert mid.text == "dernières" and MIN_FONT_SIZE < mid.font_size < 24
-    assert mid.width == pytest.approx(0.9 * at_24, rel=1e-3)
+    assert mid.width == pytest.approx(0.99 * at_24, rel=1e-3)
 
 
 def test_a_number_too_wide_for_its_cell_drops_decimals_not_size():
     from scenes.components import MIN_FONT_SIZE, ValueCell
 
-    # 0.8 wide: "-634" fits at the floor (20 points), "-634.45" does not.
-    narrow = ValueCell(-634.45, DARK, ("x", 0), width=0.8)
+    # 0.9 wide: "-634" fits at the floor (23.5 points: 0.76 of the cell's 0.81), "-634.45" does not.
+    narrow = ValueCell(-634.45, DARK, ("x", 0), width=0.9)
     assert narrow.number.font_size >= MIN_FONT_SIZE - 1e-6
     assert narrow.number.shown in ("\u2212634.5", "\u2212634")
-    assert narrow.number.width <= 0.8 * 0.9 + 1e-6
+    assert narrow.number.width <= 0.9 * 0.9 + 1e-6
     wide = ValueCell(-634.45, DARK, ("x", 0), width=1.6)
     assert wide.number.shown == "\u2212634.45" and wide.number.decimals == 2
 
