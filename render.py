@@ -24,7 +24,7 @@ import click
 
 __all__ = ["cli", "main", "render_scene", "show", "QUALITIES", "FORMATS", "THEME_NAMES"]
 
-# Kept in sync with publish.pipeline (imported lazily: `--help` needs no manim).
+# Kept in sync with publish.rendering.pipeline (imported lazily: `--help` needs no manim).
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
 THEME_NAMES = ("dark", "light")
@@ -95,7 +95,7 @@ def _scene_registry():
 
 
 def _fingerprints(numbers: str | None, quality: str, theme: str, options_key: dict[str, str]):
-    from publish.uptodate import Fingerprints
+    from publish.freshness import Fingerprints
 
     try:
         return Fingerprints(numbers, quality, theme, options_key)
@@ -124,7 +124,7 @@ def _nothing_to_do(scene_ids: tuple[str, ...], all_scenes: bool, numbers: str | 
         return False  # a name too long, a loop: the full check says what is wrong with it
     if numbers is not None and not Path(numbers).is_file():
         return False  # not a regular file: the full check says what is wrong with it
-    from publish.uptodate import stale_outputs
+    from publish.freshness import stale_outputs
 
     try:
         if stale_outputs(chosen, numbers, out_dir, quality, formats, theme, options_key,
@@ -184,7 +184,7 @@ def _check_out_dir(out: str) -> Path:
 def render_scene(scene_id: str, trace, out_dir: Path, quality: str = "low", fmt: str = "mp4",
                  theme_name: str = "dark") -> Path:
     """Render one scene to ``out_dir/<scene_id>.<fmt>`` (no cache) and return that path."""
-    from publish.pipeline import render_scene as render_formats
+    from publish.rendering.pipeline import render_scene as render_formats
 
     return render_formats(scene_id, trace, out_dir, quality, (fmt,), theme_name)[0]
 
@@ -268,7 +268,7 @@ def cli() -> None:
 @cli.command("list")
 def list_scenes() -> None:
     """Every scene: its id, the draft's file name for it (--names draft), what it shows."""
-    from publish.names import draft_name
+    from publish.rendering.names import draft_name
 
     for scene_id, cls in _scene_registry().items():
         draft = draft_name(scene_id)
@@ -343,11 +343,11 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
     trace = _load_trace(numbers, [registry[s] for s in chosen])
     out_dir = _check_out_dir(out)
 
-    from publish.executors import SchedulerError
-    from publish.gallery import write_gallery
-    from publish.pipeline import OutputOptions, run_renders
+    from publish.rendering.executors import SchedulerError
+    from publish.targets.gallery import write_gallery
+    from publish.rendering.pipeline import OutputOptions, run_renders
 
-    from publish.progress import LiveProgress
+    from publish.rendering.progress import LiveProgress
 
     options = OutputOptions(steps=steps, naming=naming.lower(), transparent=transparent)
     try:
@@ -404,7 +404,7 @@ def slides(ctx: click.Context, scene_ids: tuple[str, ...], out: str, quality: st
     ctx.invoke(render, scene_ids=scene_ids, all_scenes=False, quality=quality, fmt="mp4,png,vtt", still=False,
                theme=theme, steps=True, naming="id", transparent=False, numbers=numbers,
                out=str(deck / "clips"), jobs=jobs, force=force, executor="local", scheduler=None, split=None)
-    from publish.slides import write_deck
+    from publish.targets.slides import write_deck
 
     registry = _scene_registry()
     titles = {s: registry[s].description.split(":")[0].split(".")[0] for s in scene_ids}
@@ -504,10 +504,10 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
     site = _check_out_dir(out)
     if not (force or serve) and _post_is_current(Path(draft), site, links, numbers, quality, themes):
         return
-    from publish.post import PostError, build_post
+    from publish.post.build import PostError, build_post
 
     if serve:
-        from publish.post_serve import serve_post
+        from publish.targets.serve import serve_post
 
         try:
             serve_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
@@ -542,8 +542,8 @@ _POST_ATTEMPTS = 3
 
 def _check_post_inputs(draft: str, links: str | None, numbers: str | None, out: str, force: bool) -> None:
     """Every file name and the site folder, before anything is written or rendered (issue 33)."""
-    from publish.post_manifest import SiteError, check_site
-    from publish.post_safety import InputError, check_draft_size, check_input_file
+    from publish.post.manifest import SiteError, check_site
+    from publish.post.safety import InputError, check_draft_size, check_input_file
 
     try:
         check_input_file(draft, "draft")
@@ -564,7 +564,7 @@ def _post_is_current(draft: Path, site: Path, links: str | None, numbers: str | 
     (no manim, no numbers computed): say so and return True."""
     import time
 
-    from publish.post_uptodate import post_is_current
+    from publish.freshness import post_is_current
 
     start = time.monotonic()
     if numbers is not None and not Path(numbers).is_file():
@@ -735,8 +735,8 @@ def _train_one(cfg, save_to: Path | None) -> None:
 
 def show(scene_id: str, **options: Any) -> Any:
     """A clip inline in a Jupyter notebook, e.g. ``show("encoder", numbers="my.toml", quality="low",
-    numbers_table=True)``: :func:`publish.notebook.show` (imported on use: manim loads only then)."""
-    from publish.notebook import show as show_clip
+    numbers_table=True)``: :func:`publish.targets.notebook.show` (imported on use: manim loads only then)."""
+    from publish.targets.notebook import show as show_clip
 
     return show_clip(scene_id, **options)
 

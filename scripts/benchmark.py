@@ -15,7 +15,7 @@ Prints, in one run, the wall time (median of ``--repeat`` runs) of:
    runs each (default 2), alternating so that a change in the machine's load
    falls on all: split cold (no cost record: interleaved parts) and split into
    a folder holding the cost record the whole render wrote (contiguous parts,
-   cut by :mod:`publish.play_costs`), everything else cold;
+   cut by :mod:`publish.rendering.play_costs`), everything else cold;
 8. the baseline: the same scenes rendered one after another by ``manim`` on
    the command line, from a tiny manim file that instantiates each scene
    with the default trace (caching off, as a cold render);
@@ -176,7 +176,7 @@ def main() -> None:
     if steps - set(STEPS):
         parser.error(f"unknown steps: {', '.join(sorted(steps - set(STEPS)))} (known: {', '.join(STEPS)})")
 
-    from publish import play_costs
+    from publish.rendering import play_costs
     from scenes import DARK, SCENES
 
     scene_ids = [args.only] if args.only else list(SCENES)

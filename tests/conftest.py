@@ -29,9 +29,9 @@ atexit.register(shutil.rmtree, _MEDIA, True)
 def render_speedups():
     """Scenes are built with the render path's speedups, as render.py builds them (they change
     no pixel: tests/test_text_cache.py, test_glyph_text.py and test_fast_render.py show it)."""
-    from publish import speedups
+    import manim_speedups as speedups
 
-    speedups.install()
+    speedups.install(text_subclass_modules=("scenes",))
     yield
 
 

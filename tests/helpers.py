@@ -26,7 +26,7 @@ from scenes.theme import format_number
 
 
 def speedup_off(module: Any) -> Iterator[None]:
-    """The body of an autouse fixture: ``module``'s speedup (publish/speedups.py) off while
+    """The body of an autouse fixture: ``module``'s speedup (manim_speedups/__init__.py) off while
     the test runs, which installs it itself to compare; put back as it was afterwards."""
     was_on = module.installed()
     module.uninstall()

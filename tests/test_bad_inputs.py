@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 import render
 from attention_core.numbers_file import default_numbers_text
-from publish import pipeline
+from publish.rendering import pipeline
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = default_numbers_text()

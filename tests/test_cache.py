@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from publish import cache
+from publish.rendering import cache
 
 KEY = {"scene": "tiny", "code": "c0de", "numbers": "n0", "format": "mp4"}
 

@@ -278,8 +278,8 @@ def test_unwritable_output_folder(tmp_path, monkeypatch):
 
 def test_table_export_and_cache_never_import_manim():
     code = ("import sys; sys.path.insert(0, sys.argv[1]); "
-            "import publish.tables, publish.cache, publish.gallery, publish.names, publish.captions, "
-            "publish.progress, attention_core.formatting, attention_core; "
+            "import publish.tables, publish.rendering.cache, publish.targets.gallery, publish.rendering.names, publish.rendering.captions, "
+            "publish.rendering.progress, attention_core.formatting, attention_core; "
             "print('manim' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

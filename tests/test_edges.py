@@ -196,7 +196,7 @@ def _dead_pid() -> int:
 
 
 def test_stale_temp_folders_are_swept_and_live_ones_kept(tmp_path):
-    from publish.pipeline import clean_stale_temp
+    from publish.rendering.pipeline import clean_stale_temp
 
     dead, live = _dead_pid(), os.getpid()
     stale = [tmp_path / f".rendering-{dead}-encoder-part1-abc", tmp_path / f"attention-remote-{dead}-xyz",
@@ -217,7 +217,7 @@ def test_stale_temp_folders_are_swept_and_live_ones_kept(tmp_path):
 def test_a_run_sweeps_the_temp_dir_at_start(tmp_path, monkeypatch):
     import tempfile
 
-    from publish.pipeline import run_renders
+    from publish.rendering.pipeline import run_renders
     from tests.helpers import default_data, trace_from
 
     stale = tmp_path / f".rendering-{_dead_pid()}-tiny-part1-abc"
@@ -278,7 +278,7 @@ def test_a_scheduler_that_is_not_dask_gives_one_line_within_the_promised_time(tm
 
 def test_the_connect_timeout_is_honoured():
     # The connection itself, timed alone (the CLI's imports would blur it).
-    from publish.executors import SchedulerError, _connect
+    from publish.rendering.executors import SchedulerError, _connect
 
     class NeverAnswers:
         def __init__(self, address, timeout):
@@ -352,7 +352,7 @@ def test_the_run_says_which_network_each_scene_shows_and_why(extra, says, tmp_pa
     from click.testing import CliRunner
 
     import render
-    from publish import pipeline
+    from publish.rendering import pipeline
 
     monkeypatch.setattr(pipeline, "run_renders", lambda *a, **k: pipeline.Summary())
     numbers = tmp_path / "n.toml"

@@ -18,9 +18,9 @@ import psutil
 import pytest
 from PIL import Image
 
-from publish import play_costs
-from publish.pipeline import Job, run_renders, scene_ref
-from publish.split import JoinTask, PartTask, concat_videos, join_parts, joined_costs, render_part
+from publish.rendering import play_costs
+from publish.rendering.pipeline import Job, run_renders, scene_ref
+from publish.rendering.split import JoinTask, PartTask, concat_videos, join_parts, joined_costs, render_part
 
 from . import render_scenes
 from .helpers import trace_from, varied
@@ -170,7 +170,7 @@ def test_the_partial_movie_encoder_gives_the_same_bytes_for_the_same_frames(tmp_
     # fresh process in three. Eight fresh processes, two at a time, as workers start.
     import json
 
-    from publish.pipeline import encoder_options
+    from publish.rendering.pipeline import encoder_options
 
     digests = []
     for pair in range(4):
@@ -184,7 +184,7 @@ def test_the_partial_movie_encoder_gives_the_same_bytes_for_the_same_frames(tmp_
 
 
 def test_each_part_draws_only_its_share_of_the_animations(tmp_path):
-    from publish.pipeline import Job, scene_ref
+    from publish.rendering.pipeline import Job, scene_ref
 
     job = Job("tiny", scene_ref(render_scenes.TinyScene), ("mp4",), {}, tmp_path, "low", "dark",
               trace_from(varied()))
@@ -253,7 +253,7 @@ def test_a_cut_past_the_end_leaves_the_last_part_nothing_to_draw(reference, tmp_
 def test_the_poster_is_the_earliest_frame_after_its_time_whichever_part_drew_it(tmp_path):
     # Interleaved, part 1 draws animation 1 (1-2 s, the poster 1.2 s in) and part 0
     # animation 2 (2-3 s), whose first frame is also after 1.2 s.
-    from publish.pipeline import render_scene
+    from publish.rendering.pipeline import render_scene
 
     scene = render_scenes.LatePosterScene
     whole = tmp_path / "whole"
@@ -267,7 +267,7 @@ def test_the_poster_is_the_earliest_frame_after_its_time_whichever_part_drew_it(
 
 
 def test_a_split_render_cuts_where_the_record_says(reference, tmp_path, monkeypatch):
-    from publish import split
+    from publish.rendering import split
 
     record = play_costs.read_record(reference, "tiny_steps", "low")
     assert record is not None
@@ -334,7 +334,7 @@ def test_a_stop_landing_inside_a_finaliser_still_stops_the_job_cleanly(tmp_path)
     code = f"""
 import os, signal, sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from publish import executors
+from publish.rendering import executors
 
 class Finaliser:
     def __del__(self):

@@ -1,4 +1,4 @@
-"""publish/fast_family.py: the same families, in the same order, as Manim's own walk."""
+"""manim_speedups/fast_family.py: the same families, in the same order, as Manim's own walk."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from manim import Circle, Square, Text, VGroup, VMobject
 from manim.mobject.mobject import Mobject
 from manim.utils import family, iterables
 
-from publish import fast_family
+from manim_speedups import fast_family
 from scenes import DARK
 from scenes.components import VectorColumn
 

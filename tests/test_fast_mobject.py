@@ -1,4 +1,4 @@
-"""publish/fast_mobject.py: the same boundaries and the same updater calls as Manim's."""
+"""manim_speedups/fast_mobject.py: the same boundaries and the same updater calls as Manim's."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from manim import DOWN, LEFT, RIGHT, UP, Circle, Dot, MathTex, Square, Text, VGroup, VMobject
 
-from publish import fast_mobject
+from manim_speedups import fast_mobject
 
 from .helpers import speedup_off
 

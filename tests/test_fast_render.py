@@ -1,4 +1,4 @@
-"""publish/fast_render.py: replayed Cairo paths draw exactly the pixels Manim draws."""
+"""manim_speedups/fast_render.py: replayed Cairo paths draw exactly the pixels Manim draws."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from manim import (BLUE, GREEN, LEFT, RED, RIGHT, UP, DOWN, WHITE, YELLOW, Animation, Annulus, Camera, Circle,
                    FadeIn, Line, Rectangle, Square, Text, linear, tempconfig)
 
-from publish import fast_render
-from publish.pipeline import render_scene
+from manim_speedups import fast_render
+from publish.rendering.pipeline import render_scene
 from scenes.base import WalkthroughScene
 
 from . import render_scenes

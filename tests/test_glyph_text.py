@@ -1,4 +1,4 @@
-"""publish/glyph_text.py: a Text built from cached glyphs is, float for float, the Text Manim builds."""
+"""manim_speedups/glyph_text.py: a Text built from cached glyphs is, float for float, the Text Manim builds."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from manim import BLUE, RED, Text
 
-from publish import glyph_text, text_cache
+from manim_speedups import glyph_text
+from manim_speedups import text_cache
 
 
 def _state(text: Text) -> tuple:

@@ -1,4 +1,4 @@
-"""publish/held_frames.py: a held frame converted once, row padding set, files as Manim's."""
+"""manim_speedups/held_frames.py: a held frame converted once, row padding set, files as Manim's."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 from manim._config.video_encoder import VideoEncoderSpec
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-from publish import held_frames
+from manim_speedups import held_frames
 
 from .helpers import speedup_off
-from publish.render_setup import X264_OPTIONS
+from publish.rendering.render_setup import X264_OPTIONS
 
 REPEATS = (1, 7, 1, 12)  # drawn, held, drawn, held: as a play and a wait hand them over
 

@@ -21,8 +21,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("attention_core", "publish", "scenes")
-CHECKED = ("attention_core", "publish")
+PACKAGES = ("attention_core", "manim_speedups", "publish", "scenes")
+CHECKED = ("attention_core", "manim_speedups", "publish")
+#: The floors, lowest first: a module may import from its own floor or those below, never above.
+FLOORS = {"attention_core": 0, "manim_speedups": 0, "scenes": 1, "publish": 2}
 
 __all__: list[str] = []
 
@@ -196,7 +198,7 @@ def test_the_graph_sees_the_project():
     graph = import_graph()
     # Known edges of today's layout, one per package, so an empty graph cannot pass.
     assert "attention_core.text" in graph["attention_core.numbers_file"]
-    assert "publish.cache" in graph["publish.pipeline"]
+    assert "publish.rendering.cache" in graph["publish.rendering.pipeline"]
     assert "attention_core.numbers_file" in graph["attention_core.trace"]
 
 
@@ -205,3 +207,22 @@ def test_no_import_circle(package):
     graph = import_graph()
     found = [c for c in cycles(graph) if any(m.split(".")[0] == package for m in c)]
     assert not found, f"import circles through {package}:\n{_shown(found, graph)}"
+
+
+def test_every_import_stays_on_its_floor_or_goes_down():
+    graph = import_graph()
+    climbs = sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                    if FLOORS[b.split(".")[0]] > FLOORS[a.split(".")[0]]
+                    or (FLOORS[b.split(".")[0]] == FLOORS[a.split(".")[0]] and a.split(".")[0] != b.split(".")[0]))
+    assert not climbs, "imports that climb a floor (or cross to a neighbour on the ground floor):\n" + "\n".join(climbs)
+
+
+def test_the_speedups_know_no_module_of_ours():
+    graph = import_graph()
+    ours = {m for m, targets in graph.items() if m.startswith("manim_speedups") for t in targets
+            if not t.startswith("manim_speedups")}
+    assert not ours, f"manim_speedups imports project modules: {sorted(ours)}"
+    for path in sorted((ROOT / "manim_speedups").rglob("*.py")):
+        text = path.read_text("utf-8")
+        for name in ("scenes", "publish", "attention_core"):
+            assert f'"{name}' not in text and f"'{name}" not in text, f"{path.name} names the package {name!r}"

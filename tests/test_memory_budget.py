@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from publish import pipeline
-from publish.pipeline import PIXELS, encoder_bytes, inflight_encoders
+from publish.rendering import pipeline
+from publish.rendering.pipeline import PIXELS, encoder_bytes, inflight_encoders
 
 MB = 1 << 20
 
@@ -51,7 +51,7 @@ def test_the_environment_sets_the_budget_or_the_count(monkeypatch):
 
 
 def test_the_mp4_encoder_looks_10_frames_ahead_on_one_thread_with_the_veryfast_preset():
-    from publish.pipeline import encoder_options
+    from publish.rendering.pipeline import encoder_options
 
     assert encoder_options() == {"threads": "1", "rc-lookahead": "10", "preset": "veryfast"}
     assert encoder_options(transparent=True) == {"threads": "1"}  # libvpx has no rc-lookahead

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from publish import cache, uptodate
-from publish.pipeline import run_renders
+from publish.rendering import cache
+from publish import freshness
+from publish.rendering.pipeline import run_renders
 from scenes import SCENE_MODULES
 
 from . import render_scenes
@@ -23,7 +24,7 @@ FORMATS = ("mp4", "vtt")
 
 def _as_rendered(out: Path, scene_ids, numbers: Path | None) -> None:
     """Outputs and records as a finished run leaves them (fake bytes: nothing here draws)."""
-    prints = uptodate.Fingerprints(numbers, "low", "dark", OPTIONS)
+    prints = freshness.Fingerprints(numbers, "low", "dark", OPTIONS)
     for scene_id in scene_ids:
         for fmt in FORMATS:
             (out / f"{scene_id}.{fmt}").write_bytes(f"{scene_id} {fmt} ".encode() * 50)
@@ -33,7 +34,7 @@ def _as_rendered(out: Path, scene_ids, numbers: Path | None) -> None:
 
 
 def test_the_registry_names_every_scene_by_module_without_importing_it():
-    code = ("import sys; import scenes; from publish import uptodate; "
+    code = ("import sys; import scenes; from publish import freshness; "
             "print(len(scenes.SCENE_MODULES), sorted(m for m in sys.modules if m.split('.')[0] in "
             "('manim', 'numpy', 'attention_core') or m.startswith('scenes.')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -55,20 +56,20 @@ def test_stale_outputs_from_files(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     _as_rendered(out, ids, numbers)
-    assert uptodate.stale_outputs(ids, numbers, out, "low", FORMATS, "dark", OPTIONS) == []
+    assert freshness.stale_outputs(ids, numbers, out, "low", FORMATS, "dark", OPTIONS) == []
     # Another quality, theme or format: not rendered yet.
-    assert uptodate.stale_outputs(ids, numbers, out, "high", FORMATS, "dark", OPTIONS) == \
+    assert freshness.stale_outputs(ids, numbers, out, "high", FORMATS, "dark", OPTIONS) == \
         [(s, f) for s in ids for f in FORMATS]
-    assert uptodate.stale_outputs(["encoder"], numbers, out, "low", ("png",), "dark", OPTIONS) == [("encoder", "png")]
+    assert freshness.stale_outputs(["encoder"], numbers, out, "low", ("png",), "dark", OPTIONS) == [("encoder", "png")]
     # A zero-filled mp4 of the same size is stale; the others stay current.
     mp4 = out / "decoder.mp4"
     mp4.write_bytes(bytes(mp4.stat().st_size))
-    assert uptodate.stale_outputs(ids, numbers, out, "low", FORMATS, "dark", OPTIONS) == [("decoder", "mp4")]
+    assert freshness.stale_outputs(ids, numbers, out, "low", FORMATS, "dark", OPTIONS) == [("decoder", "mp4")]
     # Any change of the numbers file: maybe stale (the full check tells which sections changed).
     numbers.write_text("# a comment changed\n")
-    assert len(uptodate.stale_outputs(ids, numbers, out, "low", FORMATS, "dark", OPTIONS)) == 4
+    assert len(freshness.stale_outputs(ids, numbers, out, "low", FORMATS, "dark", OPTIONS)) == 4
     # A scene this check does not know: it cannot tell.
-    assert uptodate.stale_outputs(["tiny"], numbers, out, "low", FORMATS, "dark", OPTIONS) is None
+    assert freshness.stale_outputs(["tiny"], numbers, out, "low", FORMATS, "dark", OPTIONS) is None
 
 
 def test_a_changed_scene_module_makes_only_its_scene_stale(tmp_path, monkeypatch):
@@ -76,7 +77,7 @@ def test_a_changed_scene_module_makes_only_its_scene_stale(tmp_path, monkeypatch
     _as_rendered(tmp_path, ids, None)
     real = cache.module_code_hash
     monkeypatch.setattr(cache, "module_code_hash", lambda m: real(m) + ("-edited" if m == "scenes.decoder" else ""))
-    assert uptodate.stale_outputs(ids, None, tmp_path, "low", FORMATS, "dark", OPTIONS) == \
+    assert freshness.stale_outputs(ids, None, tmp_path, "low", FORMATS, "dark", OPTIONS) == \
         [("decoder", "mp4"), ("decoder", "vtt")]
 
 
@@ -98,7 +99,7 @@ def test_a_run_records_the_fingerprints_the_next_run_checks(tmp_path):
     # The full check (scenes imported, numbers computed) records the files' fingerprint
     # of every current output, rendered or found current.
     registry = render_scenes.registry()
-    prints = uptodate.Fingerprints(None, "low", "dark", OPTIONS)
+    prints = freshness.Fingerprints(None, "low", "dark", OPTIONS)
     module = registry["tiny"].__module__
     summary = run_renders(["tiny"], trace_from(varied()), tmp_path, "low", ("mp4",), "dark", 1,
                           echo=lambda line: None, registry=registry, fingerprints=prints)
@@ -106,5 +107,5 @@ def test_a_run_records_the_fingerprints_the_next_run_checks(tmp_path):
     assert cache.current_for_inputs(tmp_path, "tiny", "mp4", prints("tiny", module, "mp4"))
     record = json.loads(cache.record_path(tmp_path, "tiny", "mp4").read_text())
     assert record["inputs"] == prints("tiny", module, "mp4") and record["sha256"] == cache.file_digest(tmp_path / "tiny.mp4")
-    other = uptodate.Fingerprints(None, "low", "light", OPTIONS)
+    other = freshness.Fingerprints(None, "low", "light", OPTIONS)
     assert not cache.current_for_inputs(tmp_path, "tiny", "mp4", other("tiny", module, "mp4"))

@@ -39,7 +39,7 @@ def test_a_notebook_shows_the_clip_inline_with_its_numbers(tmp_path):
 
 
 def test_bad_arguments_are_one_clear_message(tmp_path):
-    from publish.notebook import show
+    from publish.targets.notebook import show
 
     with pytest.raises(ValueError, match=r"^unknown scene id 'nope' \(valid: "):
         show("nope", out=tmp_path)

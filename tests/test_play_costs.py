@@ -1,4 +1,4 @@
-"""Where a split render cuts a scene (publish.play_costs): hand-worked cuts, optimality, the record."""
+"""Where a split render cuts a scene (publish.rendering.play_costs): hand-worked cuts, optimality, the record."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from publish import play_costs
-from publish.play_costs import PlayCosts, plan_ranges
+from publish.rendering import play_costs
+from publish.rendering.play_costs import PlayCosts, plan_ranges
 
 
 def _costs(build, draw) -> PlayCosts:
@@ -114,7 +114,7 @@ def test_the_record_round_trips_and_a_bad_one_is_no_record(tmp_path):
 
 
 def test_the_longest_recorded_scene_starts_first_and_unknown_ones_before_it(tmp_path):
-    from publish.pipeline import Job, longest_first
+    from publish.rendering.pipeline import Job, longest_first
 
     def job(scene_id, source=None):
         return Job(scene_id, f"x:{scene_id}", ("mp4",), {}, tmp_path, "low", "dark", None, source)

@@ -22,10 +22,10 @@ from urllib.parse import unquote
 import pytest
 from click.testing import CliRunner
 
-from publish.placeholders import PlaceholderError, evaluate, find, parse
-from publish.post_links import LinkTableError, is_media_link, link_key, load_table, parse_table
-from publish.post_math import MathError, split_lines, to_mathml
-from publish.post_text import repair_mojibake, strip_notes
+from publish.post.placeholders import PlaceholderError, evaluate, find, parse
+from publish.post.links import LinkTableError, is_media_link, link_key, load_table, parse_table
+from publish.post.formulas import MathError, split_lines, to_mathml
+from publish.post.text import repair_mojibake, strip_notes
 
 SEEDS = Path(__file__).resolve().parents[2].parent / "shared" / "seeds"
 if not SEEDS.is_dir():  # a worktree under /work/wt/<name>, or the main checkout beside shared/
@@ -136,7 +136,7 @@ def test_unreadable_links_file_is_one_clear_error(tmp_path, registry):
 
 
 def _prepare(text: str, tmp_path: Path, registry, data=None, links: Path | None = None):
-    from publish.post import PostReport, prepare
+    from publish.post.build import PostReport, prepare
 
     draft = tmp_path / "draft.md"
     draft.write_text(text, encoding="utf-8")
@@ -249,7 +249,7 @@ def test_bad_edits_are_named(registry, text, message):
 
 
 def test_a_whole_frame_stands_out_of_the_column_at_its_480p_width_with_its_caption():
-    from publish.post import COLUMN_PX, FRAME_PX_480P, _figcaption, _figure_open
+    from publish.post.build import COLUMN_PX, FRAME_PX_480P, _figcaption, _figure_open
 
     assert _figure_open("clip", "encoder", FRAME_PX_480P) == (
         f'<figure class="clip wide" data-scene="encoder" style="--w:{FRAME_PX_480P}px">')
@@ -263,7 +263,7 @@ def test_every_still_the_shipped_table_takes_at_a_time_is_a_held_moment_of_its_c
     """A still taken from a clip at ``at`` seconds (the CNN grid picture) must fall on a held
     picture, not a transition, with the default numbers: when the scene's timing changes,
     this fails and names the entry, instead of the page showing a half-faded frame."""
-    from publish.post_links import load_table
+    from publish.post.links import load_table
 
     from .helpers import build_scene, load_default_trace
 
@@ -283,7 +283,7 @@ def test_every_still_the_shipped_table_takes_at_a_time_is_a_held_moment_of_its_c
 
 def test_crops_the_page_no_longer_shows_are_removed_and_the_shown_ones_kept(tmp_path):
     """Only files the last build wrote (its manifest) and this one did not are removed (issue 33)."""
-    from publish.post_manifest import remove_unlisted
+    from publish.post.manifest import remove_unlisted
 
     figures = tmp_path / "figures" / "light"
     figures.mkdir(parents=True)
@@ -437,7 +437,7 @@ def test_display_math_line_breaks_become_lines():
 def test_stills_are_cropped_to_what_they_show(tmp_path):
     from PIL import Image, ImageDraw
 
-    from publish.post import crop_png, crop_svg
+    from publish.post.build import crop_png, crop_svg
 
     image = Image.new("RGB", (854, 480), "#FFFFFF")
     ImageDraw.Draw(image).rectangle((100, 50, 399, 249), fill="#000000")  # 300 x 200 px of content
@@ -459,7 +459,7 @@ def test_stills_are_cropped_to_what_they_show(tmp_path):
 def test_long_empty_bands_inside_a_figure_are_closed_up_in_png_and_svg(tmp_path):
     from PIL import Image, ImageDraw
 
-    from publish.post import crop_svg, figure_crop, row_segments
+    from publish.post.build import crop_svg, figure_crop, row_segments
 
     # By hand: rows 0-1 content, 2-9 empty (8 > 3), 10 content, 11-12 empty (2, kept), 13 content.
     empty = [False] * 2 + [True] * 8 + [False] + [True] * 2 + [False]
@@ -798,7 +798,7 @@ def test_a_post_with_nothing_changed_answers_from_files_without_manim(seed_site,
     import sys
     import time
 
-    from publish.post_uptodate import post_is_current
+    from publish.freshness import post_is_current
 
     site = tmp_path / "site"
     shutil.copytree(seed_site[0], site)

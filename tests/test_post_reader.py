@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from publish.post_cite import CitationReport, number_citations, place_citations
-from publish.post_frontmatter import FrontMatterError, decode_draft, parse_front_matter
-from publish.post_links import Citation, LinkTableError, parse_table
-from publish.post_page import anchor_headings, clip_html, reader_caption, toc_html, wrap_inline_math
-from publish.post_reader import display_environments
+from publish.post.cite import CitationReport, number_citations, place_citations
+from publish.post.front_matter import FrontMatterError, decode_draft, parse_front_matter
+from publish.post.links import Citation, LinkTableError, parse_table
+from publish.post.page import anchor_headings, clip_html, reader_caption, toc_html, wrap_inline_math
+from publish.post.reader import display_environments
 
 from .test_post import SEEDS, _chromium
 
@@ -186,7 +186,7 @@ def test_captions_drop_working_labels():
 def test_seed_002_shows_the_true_numbers_with_the_drafts_struck_through(tmp_path, registry):
     import numpy as np
 
-    from publish.post import PostReport, prepare
+    from publish.post.build import PostReport, prepare
 
     from .helpers import load_default_trace
 
@@ -314,7 +314,7 @@ def test_a_yaml_front_matter_drafts_title_byline_and_meta_in_chromium_with_no_si
 
 
 def test_a_still_is_its_png_on_a_1x_screen_its_svg_on_a_2x_one_in_the_readers_theme():
-    from publish.post_page import still_html
+    from publish.post.page import still_html
 
     one = still_html([("f/a.png", "f/a b.svg")], "A figure.", 720, 300)
     assert one == ('<a class="zoom" href="f/a%20b.svg"><picture><source media="(min-resolution: 2dppx)" '

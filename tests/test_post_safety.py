@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from publish.post_math import to_mathml
+from publish.post.formulas import to_mathml
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def _parse(markup: str) -> _Tags:
 
 def _assert_only_mathml(markup: str) -> _Tags:
     """Every tag of ``markup`` is an allowed MathML element with allowed attributes only."""
-    from publish.mathml_sanitize import ATTRIBUTES, ELEMENTS
+    from publish.post.mathml_sanitize import ATTRIBUTES, ELEMENTS
 
     parsed = _parse(markup)
     for tag, attrs in parsed.tags:
@@ -135,7 +135,7 @@ def test_the_sanitised_mathml_keeps_what_the_drafts_need():
 
 
 def _build(tmp_path: Path, draft_text: str, trace, registry, links_text: str | None = None, **kw):
-    from publish.post import build_post
+    from publish.post.build import build_post
 
     draft = tmp_path / "draft.md"
     draft.write_text(draft_text, encoding="utf-8")
@@ -168,7 +168,7 @@ def test_every_path_into_the_page_carries_text_never_markup(tmp_path, trace, reg
     site, report = _build(tmp_path, draft, trace, registry, links)
     page = (site / "index.html").read_text(encoding="utf-8")
     body = _body(page)
-    from publish.mathml_sanitize import ELEMENTS
+    from publish.post.mathml_sanitize import ELEMENTS
 
     parsed = _parse(body)
     allowed = ELEMENTS | {"main", "h1", "p", "div", "span", "figure", "figcaption", "em", "strong", "code"}
@@ -256,7 +256,7 @@ def test_a_build_removes_none_of_the_users_files_in_site(tmp_path, trace, regist
         assert (site / rel).read_bytes() == data, rel
     page = (site / "index.html").read_text(encoding="utf-8")
     assert 'src="figures/a&amp;b.png"' in page  # the draft's own picture, named as the draft names it
-    from publish.post_manifest import read_manifest
+    from publish.post.manifest import read_manifest
 
     assert read_manifest(site)["files"] == ["index.html"]
 
@@ -269,7 +269,7 @@ def test_a_symlinked_figures_folder_is_refused_and_its_target_untouched(tmp_path
     site = tmp_path / "site"
     site.mkdir()
     (site / "figures").symlink_to(outside, target_is_directory=True)
-    from publish.post import PostError
+    from publish.post.build import PostError
 
     with pytest.raises(PostError, match="figures is a link to .*outside the site"):
         _build(tmp_path, "# T\n\nText.\n", trace, registry, site=site)
@@ -278,7 +278,7 @@ def test_a_symlinked_figures_folder_is_refused_and_its_target_untouched(tmp_path
 
 
 def test_removal_never_goes_through_a_symlink(tmp_path):
-    from publish.post_manifest import remove_unlisted
+    from publish.post.manifest import remove_unlisted
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -308,14 +308,14 @@ def test_an_index_html_the_build_did_not_write_is_refused_unless_force(tmp_path,
     assert "Other text." in (site / "index.html").read_text(encoding="utf-8")
     # Edited by hand after the build: no longer the page the build wrote.
     (site / "index.html").write_text("<p>edited</p>", encoding="utf-8")
-    from publish.post import PostError
+    from publish.post.build import PostError
 
     with pytest.raises(PostError, match="index.html was not written by render.py post"):
         _build(tmp_path, "# T\n\nText.\n", trace, registry, site=site)
 
 
 def test_root_home_and_the_drafts_folder_are_refused_as_site(tmp_path):
-    from publish.post_manifest import SiteError, check_site
+    from publish.post.manifest import SiteError, check_site
 
     draft = tmp_path / "drafts" / "post.md"
     draft.parent.mkdir()
@@ -369,7 +369,7 @@ def test_the_files_and_folders_a_build_writes_are_readable_by_a_web_server(tmp_p
 
 def _spy_renders(monkeypatch) -> list:
     """Every call of the render pipeline (none may come before a refusal)."""
-    import publish.pipeline
+    import publish.rendering.pipeline
 
     calls: list = []
 
@@ -377,7 +377,7 @@ def _spy_renders(monkeypatch) -> list:
         calls.append(args)
         raise AssertionError("rendered before the input was checked")
 
-    monkeypatch.setattr(publish.pipeline, "run_renders", refuse)
+    monkeypatch.setattr(publish.rendering.pipeline, "run_renders", refuse)
     return calls
 
 
@@ -428,7 +428,7 @@ def test_a_placeholder_in_the_h1_gives_the_title_its_value_and_a_marker_in_a_val
     page = (site / "index.html").read_text(encoding="utf-8")
     assert "<title>Score is 0.39 today</title>" in page and "\u2063" not in page
     # A value holding the marker (a word of the numbers file) is written as a reference, not read as a marker.
-    from publish.placeholders import evaluate, parse
+    from publish.post.placeholders import evaluate, parse
 
     shown, _ = evaluate(parse("{{ w }}"), {"w": "x\u2063PH0\u2063y"})
     assert shown == "x&#x2063;PH0&#x2063;y"
@@ -468,7 +468,7 @@ def test_a_name_over_255_bytes_is_one_line(tmp_path, which):
 
 
 def test_a_draft_over_the_size_limit_is_one_line(tmp_path):
-    from publish.post_safety import MAX_DRAFT_BYTES
+    from publish.post.safety import MAX_DRAFT_BYTES
 
     draft = tmp_path / "big.md"
     draft.write_bytes(b"# T\n\n" + b"word " * (MAX_DRAFT_BYTES // 5 + 1))
@@ -486,7 +486,7 @@ class _FakeRenders:
         self.content, self.then, self.draft = content, then, draft
 
     def __call__(self, scene_ids, trace, out_dir, quality, formats, theme, jobs, force, **kw):
-        from publish.pipeline import Result, Summary
+        from publish.rendering.pipeline import Result, Summary
 
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -517,10 +517,10 @@ def _named_files(site: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("then", ["interrupt", "fail"])
 def test_an_interrupted_or_failed_build_leaves_the_last_page_with_its_own_clips(tmp_path, trace, registry,
                                                                               monkeypatch, then):
-    import publish.pipeline
+    import publish.rendering.pipeline
 
     draft = "# T\n\n[enc](encoder.mp4)\n\nScore {{ dot_product.score }}.\n"
-    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"first clip"))
+    monkeypatch.setattr(publish.rendering.pipeline, "run_renders", _FakeRenders(b"first clip"))
     site, _ = _build(tmp_path, draft, trace, registry, _MEDIA_LINKS)
     page = (site / "index.html").read_text(encoding="utf-8")
     named = _named_files(site)
@@ -528,8 +528,8 @@ def test_an_interrupted_or_failed_build_leaves_the_last_page_with_its_own_clips(
     assert all(data.startswith(b"first clip") for data in named.values())
     # The next build renders new clips, then is interrupted (or a scene fails): the page and what
     # it names are as they were.
-    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"second clip", then))
-    from publish.post import PostError
+    monkeypatch.setattr(publish.rendering.pipeline, "run_renders", _FakeRenders(b"second clip", then))
+    from publish.post.build import PostError
 
     with pytest.raises(KeyboardInterrupt if then == "interrupt" else PostError):
         _build(tmp_path, draft.replace("Score", "New score"), trace, registry, _MEDIA_LINKS)
@@ -537,7 +537,7 @@ def test_an_interrupted_or_failed_build_leaves_the_last_page_with_its_own_clips(
     assert (site / "index.html").read_text(encoding="utf-8") == page  # ...but the page is the last good one
     assert _named_files(site) == named
     # A build that completes shows the new clips, and the old copies go (they were ours).
-    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"third clip"))
+    monkeypatch.setattr(publish.rendering.pipeline, "run_renders", _FakeRenders(b"third clip"))
     _, report = _build(tmp_path, draft, trace, registry, _MEDIA_LINKS)
     new = _named_files(site)
     assert all(data.startswith(b"third clip") for data in new.values())
@@ -547,8 +547,8 @@ def test_an_interrupted_or_failed_build_leaves_the_last_page_with_its_own_clips(
 def test_a_save_during_the_build_is_built_again_not_recorded_as_current(tmp_path, monkeypatch):
     """The stamp used to hash the draft when the build ended: a save made while a scene rendered was
     recorded as built, and every later run said "nothing changed"."""
-    import publish.pipeline
-    from publish.post_uptodate import post_is_current
+    import publish.rendering.pipeline
+    from publish.freshness import post_is_current
 
     draft = tmp_path / "draft.md"
     draft.write_text("# T\n\n[enc](encoder.mp4)\n\nFirst text.\n", encoding="utf-8")
@@ -556,7 +556,7 @@ def test_a_save_during_the_build_is_built_again_not_recorded_as_current(tmp_path
     links.write_text(_MEDIA_LINKS, encoding="utf-8")
     site = tmp_path / "site"
     fake = _FakeRenders(b"clip", "save during the build", draft)
-    monkeypatch.setattr(publish.pipeline, "run_renders", fake)
+    monkeypatch.setattr(publish.rendering.pipeline, "run_renders", fake)
     result = _cli(str(draft), "--out", str(site), "--links", str(links))
     assert result.exit_code == 0, result.output
     assert "changed during the build; building again" in result.output
@@ -572,7 +572,7 @@ def test_a_save_during_the_build_is_built_again_not_recorded_as_current(tmp_path
         calls.append(1)
         return fake(*args, **kw)
 
-    monkeypatch.setattr(publish.pipeline, "run_renders", once)
+    monkeypatch.setattr(publish.rendering.pipeline, "run_renders", once)
     result = _cli(str(draft), "--out", str(site), "--links", str(links))
     assert result.exit_code == 0 and result.output.count("building again") == 1, result.output
     assert "Saved while rendering." in (site / "index.html").read_text(encoding="utf-8")
@@ -580,7 +580,7 @@ def test_a_save_during_the_build_is_built_again_not_recorded_as_current(tmp_path
     # hash is what is compared here).
     import json
 
-    from publish.post_uptodate import post_inputs_hash
+    from publish.freshness import post_inputs_hash
 
     stamp = json.loads((site / ".cache" / "post.json").read_text(encoding="utf-8"))
     assert stamp["inputs"] == post_inputs_hash(draft, links, None, "low", ("light",))
@@ -593,7 +593,7 @@ def served(tmp_path):
     """A --serve server of a SITE with one big file, in this process."""
     import threading
 
-    from publish.post_serve import ReloadHub, make_server
+    from publish.targets.serve import ReloadHub, make_server
 
     site = tmp_path / "site"
     site.mkdir()
@@ -807,7 +807,7 @@ def _text_seconds(tmp_path: Path, text: str, registry, trace, links: str | None 
     formulas checked and rendered): no scene renders. CPU time, not wall time: the machine is shared."""
     import time
 
-    from publish.post import PostReport, _math_renderers, prepare
+    from publish.post.build import PostReport, _math_renderers, prepare
 
     draft = tmp_path / "shape.md"
     draft.write_text(text, encoding="utf-8")
@@ -855,7 +855,7 @@ def test_many_edit_matches_in_a_1_mb_draft_build_in_under_2_s(tmp_path, loaded_r
     links = '[[edit]]\nfind = "ab"\nreplace = "abc"\n'
     assert _text_seconds(tmp_path, text, loaded_registry, trace, links) < 2.0
     # The edit is applied everywhere, and each line holding it is listed once.
-    from publish.post import PostReport, prepare
+    from publish.post.build import PostReport, prepare
 
     draft = tmp_path / "e.md"
     draft.write_text("# T\n\nab ab\n\nno\n\nab\n", encoding="utf-8")
@@ -875,7 +875,7 @@ def test_thousands_of_media_links_in_a_paragraph_build_in_linear_time(tmp_path, 
     assert few < 2.0
     assert many < 10 * max(few, 0.1), (few, many)  # 5x the links: linear gives ~5x, the square 25x
     # Every link placed, in reading order, each an occurrence of its own.
-    from publish.post import PostReport, prepare
+    from publish.post.build import PostReport, prepare
 
     draft = tmp_path / "o.md"
     draft.write_text("# T\n\nA ![a](x.png) b ![b](x.png) c ![c](y.png)\n\n![d](x.png)\n", encoding="utf-8")
@@ -904,7 +904,7 @@ def test_serve_does_not_follow_a_link_out_of_site(served):
 
 
 def test_a_link_to_root_or_home_as_site_is_refused(tmp_path, monkeypatch):
-    from publish.post_manifest import SiteError, check_site
+    from publish.post.manifest import SiteError, check_site
 
     home = tmp_path / "home"
     home.mkdir()
@@ -922,7 +922,7 @@ def test_a_link_to_root_or_home_as_site_is_refused(tmp_path, monkeypatch):
 
 
 def test_repeated_formulas_are_typeset_once(monkeypatch):
-    import publish.mathml_sanitize as sanitize
+    import publish.post.mathml_sanitize as sanitize
 
     calls = []
     real = sanitize.serialise
@@ -936,7 +936,7 @@ def test_unclosed_placeholders_are_found_in_linear_time():
     """A line of 300,000 "{{ " read the rest of the line from each one: the square of its length."""
     import time
 
-    from publish.placeholders import find
+    from publish.post.placeholders import find
 
     begin = time.process_time()
     assert find("{{ " * 300_000 + "\n{{ dot_product.score }}") [0].line == 2
@@ -960,8 +960,8 @@ def test_serve_watches_only_the_files_the_page_is_made_from(tmp_path):
     import threading
     import time
 
-    from publish.post_serve import ROOT, watched_paths
-    from publish.post_watch import Poller
+    from publish.targets.serve import ROOT, watched_paths
+    from publish.targets.watch import Poller
 
     folder = tmp_path / "home"
     (folder / "big" / "tree").mkdir(parents=True)
@@ -1029,7 +1029,7 @@ def test_a_picture_on_another_host_becomes_a_link_never_a_fetch(tmp_path, trace,
 
 
 def test_a_theme_folder_linked_out_of_site_is_refused(tmp_path):
-    from publish.post_manifest import SiteError, check_site
+    from publish.post.manifest import SiteError, check_site
 
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -1050,7 +1050,7 @@ def test_a_theme_folder_linked_out_of_site_is_refused(tmp_path):
     "\\def\\x{\\x}\\x",  # a macro that never ends
 ])
 def test_a_formula_that_explodes_is_one_short_line(latex):
-    from publish.post_math import MathError
+    from publish.post.formulas import MathError
 
     with pytest.raises(MathError) as caught:
         to_mathml(latex)
@@ -1060,9 +1060,9 @@ def test_a_formula_that_explodes_is_one_short_line(latex):
 
 def test_a_media_marker_written_in_a_formula_is_text(tmp_path, trace, registry, monkeypatch):
     """``$\\text{<!--media:3-->}$`` was an IndexError: the page's own marker, made by the author."""
-    import publish.pipeline
+    import publish.rendering.pipeline
 
-    monkeypatch.setattr(publish.pipeline, "run_renders", _FakeRenders(b"clip"))
+    monkeypatch.setattr(publish.rendering.pipeline, "run_renders", _FakeRenders(b"clip"))
     draft = ("# T\n\n[enc](encoder.mp4)\n\nSee $\\text{<!--media:3-->}$ and $\\text{<!--media:0-->}$.\n\n"
              "`<!--media:0-->` <!--media:0-->\n")
     site, _ = _build(tmp_path, draft, trace, registry, _MEDIA_LINKS)
@@ -1076,7 +1076,7 @@ def test_file_modes_follow_the_umask(tmp_path):
     import os
     import stat
 
-    from publish.post_manifest import public_mode
+    from publish.post.manifest import public_mode
 
     target = tmp_path / "f"
     target.write_text("x")

@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from publish import cache, names
-from publish.captions import to_webvtt, vtt_time, window
-from publish.encode import GIF_HOLD_MS
-from publish.gallery import gallery_html
-from publish.pipeline import OutputOptions, run_renders
+from publish.rendering import cache
+from publish.rendering import names
+from publish.rendering.captions import to_webvtt, vtt_time, window
+from publish.rendering.encode import GIF_HOLD_MS
+from publish.targets.gallery import gallery_html
+from publish.rendering.pipeline import OutputOptions, run_renders
 from scenes import DARK, LIGHT
 
 from . import render_scenes
@@ -284,7 +285,7 @@ def test_gallery_in_chromium_loads_step_svgs_and_caption_cues(light):
 def test_progress_counts_scenes_reads_running_animations_and_estimates(tmp_path):
     import io as _io
 
-    from publish.progress import LiveProgress, running_status, write_status
+    from publish.rendering.progress import LiveProgress, running_status, write_status
 
     now = [100.0]
     stream = _io.StringIO()

@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from publish import cache
-from publish.encode import GIF_MAX_FPS, gif_schedule
-from publish.gallery import write_gallery
-from publish.pipeline import run_renders
+from publish.rendering import cache
+from publish.rendering.encode import GIF_MAX_FPS, gif_schedule
+from publish.targets.gallery import write_gallery
+from publish.rendering.pipeline import run_renders
 from scenes import LIGHT
 
 from . import render_scenes

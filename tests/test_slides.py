@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from publish.slides import Slide, deck_html, deck_slides, step_title, vtt_text
+from publish.targets.slides import Slide, deck_html, deck_slides, step_title, vtt_text
 
 from .test_post import _chromium
 

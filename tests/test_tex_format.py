@@ -1,4 +1,4 @@
-"""publish/tex_format.py: formulas compiled with a dumped preamble give Manim's svg files."""
+"""manim_speedups/tex_format.py: formulas compiled with a dumped preamble give Manim's svg files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from manim import MathTex, Tex, TexTemplate, tempconfig
 
-from publish import tex_format
+from manim_speedups import tex_format
 
 from .helpers import speedup_off
 

@@ -1,4 +1,4 @@
-"""publish/text_cache.py: a reused Text is the Text a fresh build gives, and independent of it."""
+"""manim_speedups/text_cache.py: a reused Text is the Text a fresh build gives, and independent of it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from manim import BLUE, RED, Text
 
-from publish import text_cache
+from manim_speedups import text_cache
 from scenes import DARK
 from scenes.components import NumberLabel
 

@@ -1,12 +1,12 @@
 """``render.py post DRAFT.md --out SITE``: a blog draft becomes the finished, self-contained page.
 
 The draft's text is cleaned (mojibake repaired, editor's notes left out,
-:mod:`publish.post_text`), its ``{{ placeholders }}`` filled from the
-computed numbers (:mod:`publish.placeholders`), its links looked up in the
-link table (:mod:`publish.post_links`), and every scene the page needs is
-rendered through the pipeline and its cache (:func:`publish.pipeline.run_renders`)
+:mod:`publish.post.text`), its ``{{ placeholders }}`` filled from the
+computed numbers (:mod:`publish.post.placeholders`), its links looked up in the
+link table (:mod:`publish.post.links`), and every scene the page needs is
+rendered through the pipeline and its cache (:func:`publish.rendering.pipeline.run_renders`)
 into ``SITE/media/<theme>/``. Stills are cropped to what they show
-(``SITE/figures/<theme>/``), math is typeset to MathML (:mod:`publish.post_math`)
+(``SITE/figures/<theme>/``), math is typeset to MathML (:mod:`publish.post.formulas`)
 and ``SITE/index.html`` is written under a temporary name and moved into
 place. The page loads nothing from another host: no script, no font, no
 style; every picture and clip is a file beside it.
@@ -27,16 +27,16 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote
 
-from .placeholders import PlaceholderError, evaluate, find, substitute
-from .post_links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
-from .post_manifest import SiteError, check_site, public_mode, publish_media, read_manifest, remove_unlisted
-from .post_manifest import sha256_file, write_manifest
-from .post_math import MathError, split_lines, to_mathml
-from .post_safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
-from .post_safety import remote_pictures_as_links
-from .post_text import Change, repair_mojibake, strip_notes_mapped
-from .post_frontmatter import split_front_matter
-from . import post_reader
+from publish.post.placeholders import PlaceholderError, evaluate, find, substitute
+from publish.post.links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
+from publish.post.manifest import SiteError, check_site, public_mode, publish_media, read_manifest, remove_unlisted
+from publish.post.manifest import sha256_file, write_manifest
+from publish.post.formulas import MathError, split_lines, to_mathml
+from publish.post.safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
+from publish.post.safety import remote_pictures_as_links
+from publish.post.text import Change, repair_mojibake, strip_notes_mapped
+from publish.post.front_matter import split_front_matter
+from publish.post import reader as post_reader
 
 __all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
            "COLUMN_PX", "FRAME_PX_480P", "MIN_CAPITAL_PX"]
@@ -333,8 +333,8 @@ def _render(needs: dict[str, dict[str, Any]], trace: Any, site: Path, quality: s
     """Render what the page needs; returns the renders, as the post's stamp records them.
     ``stamped``: the trace is the numbers file's, so each file's fingerprint is recorded
     (the next run's no-op check reads it)."""
-    from .pipeline import FORMATS, OutputOptions, run_renders
-    from .uptodate import Fingerprints
+    from publish.rendering.pipeline import FORMATS, OutputOptions, run_renders
+    from publish.freshness import Fingerprints
 
     renders = []
 
@@ -778,7 +778,7 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
 
 
 def _safe(check: Callable[..., Any], *args: Any) -> Any:
-    """A check of :mod:`publish.post_safety`, its refusal as a :class:`PostError`."""
+    """A check of :mod:`publish.post.safety`, its refusal as a :class:`PostError`."""
     try:
         return check(*args)
     except InputError as exc:
@@ -804,7 +804,7 @@ def _plain_title(title: str, values: list[tuple[str, bool]]) -> str:
 def _inputs_hash(draft: Path, links: Path | None, numbers: str | None, quality: str,
                  themes: tuple[str, ...]) -> str | None:
     """What the page is made from, as one hash (``None`` when a file cannot be read)."""
-    from .post_uptodate import post_inputs_hash
+    from publish.freshness import post_inputs_hash
 
     try:
         return post_inputs_hash(draft, links, numbers, quality, themes)
@@ -819,7 +819,7 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     """Build ``site/index.html`` from ``draft``; see the module docstring.
 
     With the numbers file's own trace and the real scenes (``trace`` and
-    ``registry`` not given), the build leaves a stamp (:mod:`publish.post_uptodate`)
+    ``registry`` not given), the build leaves a stamp (:mod:`publish.freshness`)
     from which the next run sees, from files alone, that nothing changed."""
     start = time.monotonic()
     stamped = trace is None and registry is None
@@ -875,7 +875,7 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     report.seconds = time.monotonic() - start
     report.inputs_changed = _inputs_hash(draft, links, numbers, quality, themes) != started
     if stamped and not report.inputs_changed:
-        from .post_uptodate import post_inputs_hash, write_stamp
+        from publish.freshness import post_inputs_hash, write_stamp
 
         shown = sorted({unquote(html.unescape(ref)) for ref in re.findall(r'(?:src|srcset|href|poster)="([^"]+)"',
                                                                         page_text) if "://" not in ref}

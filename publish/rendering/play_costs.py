@@ -1,6 +1,6 @@
 """What each animation of a scene costs, and where to cut the scene for a split render.
 
-A part of a split render (:mod:`publish.split`) has to run the scene's code
+A part of a split render (:mod:`publish.rendering.split`) has to run the scene's code
 from the start up to its last animation, so that every mobject is as in a
 whole render, and draws only its own animations. Two costs per animation
 (Manim ``play`` or ``wait``) therefore decide how long a part takes:
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import cache
+from publish.rendering import cache
 
 __all__ = ["PlayCosts", "PlayClock", "plan_ranges", "record_path", "read_record", "write_record"]
 

@@ -101,7 +101,7 @@ def read_manifest(site: Path) -> dict:
 
 
 def write_manifest(site: Path, files: Iterable[str], index_sha256: str) -> None:
-    from . import cache
+    from publish.rendering import cache
 
     cache.atomic_write_text(site / MANIFEST, json.dumps({"files": sorted(set(files)), "index": index_sha256},
                                                         indent=0))

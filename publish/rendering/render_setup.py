@@ -2,9 +2,9 @@
 
 The quality names, how many partial movies may encode at once within the
 memory budget, the encoders' options, the process's own LaTeX folder and the
-scene class from its reference. :mod:`publish.scene_render` (a whole scene)
-and :mod:`publish.split` (a scene drawn in parts) both read it, and neither
-imports the other's caller, :mod:`publish.pipeline`. Manim-free.
+scene class from its reference. :mod:`publish.rendering.scene_render` (a whole scene)
+and :mod:`publish.rendering.split` (a scene drawn in parts) both read it, and neither
+imports the other's caller, :mod:`publish.rendering.pipeline`. Manim-free.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def capture_poster(renderer: Any, poster_time: float, on_capture: Callable[[Any]
     """Hand ``on_capture`` (once) a copy of the first frame written at or after
     ``poster_time`` seconds: the poster. Frames go on to the video as before; a skipped
     animation's frames are never written, so never the poster. Used by a whole render
-    (:mod:`publish.scene_render`) and by a split part (:mod:`publish.split`) alike."""
+    (:mod:`publish.rendering.scene_render`) and by a split part (:mod:`publish.rendering.split`) alike."""
     add_frame = renderer.add_frame
     taken: list[bool] = []
 

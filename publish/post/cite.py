@@ -17,8 +17,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from .post_links import Citation
-from .post_text import Change
+from publish.post.links import Citation
+from publish.post.text import Change
 
 __all__ = ["CITE", "CitationReport", "place_citations", "number_citations"]
 

@@ -1,6 +1,6 @@
 """Rendering scenes to every requested format, cached, in parallel.
 
-:func:`render_scene` (:mod:`publish.scene_render`) renders one scene once
+:func:`render_scene` (:mod:`publish.rendering.scene_render`) renders one scene once
 and derives every requested format from that. Each file is written under a
 temporary name inside the output folder and moved into place only when
 complete, then its cache record is written; an interrupted run leaves every
@@ -25,15 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from . import cache
-from .executors import DaskPool, Interrupted, LocalPool, Outcome, publish_files, stop_signals
-# The settings and the one-scene render live below this module (publish.split
+from publish.rendering import cache
+from publish.rendering.executors import DaskPool, Interrupted, LocalPool, Outcome, publish_files, stop_signals
+# The settings and the one-scene render live below this module (publish.rendering.split
 # uses them too); their names stay importable from here.
-from .render_setup import (FRAME_BUDGET_MB, MAX_INFLIGHT, PIXELS, QUALITIES, WORK_PREFIX, encoder_bytes,
+from publish.rendering.render_setup import (FRAME_BUDGET_MB, MAX_INFLIGHT, PIXELS, QUALITIES, WORK_PREFIX, encoder_bytes,
                            encoder_options, inflight_encoders, scene_ref)
-from .scene_render import (FORMATS, STEP_FORMATS, VIDEO_FORMATS, OutputFolderMoved, OutputOptions, keep_costs,
+from publish.rendering.scene_render import (FORMATS, STEP_FORMATS, VIDEO_FORMATS, OutputFolderMoved, OutputOptions, keep_costs,
                            manim_media_dir, release_media_dir, render_scene)
-from .tables import dumps, scene_sections, to_json
+from publish.tables import dumps, scene_sections, to_json
 
 __all__ = ["QUALITIES", "FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "scene_ref", "Job", "Result",
            "Summary", "describe_failure", "render_scene", "run_job", "run_task", "run_renders", "longest_first",
@@ -151,7 +151,7 @@ class RemoteJob:
 
 
 def _run_remote(task: RemoteJob) -> tuple[Result, dict[str, bytes]]:
-    from .executors import collect_files
+    from publish.rendering.executors import collect_files
 
     job = task.job
     work = Path(tempfile.mkdtemp(prefix=f"attention-remote-{os.getpid()}-"))
@@ -172,7 +172,7 @@ def _run_remote(task: RemoteJob) -> tuple[Result, dict[str, bytes]]:
 
 def run_task(task: Any) -> Any:
     """Run one task of :func:`run_renders` (in a worker process or on a Dask worker)."""
-    from .split import JoinTask, PartTask, join_parts, render_part  # on use: it loads PyAV
+    from publish.rendering.split import JoinTask, PartTask, join_parts, render_part  # on use: it loads PyAV
 
     if isinstance(task, Job):
         return run_job(task)
@@ -220,11 +220,11 @@ def longest_first(todo: list[Job], out_dir: Path) -> list[Job]:
     """The jobs in the order to start them: the longest first, so that no long
     scene starts last and runs on alone while the other workers idle.
 
-    A scene's length is what its cost record says (:mod:`publish.play_costs`);
+    A scene's length is what its cost record says (:mod:`publish.rendering.play_costs`);
     scenes without one (never rendered into ``OUT``) could be any length and go
     first, in the order given; formats derived from a current mp4 go last.
     """
-    from . import play_costs
+    from publish.rendering import play_costs
 
     def seconds(job: Job) -> float:
         if job.source_video is not None:
@@ -247,8 +247,8 @@ def _make_pool(executor: str, scheduler: str | None, jobs: int, todo: list[Job],
 def _execute(pool: Any, todo: list[Job], split: int | None, out_dir: Path,
              finished: Callable[[Result], None], split_parts: dict[str, list[Any]]) -> None:
     """Run every job on ``pool`` (split into parts where asked) and report each scene once."""
-    from . import play_costs
-    from .split import JoinTask, PartTask, joined_costs, part_tasks
+    from publish.rendering import play_costs
+    from publish.rendering.split import JoinTask, PartTask, joined_costs, part_tasks
 
     remote = isinstance(pool, DaskPool)
     tasks: list[Any] = []
@@ -409,13 +409,13 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     ``executor``: ``"local"`` (``jobs`` processes here) or ``"dask"`` (the
     cluster at ``scheduler``, or a ``LocalCluster`` of ``jobs`` workers).
     ``split``: parts each scene's animations are drawn in, by different
-    workers (:mod:`publish.split`); default 1. ``fingerprints(scene_id,
-    module, fmt)`` (a :class:`publish.uptodate.Fingerprints`): the files'
+    workers (:mod:`publish.rendering.split`); default 1. ``fingerprints(scene_id,
+    module, fmt)`` (a :class:`publish.freshness.Fingerprints`): the files'
     fingerprint to record for every current file, so that the next run with
-    the same files decides from files alone (:func:`publish.uptodate.stale_outputs`).
+    the same files decides from files alone (:func:`publish.freshness.stale_outputs`).
 
     Ctrl-C or SIGTERM stops every worker before :class:`KeyboardInterrupt`
-    (an :class:`~publish.executors.Interrupted`) reaches the caller: files
+    (an :class:`~publish.rendering.executors.Interrupted`) reaches the caller: files
     finished until then are kept, nothing is written afterwards.
     """
     options = options or OutputOptions()

@@ -87,7 +87,7 @@ def to_mathml(latex: str, display: bool = False) -> str:
 def _to_mathml(latex: str, display: bool) -> str:
     from latex2mathml.converter import convert_to_element
 
-    from .mathml_sanitize import serialise
+    from publish.post.mathml_sanitize import serialise
 
     source = _prepare(latex)
     try:

@@ -174,7 +174,7 @@ def write_deck(deck: Path, scene_ids: list[str], titles: dict[str, str], title: 
     import os
     import tempfile
 
-    from .post_manifest import public_mode
+    from publish.post.manifest import public_mode
 
     slides = deck_slides(deck, scene_ids, titles)
     page = deck_html(title, subtitle, slides)

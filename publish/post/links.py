@@ -1,7 +1,7 @@
 """The link table: which of a draft's links become which of our clips, stills, steps or formulas.
 
 It is data the author edits (TOML), not code. The shipped table
-(``publish/post_links.toml``) covers the walkthrough's drafts (seeds 000 and
+(``publish/post/links.toml``) covers the walkthrough's drafts (seeds 000 and
 001); ``render.py post --links FILE`` reads another, a ``post.toml`` beside
 the draft is read when no ``--links`` is given, and a TOML front matter in
 the draft (between ``+++`` lines, or ``---`` lines) adds entries that come
@@ -340,13 +340,13 @@ def _edit(raw: Any, where: str) -> Edit:
 
 def default_table_text() -> str:
     """The shipped table (package data)."""
-    return resources.files("publish").joinpath("post_links.toml").read_text(encoding="utf-8")
+    return resources.files("publish.post").joinpath("links.toml").read_text(encoding="utf-8")
 
 
 def load_table(path: Path | None, registry: dict[str, type]) -> LinkTable:
     """The table at ``path``, or the shipped one for ``None``."""
     if path is None:
-        return parse_table(default_table_text(), "the shipped link table (publish/post_links.toml)", registry)
+        return parse_table(default_table_text(), "the shipped link table (publish/post/links.toml)", registry)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

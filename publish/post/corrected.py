@@ -14,7 +14,7 @@ from typing import Any
 
 from attention_core.formatting import format_number
 
-from .tables import section
+from publish.tables import section
 
 __all__ = ["PRINTED", "corrected_table"]
 

@@ -83,8 +83,8 @@ def show(scene_id: str, numbers: str | os.PathLike[str] | None = None, quality: 
     from attention_core import NumbersError, compute_trace, load_numbers
     from scenes import SCENES
 
-    from .pipeline import OutputOptions, QUALITIES, run_renders
-    from .tables import scene_sections, to_html
+    from publish.rendering.pipeline import OutputOptions, QUALITIES, run_renders
+    from publish.tables import scene_sections, to_html
 
     quality = {"l": "low", "m": "medium", "h": "high", "k": "4k"}.get(str(quality).lower(), str(quality).lower())
     if scene_id not in SCENES:

@@ -2,12 +2,12 @@
 
 :func:`render_scene` renders a scene once (an H.264 mp4 from manim, plus the
 poster frame captured from the renderer) and derives every requested format
-from that (:mod:`publish.encode`). Each file is written under a temporary
+from that (:mod:`publish.rendering.encode`). Each file is written under a temporary
 name inside the output folder and moved into place only when complete, then
 its cache record is written.
 
-:mod:`publish.pipeline` calls it for every stale scene, and
-:mod:`publish.split` to derive the formats of a scene joined from parts:
+:mod:`publish.rendering.pipeline` calls it for every stale scene, and
+:mod:`publish.rendering.split` to derive the formats of a scene joined from parts:
 this module imports neither.
 """
 
@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from . import cache
-from .captions import to_webvtt, window
-from .executors import track_work, untrack_work
-from .names import output_stem, step_stem
-from .progress import write_status
-from .render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
+from publish.rendering import cache
+from publish.rendering.captions import to_webvtt, window
+from publish.rendering.executors import track_work, untrack_work
+from publish.rendering.names import output_stem, step_stem
+from publish.rendering.progress import write_status
+from publish.rendering.render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
     tex_slot
 
 __all__ = ["FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "render_scene", "OutputFolderMoved",
@@ -43,7 +43,7 @@ class OutputOptions:
 
     ``steps``: also each named step of the scene (``self.next_section``) as
     ``OUT/<name>/<nn>-<step>.<fmt>`` (png, svg, mp4, vtt). ``naming``: ``id``
-    (``encoder.mp4``) or ``draft`` (the draft's names, :mod:`publish.names`).
+    (``encoder.mp4``) or ``draft`` (the draft's names, :mod:`publish.rendering.names`).
     ``transparent``: no background in png, svg and webm.
     """
 
@@ -87,7 +87,7 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     in place. With ``source_video`` (a current mp4 of this scene) and only
     webm/gif asked for, the scene is not rendered at all: they are derived
     from that file; with ``still_frame`` too (a joined split render,
-    :mod:`publish.split`), so are mp4 and png (from that frame), and the
+    :mod:`publish.rendering.split`), so are mp4 and png (from that frame), and the
     vtt from ``captions`` (text, start, end).
     """
     from manim import tempconfig
@@ -95,10 +95,12 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     from scenes import THEMES
     from scenes.base import Timeline
 
-    from . import encode, speedups, vector
-    from .play_costs import PlayClock
+    from publish.rendering import encode
+    import manim_speedups as speedups
+    from publish.rendering import vector
+    from publish.rendering.play_costs import PlayClock
 
-    speedups.install()  # same pixels, less work (publish/speedups.py)
+    speedups.install(text_subclass_modules=("scenes",))  # same pixels, less work (manim_speedups/__init__.py)
     cls = resolve_scene(scene)
     scene_id = cls.scene_id
     stem = options.stem(scene_id)
@@ -276,7 +278,7 @@ def _attach_section_videos(file_writer: Any, steps: list[dict[str, Any]]) -> Non
 def _write_steps(work: Path, out_dir: Path, stem: str, fmt: str, steps: list[dict[str, Any]],
                  cues: list[tuple[str, float, float]], transparent: bool) -> list[Path]:
     """Write every step's file of one format to ``OUT/<stem>/``; remove steps no longer there."""
-    from . import encode
+    from publish.rendering import encode
 
     written: list[Path] = []
     for n, step in enumerate(steps, start=1):
@@ -320,7 +322,7 @@ def _folder_identity(path: Path) -> tuple[int, int] | None:
 
 def keep_costs(out_dir: Path, scene_id: str, quality: str, costs: Any) -> None:
     """Keep what each animation cost for the next split render; a hint, so a failure costs nothing."""
-    from . import play_costs
+    from publish.rendering import play_costs
 
     if costs is None:
         return

@@ -13,7 +13,7 @@ is passed on: its render workers stop with it) and the server, print
 "stopped" and exit 130, 143 or 129. A failed build is shown as a page that
 says so (over the last good page, or instead of it when there is none); a
 request the client drops, or a path no file can have (``/%00``), is answered
-or dropped without a traceback. What is watched: :mod:`publish.post_watch`.
+or dropped without a traceback. What is watched: :mod:`publish.targets.watch`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Callable
 
 __all__ = ["RELOAD_SCRIPT", "ReloadHub", "make_server", "serve_post", "watched_paths"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RELOAD_SCRIPT = ('<script>new EventSource("/__events").addEventListener("reload", '
                  '() => location.reload());</script>')
 
@@ -167,7 +167,7 @@ def watched_paths(draft: Path, links: Path | None, numbers: str | None) -> list[
     """The files and folders whose change rebuilds the page (absolute, never resolved through a
     link: a folder removed and made again is the same path)."""
     draft = Path(os.path.abspath(draft))
-    paths = [draft, ROOT / "scenes", ROOT / "attention_core", ROOT / "publish" / "post_links.toml"]
+    paths = [draft, ROOT / "scenes", ROOT / "attention_core", ROOT / "publish" / "post" / "links.toml"]
     paths.append(Path(os.path.abspath(links)) if links else draft.parent / "post.toml")
     if numbers:
         paths.append(Path(os.path.abspath(numbers)))
@@ -204,7 +204,7 @@ def serve_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
                port: int = 8000, echo: Callable[[str], None] = print) -> None:
     """Build, serve and rebuild on change until Ctrl-C, SIGTERM or SIGHUP; then
     ``SystemExit(128 + signal)`` after the "stopped" line."""
-    from .post_watch import Poller
+    from publish.targets.watch import Poller
 
     command = _build_command(draft, site, links, numbers, quality, themes, jobs)
     hub = ReloadHub()
@@ -248,7 +248,7 @@ def serve_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     try:
         server = make_server(site, hub, port)
     except (OSError, OverflowError) as exc:
-        from .post import PostError
+        from publish.post.build import PostError
 
         raise PostError(f"--serve: cannot listen on 127.0.0.1:{port} ({getattr(exc, 'strerror', None) or exc})") \
             from None

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .text_cache import structural_copy
+from manim_speedups.text_cache import structural_copy
 
 __all__ = ["install", "uninstall", "clear", "stats", "ENV"]
 
@@ -362,9 +362,9 @@ class _MovedPath:
 
 
 def _generate(self: Any) -> Any:
-    from manim import Text
+    from .text_cache import builds_as_text
 
-    if type(self) is Text or (isinstance(self, Text) and type(self).__module__.startswith("scenes")):
+    if builds_as_text(type(self)):
         try:
             result = _fast_generate(self)
             _counts["fast"] += 1

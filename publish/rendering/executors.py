@@ -1,7 +1,7 @@
 """Where renders run: a local process pool that stops cleanly, or a Dask cluster.
 
-Both run the same tasks (:func:`publish.pipeline.run_job` for a whole scene
-rendered into ``OUT``, or the byte-returning tasks of :mod:`publish.split`).
+Both run the same tasks (:func:`publish.rendering.pipeline.run_job` for a whole scene
+rendered into ``OUT``, or the byte-returning tasks of :mod:`publish.rendering.split`).
 
 **Interrupts.** :func:`stop_signals` turns SIGTERM (what ``timeout`` and
 ``kill`` send) into the same :class:`Interrupted` as Ctrl-C. On either,
@@ -465,7 +465,7 @@ def publish_files(out_dir: Path, stem: str, files: dict[str, bytes],
     its final path when complete; the cache records follow, each listing the
     step files written with its format.
     """
-    from . import cache
+    from publish.rendering import cache
 
     work = Path(tempfile.mkdtemp(prefix=f"{work_prefix}{os.getpid()}-{stem}-", dir=out_dir))
     written = []

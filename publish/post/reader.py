@@ -1,8 +1,8 @@
 """What ``render.py post`` does for the reader, joined in one place so ``post.py`` only calls it.
 
-Reading the draft (:mod:`publish.post_frontmatter`: encoding, YAML/TOML front
-matter), its citations (:mod:`publish.post_cite`), and the page around the
-body (:mod:`publish.post_page`: clips, anchors, contents, byline, meta,
+Reading the draft (:mod:`publish.post.front_matter`: encoding, YAML/TOML front
+matter), its citations (:mod:`publish.post.cite`), and the page around the
+body (:mod:`publish.post.page`: clips, anchors, contents, byline, meta,
 captions). Manim-free.
 """
 
@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .post_cite import CitationReport, number_citations
-from .post_cite import place_citations as _place_citations
-from .post_frontmatter import FrontMatter, parse_front_matter, split_front_matter
-from .post_frontmatter import read_draft as _read_draft
-from .post_links import Citation, LinkTable, Page, table_from_data
-from .post_page import (PAGE_STYLE, anchor_headings, byline_html, clip_html, head_meta, reader_caption,
+from publish.post.cite import CitationReport, number_citations
+from publish.post.cite import place_citations as _place_citations
+from publish.post.front_matter import FrontMatter, parse_front_matter, split_front_matter
+from publish.post.front_matter import read_draft as _read_draft
+from publish.post.links import Citation, LinkTable, Page, table_from_data
+from publish.post.page import (PAGE_STYLE, anchor_headings, byline_html, clip_html, head_meta, reader_caption,
                         still_html, toc_html, wrap_inline_math)
 
 __all__ = ["Reader", "read_draft", "front_matter_table", "place_citations", "title", "finish_body", "caption",

@@ -57,11 +57,21 @@ def _plain(value: Any) -> bool:
     return type(value).__name__ == "ManimColor"  # its repr is its RGBA value
 
 
+#: Modules whose ``Text`` subclasses build exactly as ``Text`` does (they only add
+#: methods or defaults), so both speedups may serve them: set by :func:`manim_speedups.install`.
+TEXT_SUBCLASS_MODULES: tuple[str, ...] = ()
+
+
+def builds_as_text(cls: type) -> bool:
+    """``Text`` itself, or a subclass from a module the caller vouched for at install."""
+    return cls is Text or (issubclass(cls, Text) and any(
+        cls.__module__ == m or cls.__module__.startswith(m + ".") for m in TEXT_SUBCLASS_MODULES))
+
+
 def _key(self: Text, text: Any, args: tuple, kwargs: dict[str, Any]) -> tuple | None:
     if args or not isinstance(text, str):
         return None
-    cls = type(self)
-    if cls is not Text and not cls.__module__.startswith("scenes"):
+    if not builds_as_text(type(self)):
         return None  # manim's own subclasses may build differently
     if not all(_plain(v) for v in kwargs.values()):
         return None

@@ -23,7 +23,7 @@ from typing import Any
 
 from attention_core.formatting import format_number
 
-from .tables import DECIMALS, TABLE_SPECS, labelled_tables, section, tables
+from publish.tables import DECIMALS, TABLE_SPECS, labelled_tables, section, tables
 
 __all__ = ["PlaceholderError", "Placeholder", "PLACEHOLDER", "FILTERS", "parse", "find", "evaluate", "live",
            "substitute", "code_spans"]
@@ -211,7 +211,7 @@ def evaluate(placeholder: Placeholder, data: dict[str, Any]) -> tuple[str, bool]
             if name == "table":
                 return _table(placeholder.path, value, data).replace(_MARKER, "&#x2063;"), True
             if name == "corrected":  # the true table, and what the draft printed struck through beside it
-                from .post_corrected import corrected_table
+                from publish.post.corrected import corrected_table
 
                 table = corrected_table(placeholder.path, _table(placeholder.path, value, data), data)
                 return table.replace(_MARKER, "&#x2063;"), True

@@ -32,10 +32,10 @@ __all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key",
            "module_code_hash", "note_inputs", "current_for_inputs"]
 
 CACHE_DIR = ".cache"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # Files outside the scene's imports that still shape every frame or file.
-EXTRA_FILES = (ROOT / "attention_core" / "formatting.py", ROOT / "publish" / "encode.py",
-               ROOT / "publish" / "vector.py", ROOT / "publish" / "captions.py")
+EXTRA_FILES = (ROOT / "attention_core" / "formatting.py", ROOT / "publish" / "rendering" / "encode.py",
+               ROOT / "publish" / "rendering" / "vector.py", ROOT / "publish" / "rendering" / "captions.py")
 
 
 def _module_file(name: str) -> Path | None:
@@ -130,7 +130,7 @@ def module_code_hash(module: str) -> str:
 
 
 def sections_hash(cls: type, data: dict[str, Any]) -> str:
-    from .tables import scene_sections  # imports attention_core (numpy): not for the file-only check
+    from publish.tables import scene_sections  # imports attention_core (numpy): not for the file-only check
 
     blob = json.dumps(scene_sections(cls, data), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -256,7 +256,7 @@ def write_record(out_dir: Path, stem: str, fmt: str, key: dict[str, str],
 
 def note_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> None:
     """Add the fingerprint of the files ``<stem>.<fmt>`` was made from
-    (:func:`publish.uptodate.fingerprint`) to its record, for the file-only check."""
+    (:func:`publish.freshness.fingerprint`) to its record, for the file-only check."""
     path = record_path(out_dir, stem, fmt)
     try:
         record = json.loads(path.read_text(encoding="utf-8"))

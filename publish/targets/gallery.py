@@ -18,9 +18,9 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-from .cache import CACHE_DIR, atomic_write_text
-from .names import draft_name
-from .tables import to_html
+from publish.rendering.cache import CACHE_DIR, atomic_write_text
+from publish.rendering.names import draft_name
+from publish.tables import to_html
 
 __all__ = ["write_gallery", "gallery_html", "embed_snippet", "FILE_FORMATS"]
 

@@ -9,7 +9,7 @@ Manim's own ``from_animation_number`` skips them (their end state is
 applied, no frame is drawn). Which animations a part draws:
 
 - a contiguous range ``[start, end)``, when an earlier render of the scene
-  measured what each animation costs (:mod:`publish.play_costs`): the part
+  measured what each animation costs (:mod:`publish.rendering.play_costs`): the part
   stops the scene's code once it reaches ``end``, so the early parts build
   less and draw more, and the cut is where the slowest part is fastest;
 - otherwise every ``parts``-th one (``i % parts == part``): that needs no
@@ -36,10 +36,10 @@ from typing import Any
 
 import av
 
-from .executors import track_work, untrack_work
-from .render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
+from publish.rendering.executors import track_work, untrack_work
+from publish.rendering.render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
     tex_slot
-from .scene_render import render_scene
+from publish.rendering.scene_render import render_scene
 
 __all__ = ["PartTask", "PartOutput", "JoinTask", "part_tasks", "render_part", "join_parts", "joined_costs",
            "concat_videos"]
@@ -47,7 +47,7 @@ __all__ = ["PartTask", "PartOutput", "JoinTask", "part_tasks", "render_part", "j
 
 @dataclass(frozen=True)
 class PartTask:
-    job: Any  # publish.pipeline.Job
+    job: Any  # publish.rendering.pipeline.Job
     part: int
     parts: int
     #: The animations ``[start, end)`` this part draws (``end=None``: to the last);
@@ -67,7 +67,7 @@ class PartOutput:
     still: Any  # the first frame at or after the poster time it drew (or the scene's last frame)
     plays: int  # the animations this part got to: all of them when complete
     complete: bool = True  # ran the scene to its end (a range part stops at its end)
-    costs: Any = None  # publish.play_costs.PlayCosts of the animations it got to
+    costs: Any = None  # publish.rendering.play_costs.PlayCosts of the animations it got to
     #: The captions' (text, start, end), from a complete part when the vtt is asked for:
     #: captions are recorded from the scene's state, drawn or skipped alike.
     captions: list[tuple[str, float, float]] | None = None
@@ -82,9 +82,9 @@ class JoinTask:
 
 def part_tasks(job: Any, parts: int, costs: Any = None) -> list[PartTask]:
     """The tasks of ``job`` split in up to ``parts`` parts: contiguous ranges cut by
-    ``costs`` (:class:`publish.play_costs.PlayCosts`), interleaved without them.
+    ``costs`` (:class:`publish.rendering.play_costs.PlayCosts`), interleaved without them.
     One task means: not worth splitting (render the job whole)."""
-    from .play_costs import plan_ranges
+    from publish.rendering.play_costs import plan_ranges
 
     if costs is None or not costs.build:
         return [PartTask(job, k, parts) for k in range(parts)]
@@ -93,10 +93,10 @@ def part_tasks(job: Any, parts: int, costs: Any = None) -> list[PartTask]:
 
 
 def joined_costs(outputs: tuple[PartOutput, ...] | list[PartOutput]) -> Any:
-    """The whole scene's :class:`publish.play_costs.PlayCosts` from its parts' measures:
+    """The whole scene's :class:`publish.rendering.play_costs.PlayCosts` from its parts' measures:
     each animation's build as a part that ran to the end measured it, its drawing
     from the part that drew it. None if a part measured nothing."""
-    from .play_costs import PlayCosts
+    from publish.rendering.play_costs import PlayCosts
 
     if any(o.costs is None for o in outputs):
         return None
@@ -119,10 +119,10 @@ def render_part(task: PartTask) -> PartOutput:
     from scenes import THEMES
     from scenes.base import Timeline
 
-    from . import speedups
-    from .play_costs import PlayClock
+    import manim_speedups as speedups
+    from publish.rendering.play_costs import PlayClock
 
-    speedups.install()
+    speedups.install(text_subclass_modules=("scenes",))
     job = task.job
     cls = resolve_scene(job.scene)
     poster_time = getattr(cls, "poster_time", None)
@@ -247,7 +247,7 @@ def concat_videos(paths: list[Path], dst: Path) -> None:
 
 def join_parts(task: JoinTask) -> dict[str, bytes]:
     """The finished files (``{format: bytes}``) of a scene from all its parts."""
-    from .executors import collect_files
+    from publish.rendering.executors import collect_files
 
     job = task.job
     plays = {o.plays for o in task.outputs if o.complete}

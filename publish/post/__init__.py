@@ -1,0 +1,1 @@
+"""A draft to a page: the post builder (Markdown, math, placeholders, links, the page's HTML)."""

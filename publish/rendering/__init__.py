@@ -1,0 +1,1 @@
+"""Scenes to clips: the render pipeline (plan, cache, run, split, encode, outputs)."""
