@@ -1,7 +1,14 @@
 """What must be rebuilt, and why, decided from files alone: no manim, no scene, no numbers computed.
 
 One module answers it for ``render.py render`` (the clips), ``render.py post`` and ``--serve``
-(the page); the full check behind it is the render cache's key (:mod:`publish.rendering.cache`).
+(the page), at two depths, from one key of named hashes: the inputs' files, the numbers each output
+shows, the options and the versions (:func:`clip_key`, whose names :data:`REASONS` puts in words).
+
+- From files alone (:func:`stale_outputs`, :func:`post_is_current`): no manim, no scene, no numbers
+  computed; a match is a sure "current", a mismatch means "ask the full check".
+- The full check (:func:`clip_keys`, :func:`why_stale`): the numbers computed, the key compared
+  with the record the render cache keeps beside each file (:mod:`publish.rendering.cache` stores
+  records; it decides nothing); the pipeline re-renders exactly what this says is stale, and says why.
 
 **Clips.**
 Like ``make`` with nothing to do: a run whose inputs are the files of the
@@ -55,10 +62,58 @@ from typing import Any
 from publish.rendering import cache
 from publish.rendering.names import output_stem
 
-__all__ = ["core_hash", "numbers_hash", "fingerprint", "Fingerprints", "stale_outputs",
+__all__ = ["REASONS", "clip_key", "clip_keys", "why_stale", "core_hash", "numbers_hash", "fingerprint",
+           "Fingerprints", "stale_outputs",
            "STAMP", "post_inputs_hash", "write_stamp", "post_is_current"]
 
 CORE = cache.ROOT / "attention_core"
+
+#: What a changed part of the key means, in the reader's words (the full check's "why").
+REASONS = {
+    "code": "its code changed",
+    "numbers": "the numbers it shows changed",
+    "poster_time": "its poster frame moved",
+    "quality": "another quality",
+    "format": "another format",
+    "theme": "another theme",
+    "manim": "another manim version",
+    "scene": "another scene under that name",
+}
+
+
+def clip_key(cls: type, data: dict[str, Any], quality: str, fmt: str, theme: str,
+             code: str | None = None, options: dict[str, str] | None = None) -> dict[str, str]:
+    """Everything the file ``<scene>.<fmt>`` depends on, as named hashes (see
+    :func:`publish.rendering.cache.cache_key`, which computes it)."""
+    return cache.cache_key(cls, data, quality, fmt, theme, code, options)
+
+
+def clip_keys(cls: type, data: dict[str, Any], quality: str, formats: tuple[str, ...], theme: str,
+              options: dict[str, str] | None = None) -> dict[str, dict[str, str]]:
+    """:func:`clip_key` for each format (the scene's code hashed once)."""
+    code = cache.code_hash(cls)
+    return {f: clip_key(cls, data, quality, f, theme, code, options) for f in formats}
+
+
+def why_stale(out_dir: Path, stem: str, fmt: str, key: dict[str, str]) -> str | None:
+    """``None`` when ``<stem>.<fmt>`` in ``out_dir`` is current for ``key``; else why not, in words.
+
+    Current means: a record holds exactly this key, and the file (and every step file written with
+    it) still has its recorded size and SHA-256. A record written before hashes were kept is stale.
+    """
+    record = cache.read_record(out_dir, stem, fmt)
+    if record is None:
+        return "not rendered yet"
+    old = record.get("key")
+    if old != key:
+        if not isinstance(old, dict):
+            return "its record is unreadable"
+        changed = sorted(k for k in set(old) | set(key) if old.get(k) != key.get(k))
+        words = [REASONS.get(k, f"option {k} changed") for k in changed]
+        return ", ".join(dict.fromkeys(words))
+    if not cache.files_as_recorded(out_dir, stem, fmt, record):
+        return "its file is missing or changed on disk"
+    return None
 
 
 def core_hash() -> str:

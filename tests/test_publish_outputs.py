@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from publish.rendering import cache
+from publish import freshness
 from publish.rendering import names
 from publish.rendering.captions import to_webvtt, vtt_time, window
 from publish.rendering.encode import GIF_HOLD_MS
@@ -231,6 +231,16 @@ def test_gif_sits_on_the_exact_background_and_holds_its_last_frame(light):
 
 # -- cache ---------------------------------------------------------------------------
 
+def test_a_re_render_says_why_and_a_first_render_does_not(light, tmp_path):
+    _, _, first = _run(tmp_path, ["tiny_steps"], ("png",))
+    assert "tiny_steps: rendering png (low, light)" in first  # nothing to explain
+    (tmp_path / "tiny_steps.png").write_bytes(b"edited by hand")
+    _, _, second = _run(tmp_path, ["tiny_steps"], ("png",))
+    assert "tiny_steps: rendering png (low, light): its file is missing or changed on disk" in second
+    _, _, third = _run(tmp_path, ["tiny_steps"], ("png",), theme="dark")
+    assert "tiny_steps: rendering png (low, dark): another theme" in third
+
+
 def test_cache_keys_cover_steps_names_and_step_files(light, tmp_path):
     formats = ("png", "svg")
     status, _, _ = _run(tmp_path, ["tiny_steps"], formats, options=OutputOptions(steps=True))
@@ -247,9 +257,9 @@ def test_cache_keys_cover_steps_names_and_step_files(light, tmp_path):
     assert status == {"tiny_steps": "rendered"}
     status, _, _ = _run(tmp_path, ["tiny_steps"], formats, options=OutputOptions(transparent=True))
     assert status == {"tiny_steps": "rendered"}
-    assert cache.is_fresh(tmp_path, "tiny_steps", "png", cache.cache_key(
+    assert freshness.why_stale(tmp_path, "tiny_steps", "png", freshness.clip_key(
         render_scenes.StepsScene, trace_from(varied()).to_dict(), "low", "png", "light",
-        options=OutputOptions(transparent=True).key()))
+        options=OutputOptions(transparent=True).key())) is None
 
 
 # -- gallery ---------------------------------------------------------------------------

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["CACHE_DIR", "code_files", "code_hash", "sections_hash", "cache_key", "record_path",
-           "is_fresh", "write_record", "atomic_write_text", "manim_version", "file_digest", "module_code_files",
-           "module_code_hash", "note_inputs", "current_for_inputs"]
+           "write_record", "atomic_write_text", "manim_version", "file_digest", "module_code_files",
+           "module_code_hash", "note_inputs", "current_for_inputs", "read_record", "files_as_recorded"]
 
 CACHE_DIR = ".cache"
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,7 +186,7 @@ def _same_file(path: Path, size: Any, digest: Any) -> bool:
     return path.stat().st_size == size and isinstance(digest, str) and file_digest(path) == digest
 
 
-def _read_record(out_dir: Path, stem: str, fmt: str) -> dict[str, Any] | None:
+def read_record(out_dir: Path, stem: str, fmt: str) -> dict[str, Any] | None:
     try:
         record = json.loads(record_path(out_dir, stem, fmt).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -194,7 +194,7 @@ def _read_record(out_dir: Path, stem: str, fmt: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _files_as_recorded(out_dir: Path, stem: str, fmt: str, record: dict[str, Any]) -> bool:
+def files_as_recorded(out_dir: Path, stem: str, fmt: str, record: dict[str, Any]) -> bool:
     """The output and every step file written with it have their recorded size and hash."""
     try:
         if not _same_file(output_path(out_dir, stem, fmt), record.get("size"), record.get("sha256")):
@@ -205,14 +205,6 @@ def _files_as_recorded(out_dir: Path, stem: str, fmt: str, record: dict[str, Any
         return all(_same_file(out_dir / name, n, hashes[name]) for name, n in extra.items())
     except (OSError, TypeError):
         return False
-
-
-def is_fresh(out_dir: Path, stem: str, fmt: str, key: dict[str, str]) -> bool:
-    """The output (and every step file it came with) exists, is the file the
-    record describes (size and content hash), and the key matches. A record
-    without hashes (written before they were kept) is stale."""
-    record = _read_record(out_dir, stem, fmt)
-    return record is not None and record.get("key") == key and _files_as_recorded(out_dir, stem, fmt, record)
 
 
 def recorded_theme(out_dir: Path, scene_id: str, fmt: str) -> str | None:
@@ -270,6 +262,6 @@ def note_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> None:
 def current_for_inputs(out_dir: Path, stem: str, fmt: str, inputs: str) -> bool:
     """``<stem>.<fmt>`` was made from files of this fingerprint and still has
     its recorded bytes (and so has every step file written with it)."""
-    record = _read_record(out_dir, stem, fmt)
+    record = read_record(out_dir, stem, fmt)
     return (record is not None and record.get("inputs") == inputs
-            and _files_as_recorded(out_dir, stem, fmt, record))
+            and files_as_recorded(out_dir, stem, fmt, record))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from publish import freshness
 from publish.rendering import cache
 from publish.rendering.executors import DaskPool, Interrupted, LocalPool, Outcome, publish_files, stop_signals
 # The settings and the one-scene render live below this module (publish.rendering.split
@@ -429,19 +430,23 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
     clean_stale_work(out_dir)
     clean_stale_temp()
     todo: list[Job] = []
+    reasons: dict[str, str] = {}
     replaced: list[str] = []
     n = len(scene_ids)
     for i, scene_id in enumerate(scene_ids, start=1):
         cls = SCENES[scene_id]
         try:
-            code = cache.code_hash(cls)
-            keys = {f: cache.cache_key(cls, data, quality, f, theme, code, options.key()) for f in formats}
+            keys = freshness.clip_keys(cls, data, quality, formats, theme, options.key())
             stem = options.stem(scene_id)
         except (KeyError, OSError) as exc:
             summary.results.append(Result(scene_id, "failed", formats, 0.0, str(exc)))
             echo(f"[{i}/{n}] {scene_id}: FAILED ({exc})")
             continue
-        stale = tuple(f for f in formats if force or not cache.is_fresh(out_dir, stem, f, keys[f]))
+        why = {f: "--force" if force else freshness.why_stale(out_dir, stem, f, keys[f]) for f in formats}
+        stale = tuple(f for f in formats if why[f])
+        # A file rendered before and now stale says why (a first render or --force needs no reason).
+        reasons[scene_id] = "; ".join(dict.fromkeys(
+            w for f in stale if (w := why[f]) not in ("--force", "not rendered yet")))
         if not stale:
             summary.results.append(Result(scene_id, "cached", formats))
             _write_numbers_snapshot(out_dir, cls, data)
@@ -449,8 +454,8 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
             continue
         source = None
         if set(stale) <= {"webm", "gif"}:
-            mp4_key = keys.get("mp4") or cache.cache_key(cls, data, quality, "mp4", theme, code, options.key())
-            if cache.is_fresh(out_dir, stem, "mp4", mp4_key):
+            mp4_key = keys.get("mp4") or freshness.clip_key(cls, data, quality, "mp4", theme, None, options.key())
+            if freshness.why_stale(out_dir, stem, "mp4", mp4_key) is None:
                 source = cache.output_path(out_dir, stem, "mp4")
         todo.append(Job(scene_id, scene_ref(cls), stale, keys, out_dir, quality, theme, trace, source, options))
         # File names do not carry the theme: say so before a clip of the other theme is replaced.
@@ -474,7 +479,8 @@ def run_renders(scene_ids: list[str], trace: Any, out_dir: Path, quality: str = 
 
     for job in todo:
         how = "deriving from the current mp4" if job.source_video else "rendering"
-        echo(f"{job.scene_id}: {how} {', '.join(job.formats)} ({quality}, {theme})")
+        why = f": {reasons[job.scene_id]}" if reasons.get(job.scene_id) else ""
+        echo(f"{job.scene_id}: {how} {', '.join(job.formats)} ({quality}, {theme}){why}")
     split_parts: dict[str, list[Any]] = {}
     if todo:
         with stop_signals():
