@@ -162,9 +162,9 @@ def _read_record(out: Path, slug: str, to: str) -> dict[str, Any]:
     try:
         data = json.loads(_record_path(out, slug, to).read_text(encoding="utf-8"))
         files = {str(k): str(v) for k, v in data.get("files", {}).items()}
-        return {"files": files, "page": str(data.get("page", ""))}
+        return {"files": files, "page": str(data.get("page", "")), "front": str(data.get("front", ""))}
     except (OSError, ValueError, AttributeError, TypeError):
-        return {"files": {}, "page": ""}
+        return {"files": {}, "page": "", "front": ""}
 
 
 def _post_date(meta: dict[str, Any], previous_page: str) -> str:
@@ -430,7 +430,7 @@ class _Writer:
     def paragraph(self, text: str) -> str:
         """One Markdown paragraph, on one line: what would start a block there is written as a reference."""
         text = text.strip()
-        if text[:1] in "-+=>:%<" and not text.startswith(("<span", "<a ", "<em", "<strong", "<code", "<sup", "<math",
+        if text and text[0] in "-+=>:%<" and not text.startswith(("<span", "<a ", "<em", "<strong", "<code", "<sup", "<math",
                                                           "<del", "<br", "<img", "<video")):
             text = f"&#{ord(text[0])};{text[1:]}"
         return re.sub(r"^(\d+)([.)])", lambda m: f"{m.group(1)}&#{ord(m.group(2))};", text)
@@ -465,9 +465,9 @@ class _Writer:
                 shortcode = f'{{{{< video {src} title="{title}" aspect-ratio="16x9" >}}}}'
                 return (f"::: {{.clip}}\n{shortcode}\n\n{self.paragraph(_esc(caption))}\n:::" if caption
                         else shortcode)
-            clip = self.html(_Node("video", {k: v for k, v in video.attrs.items() if k != "class"},
-                                   video.children))
-            return clip + (f"\n\n*{_esc(caption)}*" if caption else "")
+            # Plain Markdown has no clip of its own: the figure as HTML (poster, captions track,
+            # controls, caption), which CommonMark passes through as a block.
+            return self.html(node)
         img = node.find("img")
         if img is None:
             return self.html(node)
@@ -565,7 +565,7 @@ class _Writer:
             flush()
             done = self.block(node)
             if done is not None and done.strip():
-                if done.startswith("<") and "<pre" not in done:
+                if done.startswith("<") and done.endswith(">") and "<pre" not in done:
                     # A blank line ends an HTML block for CommonMark: none inside one (outside <pre>).
                     done = re.sub(r"\n\s*\n", "\n", done)
                 out.append(done.strip("\n"))
@@ -685,17 +685,31 @@ def build_site(draft: Path, out: Path, to: str, *, links: Path | None = None, nu
     out = Path(out)
     layout, slug, record = check_target(out, to, draft, force)
     staging = staging_folder(out, slug)
-    post = build_post(Path(draft), staging, links=links, numbers=numbers, quality=quality, themes=themes,
-                      jobs=jobs, force=force, echo=echo, registry=registry, trace=trace)
+    current = None
+    if not force and registry is None and trace is None and record["front"]:
+        from publish.freshness import post_is_current
+
+        # Nothing the page is made from changed (decided from files, as ``post`` decides it): the
+        # staged page is written out again, with the front matter the last build wrote.
+        current = post_is_current(Path(draft), staging, links, numbers, quality, themes)
+    post = None
+    if current is None:
+        post = build_post(Path(draft), staging, links=links, numbers=numbers, quality=quality, themes=themes,
+                          jobs=jobs, force=force, echo=echo, registry=registry, trace=trace)
     page_text = (staging / "index.html").read_text(encoding="utf-8")
     body = page_text[page_text.index("<main>") + len("<main>"):page_text.rindex("</main>")]
     text, writer = convert_body(body, to, layout, themes)
-    reader = post.reader
-    meta = dict(reader.front.meta) if reader is not None else {}
-    title = html.unescape(re.search(r"<title>(.*?)</title>", page_text, re.S).group(1))
-    front = front_matter_for(to, meta, title, reader.description if reader is not None else None)
-    document = f"---\n{_yaml(front)}---\n\n{text}"
+    if post is not None:
+        reader = post.reader
+        meta = dict(reader.front.meta) if reader is not None else {}
+        title = html.unescape(re.search(r"<title>(.*?)</title>", page_text, re.S).group(1))
+        front_text = _yaml(front_matter_for(to, meta, title, reader.description if reader is not None else None))
+    else:
+        meta, front_text = {}, record["front"]
+    document = f"---\n{front_text}---\n\n{text}"
     report = SiteReport(to, out / layout.page, post=post, videos=writer.videos, pictures=writer.pictures)
+    if current is not None:
+        report.notes.append(f"post: nothing changed since the last build; last build: {current}")
     written: dict[str, str] = {}
     for rel in dict.fromkeys(writer.media):
         source = staging / rel
@@ -707,12 +721,13 @@ def build_site(draft: Path, out: Path, to: str, *, links: Path | None = None, nu
     _atomic_text(out / layout.page, document)
     written[layout.page] = _sha256(out / layout.page)
     # The record first lists both builds' files, so an interruption leaves nothing unrecorded.
-    _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page,
+    _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page, "front": front_text,
                                                           "files": {**record["files"], **written}}, indent=0))
     report.removed = _remove(out, record["files"], set(written), layout.media)
-    _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page, "files": written}, indent=0))
+    _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page, "front": front_text,
+                                                          "files": written}, indent=0))
     report.written = sorted(written)
-    if to == "jekyll" and not meta.get("date"):
+    if to == "jekyll" and post is not None and not meta.get("date"):
         report.notes.append(f"jekyll: the front matter has no date; the post is dated {layout.page[7:17]} "
                             f"(kept by later builds)")
     report.seconds = time.monotonic() - start
