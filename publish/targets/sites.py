@@ -110,7 +110,7 @@ class SiteReport:
     notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        out = list(self.post.lines()[:-1]) if self.post is not None else []
+        out = list(self.post.lines()) if self.post is not None else []
         out += self.notes
         if self.removed:
             out.append(f"removed {len(self.removed)} files an earlier {self.to} build wrote that the post no "
