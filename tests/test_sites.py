@@ -45,6 +45,10 @@ The score is {{ dot_product.score }}; it costs \\$5 and 3 \\* 4 is *twelve*.
 
 Inline $x_t$ and $h_{t-1}$ here.
 
+\\- a dash, not a list.
+
+2024\\. A year, not a list.
+
 $$s_t = \\texttt{decoder\\_RNN}(op_{t-1}, s_{t-1}, h_8)$$
 
 1. one
@@ -168,7 +172,8 @@ def test_the_markdown_post_reads_right_in_a_commonmark_reader(small_sites):
     kinds = [t.type for t in tokens] + [c.type for t in tokens for c in (t.children or [])]
     assert kinds.count("math_inline") == 2 and kinds.count("math_block") == 1, kinds
     assert kinds.count("list_item_open") == 2 and kinds.count("heading_open") == 1
-    assert SENTENCE in _visible(md.render(body))
+    shown = _visible(md.render(body))
+    assert SENTENCE in shown and "- a dash, not a list." in shown and "2024. A year, not a list." in shown
 
 
 def test_hugo_and_mkdocs_build_the_small_post_with_its_text_and_formulas(small_sites):

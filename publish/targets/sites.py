@@ -430,8 +430,7 @@ class _Writer:
     def paragraph(self, text: str) -> str:
         """One Markdown paragraph, on one line: what would start a block there is written as a reference."""
         text = text.strip()
-        if text and text[0] in "-+=>:%<" and not text.startswith(("<span", "<a ", "<em", "<strong", "<code", "<sup", "<math",
-                                                          "<del", "<br", "<img", "<video")):
+        if text and text[0] in "-+=:%":  # a list item, a setext underline, a fenced div, a title block
             text = f"&#{ord(text[0])};{text[1:]}"
         return re.sub(r"^(\d+)([.)])", lambda m: f"{m.group(1)}&#{ord(m.group(2))};", text)
 
