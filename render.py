@@ -497,7 +497,9 @@ def post(draft: str, out: str | None, to: str | None, links: str | None, numbers
     Links and pictures the link table maps become our clips, stills, step
     figures or typeset formulas; {{ path | filter }} placeholders become
     computed numbers; editor's notes are left out and mojibake repaired (all
-    listed at the end). The page fetches nothing from another host.
+    listed at the end). The page fetches nothing from another host. With
+    --to hugo|jekyll|mkdocs|quarto|markdown --out DIR, the same page is written
+    into a site of that generator, its media beside it (docs/sites.md).
     """
     quality = QUALITY_SHORT.get(quality.lower(), quality.lower())
     themes = _themes(theme)

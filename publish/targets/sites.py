@@ -601,8 +601,6 @@ def front_matter_for(to: str, meta: dict[str, Any], title: str, description: str
         if "tags" in out and "categories" not in out:
             out["categories"] = out.pop("tags")
         out.setdefault("toc", True)
-    if to == "hugo" and "author" in out and "authors" not in out and "params" not in out:
-        out.setdefault("params", {"author": out["author"]})
     return out
 
 
