@@ -27,7 +27,8 @@ records them (``DIR/.cache/attention-render/<slug>.<generator>.json``). A file
 at one of those paths, or in the post's own media folder, that the last build
 did not write (or that was edited since) stops the build with one line, as
 ``post`` refuses an ``index.html`` it did not write (``--force`` replaces it).
-Files the last build wrote and this one does not are removed. Manim-free.
+Files the last build wrote and this one does not are removed. Imports no Manim itself (the
+staging build renders through :mod:`publish.post.build`).
 """
 
 from __future__ import annotations
