@@ -471,7 +471,11 @@ def _themes(value: str) -> tuple[str, ...]:
 
 @cli.command("post")
 @click.argument("draft", metavar="DRAFT.md")
-@click.option("--out", default="site", show_default=True, help="Site folder: index.html with its media beside it.")
+@click.option("--out", default=None, help="Site folder: index.html with its media beside it [default: site]; "
+                                          "with --to, the generator's site folder (required).")
+@click.option("--to", "to", default=None, metavar="GENERATOR",
+              help="Write the post for a site generator instead: hugo, jekyll, mkdocs, quarto or markdown "
+                   "(docs/sites.md).")
 @click.option("--links", type=click.Path(dir_okay=False), default=None,
               help="Link table (TOML) mapping the draft's links to scenes; default: post.toml beside the "
                    "draft, else the shipped table of the walkthrough's drafts.")
@@ -486,20 +490,26 @@ def _themes(value: str) -> tuple[str, ...]:
 @click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 and rebuild it when the draft, the "
                                             "numbers, the link table or a scene changes (preview quality).")
 @click.option("--port", default="8000", show_default=True, help="Port of --serve (0: any free port).")
-def post(draft: str, out: str, links: str | None, numbers: str | None, quality: str, theme: str,
-         jobs: str | None, force: bool, serve: bool, port: str) -> None:
+def post(draft: str, out: str | None, to: str | None, links: str | None, numbers: str | None, quality: str,
+         theme: str, jobs: str | None, force: bool, serve: bool, port: str) -> None:
     """Turn a blog draft (Markdown) into the finished page SITE/index.html, media beside it.
 
     Links and pictures the link table maps become our clips, stills, step
     figures or typeset formulas; {{ path | filter }} placeholders become
     computed numbers; editor's notes are left out and mojibake repaired (all
-    listed at the end). The page fetches nothing from another host.
+    listed at the end). The page fetches nothing from another host. With
+    --to hugo|jekyll|mkdocs|quarto|markdown --out DIR, the same page is written
+    into a site of that generator, its media beside it (docs/sites.md).
     """
     quality = QUALITY_SHORT.get(quality.lower(), quality.lower())
     themes = _themes(theme)
     if jobs is not None:
         jobs = _whole_number(jobs, "--jobs", "a whole number of at least 1", 1)
     port = _whole_number(port, "--port", "a port number from 0 to 65535", 0, 65535)
+    if to is not None:
+        _post_to_site(draft, out, to, links, numbers, quality, themes, jobs, force, serve)
+        return
+    out = "site" if out is None else out
     _check_post_inputs(draft, links, numbers, out, force)
     site = _check_out_dir(out)
     if not (force or serve) and _post_is_current(Path(draft), site, links, numbers, quality, themes):
@@ -538,6 +548,40 @@ def post(draft: str, out: str, links: str | None, numbers: str | None, quality: 
 
 #: Builds of one ``post`` run while its inputs keep changing under it.
 _POST_ATTEMPTS = 3
+
+
+def _post_to_site(draft: str, out: str | None, to: str, links: str | None, numbers: str | None, quality: str,
+                  themes: tuple[str, ...], jobs: int | None, force: bool, serve: bool) -> None:
+    """``post --to GENERATOR --out DIR``: the page written in a site generator's layout
+    (:mod:`publish.targets.sites`)."""
+    from publish.targets.sites import GENERATORS, SitesError, build_site, check_target
+
+    to = to.strip().lower()
+    if to not in GENERATORS:
+        raise UserError(f"--to {to!r}: unknown generator (known: {', '.join(GENERATORS)})")
+    if out is None or not out.strip():
+        raise UserError(f"--to {to} needs --out DIR: the folder of your {to} site")
+    if serve:
+        raise UserError("--serve previews the page itself; leave out --to to preview it")
+    _check_post_inputs(draft, links, numbers, "", force)
+    try:
+        check_target(Path(out), to, Path(draft), force)  # before any folder is made
+    except SitesError as exc:
+        raise UserError(str(exc)) from None
+    site = _check_out_dir(out)
+    from publish.post.build import PostError
+
+    try:
+        report = build_site(Path(draft), site, to, links=Path(links) if links else None, numbers=numbers,
+                            quality=quality, themes=themes, jobs=jobs, force=force,
+                            echo=lambda line: click.echo(line, err=True))
+    except (PostError, SitesError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt as exc:
+        click.echo(_INTERRUPTED, err=True)
+        raise SystemExit(128 + getattr(exc, "signum", 2)) from None
+    for line in report.lines():
+        click.echo(line, err=True)
 
 
 def _check_post_inputs(draft: str, links: str | None, numbers: str | None, out: str, force: bool) -> None:

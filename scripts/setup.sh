@@ -13,6 +13,7 @@ APT_PACKAGES=(
   texlive-latex-base texlive-latex-extra texlive-fonts-recommended dvisvgm  # MathTex labels
   fonts-dejavu-core                                 # the theme's text and number fonts
   chromium                                          # headless browser: the gallery test plays every clip
+  hugo                                              # post --to hugo: the test builds the post with the real Hugo
 )
 
 missing=()

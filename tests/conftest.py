@@ -54,10 +54,30 @@ def texts_seen(monkeypatch):
     return seen
 
 
+@pytest.fixture(scope="session")
+def seed_site(tmp_path_factory):
+    """Seed 000 built once at low quality into a temporary SITE (cold: nothing cached); read by
+    tests/test_post.py and, as the staging build it starts from, tests/test_sites.py."""
+    from click.testing import CliRunner
+
+    from .test_post import SEED_000
+
+    if SEED_000 is None:
+        pytest.skip("the drafts (../shared/seeds) are not beside the repository")
+    import render
+
+    site = tmp_path_factory.mktemp("post") / "site"
+    result = CliRunner().invoke(render.cli, ["post", str(SEED_000), "--out", str(site), "--quality", "low",
+                                             "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    return site, result.output
+
+
 #: Tests that share a build, by node id: each group runs in one test process, so the build is
 #: made once, not once in each. A scene's shared default build (helpers.observed_default,
 #: ``@pytest.mark.default_build``) is read by 2 to 5 tests in three modules; the seed post
-#: (``seed_site``) by three; a few modules build a scene (or render) in a module fixture.
+#: (``seed_site``) by six (test_post.py, test_sites.py); a few modules build a scene (or render) in a
+#: module fixture.
 #: Spread over both processes by pytest-xdist's "load", each was built in both.
 _GROUPS = [
     (re.compile(r"tests/test_pacing_legibility\.py::test_every_scene_is_paced_and_legible\[(?P<scene>\w+)-default\]$"),
@@ -70,6 +90,8 @@ _GROUPS = [
                 r"|changing_one_number_re_renders_only_its_scene_and_rewrites_the_page"
                 r"|a_post_with_nothing_changed_answers_from_files_without_manim"
                 r"|seed_000_clips_are_the_readers_light_to_open_and_still_under_reduced_motion)$"), "seed-post"),
+    (re.compile(r"tests/test_sites\.py::test_seed_000_(?:in_hugo_and_mkdocs_built_by_the_real_generators"
+                r"|in_jekyll_and_quarto_by_their_documented_layout)$"), "seed-post"),
     (re.compile(r"(?P<module>tests/(?:test_scene_attention_process|test_scenes_motion_part2|test_rendering"
                 r"|test_publish_outputs|test_scene_attention_learning)\.py)::"), "{module}"),
 ]

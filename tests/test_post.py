@@ -614,20 +614,6 @@ def _page_requests(netlog: Path) -> set[str]:
                 "http://127.0.0.1")}
 
 
-@pytest.fixture(scope="session")
-def seed_site(tmp_path_factory):
-    """Seed 000 built once at low quality into a temporary SITE (cold: nothing cached)."""
-    if SEED_000 is None:
-        pytest.skip("the drafts (../shared/seeds) are not beside the repository")
-    import render
-
-    site = tmp_path_factory.mktemp("post") / "site"
-    result = CliRunner().invoke(render.cli, ["post", str(SEED_000), "--out", str(site), "--quality", "low",
-                                             "--jobs", "2"])
-    assert result.exit_code == 0, result.output
-    return site, result.output
-
-
 @pytest.mark.render
 def test_seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else(seed_site, tmp_path):
     site, output = seed_site
