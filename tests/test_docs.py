@@ -33,7 +33,8 @@ def _prose(text: str) -> str:
 
 
 def _links(page: Path) -> list[str]:
-    return _LINK.findall(_prose(page.read_text(encoding="utf-8")))
+    # A link written inside an inline code span is an example of syntax, not a link.
+    return _LINK.findall(_CODE.sub("", _prose(page.read_text(encoding="utf-8"))))
 
 
 def _slug(heading: str) -> str:
