@@ -756,19 +756,57 @@ def test_serve_survives_its_folder_removed_and_made_again_and_shows_a_failed_bui
     assert serve.lines[-1].strip() == "stopped" and not any("Traceback" in line for line in serve.lines)
 
 
+def _running_with(text: str) -> list[int]:
+    """Processes alive whose command line holds ``text``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes() and _alive(int(cmdline.parent.name)):
+                found.append(int(cmdline.parent.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.parametrize("when", ["during the first build", "once built"])
 @pytest.mark.parametrize("signum, code", [("SIGHUP", 129), ("SIGINT", 130)])
-def test_serve_stops_on_sighup_and_ctrl_c_with_their_exit_codes(tmp_path, signum, code):
+def test_serve_stops_on_sighup_and_ctrl_c_with_their_exit_codes(tmp_path, signum, code, when):
+    """The handlers are in place before the "serving" line, so the test signals on that line, not
+    after a time. A signal during the first build stops that build too: nothing of the command
+    runs on (a stop that landed while the build process was being started left it running)."""
     import signal
 
     draft = tmp_path / "draft.md"
     draft.write_text("# Served\n\nText.\n", encoding="utf-8")
     serve = _Serve(draft, tmp_path / "site")
     try:
-        serve.wait_for(lambda: serve.line("post: "), "first build")
+        serve.wait_for(lambda: serve.line("serving http://127.0.0.1:"), "server")
+        if when == "once built":
+            serve.wait_for(lambda: serve.line("post: "), "first build")
     finally:
         got = serve.stop(getattr(signal, signum))
     assert got == code and serve.lines[-1].strip() == "stopped", "".join(serve.lines)[-2000:]
     assert not any("Traceback" in line for line in serve.lines)
+    assert not _running_with(str(draft)), "a build of the draft outlived the command"
+
+
+def test_a_stop_while_serve_starts_a_build_is_raised_once_the_build_is_known():
+    """A stop raised inside Popen (after the fork, before the build was recorded) left a build
+    process that nobody stopped, writing the page after the command exited."""
+    import signal
+
+    from publish.targets.serve import _Signals, _Stop
+
+    signals = _Signals()
+    started = []
+    with pytest.raises(_Stop) as stopped:
+        with signals.deferred():
+            signals.handler(signal.SIGHUP, None)  # lands while the build is being started
+            started.append("build")  # ... which is still recorded
+            signals.handler(signal.SIGINT, None)  # a second signal changes nothing
+    assert started == ["build"] and stopped.value.signum == signal.SIGHUP
+    with pytest.raises(_Stop):  # outside the block: at once
+        _Signals().handler(signal.SIGINT, None)
 
 
 @pytest.mark.render
