@@ -872,20 +872,46 @@ _PROSE = "Attention weighs every encoder state; the context is their weighted su
 
 @pytest.mark.parametrize("shape", ["a line of 100,000 spaces", "spaces before every bracket and parenthesis",
                                    "a list nested 1,000 deep by indentation", "a list nested 3,000 deep",
-                                   "plain prose"])
+                                   "as many opening brackets as a draft may hold",
+                                   "as many formulas as a draft may hold, all different", "plain prose"])
 def test_the_text_of_a_1_mb_draft_builds_in_under_2_s(tmp_path, loaded_registry, trace, shape):
+    from publish.post.safety import MAX_BRACKETS, MAX_DOLLARS
+
     if shape == "a line of 100,000 spaces":
         text = "# T\n\nx" + " " * 100_000 + "y\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
     elif shape == "spaces before every bracket and parenthesis":
         text = "# T\n\n" + ("a" + " " * 2000 + "[b] (c)\n\n") * 500
     elif shape == "a list nested 1,000 deep by indentation":
         text = "# T\n\n" + "".join("  " * i + "- item as shown in [] (x)\n" for i in range(1000))
+    elif shape == "as many opening brackets as a draft may hold":  # each a link that never closes
+        text = "# T\n\n" + "[" * MAX_BRACKETS + "\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
+    elif shape == "as many formulas as a draft may hold, all different":
+        text = ("# T\n\n" + "".join(f"$x_{{{i}}}$ " for i in range(MAX_DOLLARS // 2)) + "\n\n"
+                + _PROSE * ((1 << 20) // len(_PROSE)))
     elif shape == "a list nested 3,000 deep":
         text = "# T\n\n" + "- " * 3000 + "x\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
     else:
         text = "# T\n\n" + (_PROSE + "\n\n") * ((1 << 20) // (len(_PROSE) + 2))
     assert len(text.encode()) >= 1_000_000
     assert _text_seconds(tmp_path, text, loaded_registry, trace) < 2.0
+
+
+@pytest.mark.parametrize("shape, says", [
+    ("[", "1,048,576 opening brackets '[', more than the 5,000 a draft may hold (links, pictures, citations"),
+    ("$a$ ", "524,288 dollar signs '$', more than the 4,000 a draft may hold (2,000 formulas"),
+])
+def test_a_1_mb_draft_of_brackets_or_formulas_is_refused_at_once(tmp_path, loaded_registry, trace, shape, says):
+    """1 MB of "[" took 16 s in Markdown alone (each looks for its end 20 nestings deep), 1 MB of
+    "$a$ " 5 s (a token, a check and a typesetting each): counted first, refused in one line."""
+    import time
+
+    from publish.post.build import PostError
+
+    begin = time.process_time()
+    with pytest.raises(PostError) as refused:
+        _text_seconds(tmp_path, "# T\n\n" + shape * ((1 << 20) // len(shape)) + "\n", loaded_registry, trace)
+    assert time.process_time() - begin < 2.0
+    assert says in str(refused.value) and "\n" not in str(refused.value), refused.value
 
 
 def test_many_edit_matches_in_a_1_mb_draft_build_in_under_2_s(tmp_path, loaded_registry, trace):
@@ -908,8 +934,9 @@ def test_thousands_of_media_links_in_a_paragraph_build_in_linear_time(tmp_path, 
     """4,000 links took 65 s, 20,000 did not finish in 300 s. What is left is markdown-it's own cost
     per link (~0.1 ms): linear."""
     links = '[[link]]\nmatch = "encoder.mp4"\nscene = "encoder"\n'
-    few = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 4000 + "\n", loaded_registry, trace, links)
-    many = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 20000 + "\n", loaded_registry, trace, links)
+    # 5,000: as many as a draft may hold (MAX_BRACKETS).
+    few = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 1000 + "\n", loaded_registry, trace, links)
+    many = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 5000 + "\n", loaded_registry, trace, links)
     assert few < 2.0
     assert many < 10 * max(few, 0.1), (few, many)  # 5x the links: linear gives ~5x, the square 25x
     # Every link placed, in reading order, each an occurrence of its own.

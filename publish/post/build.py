@@ -34,7 +34,8 @@ from publish.post.manifest import SiteError, check_site, publish_media, read_man
 from publish.post.manifest import sha256_file, write_manifest
 from publish.post.figures import atomic_write, crop_svg, figure_crop, frame_at
 from publish.post.formulas import MathError, split_lines, to_mathml
-from publish.post.safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
+from publish.post.safety import InputError, check_draft_size, check_formulas, check_markup_counts, check_no_marker
+from publish.post.safety import check_slot, check_table_text
 from publish.post.safety import remote_pictures_as_links
 from publish.post.text import Change, repair_mojibake, strip_notes_mapped
 from publish.post.front_matter import split_front_matter
@@ -557,6 +558,7 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     _safe(check_draft_size, draft)
     text = _read_draft(draft)
     _safe(check_no_marker, text, f"draft {draft}: ")
+    _safe(check_markup_counts, text, f"draft {draft}: ")
     front, body, first_line = split_front_matter(text)
     table = _link_table(front, draft, links, registry)
     _safe(check_table_text, table)
