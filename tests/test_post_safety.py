@@ -409,6 +409,11 @@ _MEDIA_LINKS = '[[link]]\nmatch = "encoder.mp4"\nscene = "encoder"\n'
     ("|int(3)", _MEDIA_DRAFT + "{{ dot_product.score | int(3) }}\n", _MEDIA_LINKS, "filter 'int' takes no argument"),
     ("|count(2)", _MEDIA_DRAFT + "{{ worked_example.weights | count(2) }}\n", _MEDIA_LINKS, "takes no argument"),
     ("percent(99)", _MEDIA_DRAFT + "{{ dot_product.score | percent(99) }}\n", _MEDIA_LINKS, "at most 6 decimals"),
+    # Ten lines of aliases stand for 9 ** 9 values; the title read as text spelled them out (minutes).
+    # Six levels here, so the case also ends, unrefused, without the check.
+    ("YAML aliases", "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
+     + "".join(f"{c}: &{c} [{', '.join(['*' + chr(ord(c) - 1)] * 9)}]\n" for c in "bcdef")
+     + "title: *f\n---\n" + _MEDIA_DRAFT, _MEDIA_LINKS, "a YAML alias (*name) of a list or a map"),
 ])
 def test_bad_input_is_one_line_with_its_true_line_before_anything_renders(tmp_path, monkeypatch, case, draft,
                                                                            links, text):
@@ -912,6 +917,22 @@ def test_a_1_mb_draft_of_brackets_or_formulas_is_refused_at_once(tmp_path, loade
         _text_seconds(tmp_path, "# T\n\n" + shape * ((1 << 20) // len(shape)) + "\n", loaded_registry, trace)
     assert time.process_time() - begin < 2.0
     assert says in str(refused.value) and "\n" not in str(refused.value), refused.value
+
+
+def test_twenty_thousand_headings_of_one_text_get_their_ids_in_linear_time():
+    """Each heading's id was found by trying a-2, a-3, ... from the start: 20,000 headings "a"
+    (120 kB of draft) took 200 million tries, minutes."""
+    import time
+
+    from publish.post.page import anchor_headings
+
+    body = "<h2>a</h2>\n" * 20000 + "<h3>a-2</h3>\n<h2>Contents</h2>\n"
+    begin = time.process_time()
+    _, headings = anchor_headings(body)
+    assert time.process_time() - begin < 2.0
+    ids = [slug for _, slug, _ in headings]
+    # The first is "a", the k-th "a-k"; then "a-2" is taken, so "a-2-2"; "contents" is the page's own.
+    assert ids == ["a"] + [f"a-{k}" for k in range(2, 20001)] + ["a-2-2", "contents-2"]
 
 
 def test_many_edit_matches_in_a_1_mb_draft_build_in_under_2_s(tmp_path, loaded_registry, trace):
