@@ -614,16 +614,26 @@ def served(tmp_path):
     server.server_close()
 
 
-def _raw_get(port: int, path: str, read: int = 65536, reset: bool = False) -> bytes:
+def _raw_get(port: int, path: str, read: int = 65536, reset: bool = False, host: str = "127.0.0.1") -> bytes:
     import socket
     import struct
 
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
         data = sock.recv(read)
         if reset:  # the client goes away mid-answer: a reset, not a polite close
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         return data
+
+
+def test_serve_answers_only_requests_for_this_machines_names(served):
+    """A page of another site whose name its owner points at 127.0.0.1 (DNS rebinding) could read
+    the unpublished draft's page from the preview: its requests name that site as Host."""
+    site, hub, port = served
+    assert _raw_get(port, "/", host="attacker.example").startswith(b"HTTP/1.0 403")
+    assert _raw_get(port, "/big.bin", read=100, host="127.0.0.1.attacker.example").startswith(b"HTTP/1.0 403")
+    for host in ("127.0.0.1", "localhost", "LOCALHOST", "[::1]"):
+        assert _raw_get(port, "/", host=host).startswith(b"HTTP/1.0 200"), host
 
 
 def test_serve_answers_a_null_byte_path_and_dropped_clients_without_a_traceback(served, capsys):

@@ -14,7 +14,9 @@ is passed on: its render workers stop with it) and the server, print
 place before it is printed), the first build included. A failed build is shown as a page that
 says so (over the last good page, or instead of it when there is none); a
 request the client drops, or a path no file can have (``/%00``), is answered
-or dropped without a traceback. What is watched: :mod:`publish.targets.watch`.
+or dropped without a traceback; one that names another host than this machine
+(a page of another site pointed at 127.0.0.1) is refused. What is watched:
+:mod:`publish.targets.watch`.
 """
 
 from __future__ import annotations
@@ -70,7 +72,19 @@ def _handler(site: Path, hub: ReloadHub):
         def log_message(self, *args) -> None:  # the terminal shows builds, not requests
             pass
 
+        def _foreign_host(self) -> bool:
+            # A page of another site whose name was pointed at 127.0.0.1 (DNS rebinding) would be
+            # let read the unpublished draft's page: only a request for this machine's names is served.
+            host = (self.headers.get("Host") or "127.0.0.1").strip().lower()
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name in ("127.0.0.1", "localhost", "[::1]"):
+                return False
+            self.send_error(403, "Not this machine's name")
+            return True
+
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if self._foreign_host():
+                return
             path = self.path.split("?", 1)[0]
             if path == "/__events":
                 return self._events()
@@ -89,6 +103,8 @@ def _handler(site: Path, hub: ReloadHub):
             return local if real == root or real.startswith(root + os.sep) else ""  # "": 404
 
         def do_HEAD(self) -> None:  # noqa: N802
+            if self._foreign_host():
+                return
             try:
                 return super().do_HEAD()
             except ValueError:
