@@ -294,8 +294,9 @@ def serve_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
             pass
 
     signals = _Signals()
-    # The handlers first: a stop at any later point is answered with "stopped" (one that landed
-    # before them, while the server started, left a traceback or a server thread waited for ever).
+    # The handlers first, the clean-up around all the rest: a stop at any later point is answered
+    # with "stopped" (a SIGTERM that landed while the server started or the watched files were
+    # first read escaped the clean-up: a traceback and exit 1).
     # (One the shell started this with ignored, as it does a background job's Ctrl-C, stays so.)
     previous = {s: signal.signal(s, signals.handler) for s in STOP_SIGNALS
                 if signal.getsignal(s) is not signal.SIG_IGN}
