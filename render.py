@@ -20,7 +20,27 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import click
+_INTERRUPTED = "interrupted: finished files are kept, unfinished ones were discarded; run again to resume"
+
+
+def _interrupted_while_loading(signum: int, frame: Any) -> None:
+    """Ctrl-C while ``python render.py`` loads its modules, before :func:`main` answers it: the
+    same one line and 130, never the traceback of whichever import it landed in (seen with
+    ``post --serve`` started on a loaded machine). Nothing is written yet: nothing to clean."""
+    import os
+
+    sys.stderr.write(_INTERRUPTED + "\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+if __name__ == "__main__":
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not a job started with it ignored
+        signal.signal(signal.SIGINT, _interrupted_while_loading)
+
+import click  # noqa: E402 (after the handler: importing click alone takes a second on a loaded machine)
 
 __all__ = ["cli", "main", "render_scene", "show", "QUALITIES", "FORMATS", "THEME_NAMES"]
 
@@ -37,7 +57,6 @@ TRANSPARENT_FORMATS = ("png", "svg", "webm")
 NAMINGS = ("id", "draft")
 
 
-_INTERRUPTED = "interrupted: finished files are kept, unfinished ones were discarded; run again to resume"
 
 
 class UserError(click.ClickException):
@@ -792,6 +811,12 @@ def main(args: list[str] | None = None) -> None:
     command's own handler (while manim is imported, the first second or so)
     into "Aborted!" and exit 1. Every interrupt exits 130 with one line.
     """
+    import signal
+    import threading
+
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is _interrupted_while_loading):
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here the commands answer it
     try:
         code = cli.main(args=args, standalone_mode=False)
     except (KeyboardInterrupt, click.exceptions.Abort):

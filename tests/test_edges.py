@@ -142,6 +142,32 @@ def test_ctrl_c_before_the_command_handles_it_exits_130_without_aborted():
     assert proc.stderr.strip().endswith("run again to resume"), proc.stderr
 
 
+def test_ctrl_c_while_render_py_loads_its_modules_is_one_line_and_130():
+    # SIGINT while `python render.py` imports click (a second on a loaded machine, before main()
+    # can answer it): the traceback of the import it landed in, and exit 1.
+    code = ("import os, runpy, signal, sys\n"
+            "class Interrupt:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'click':\n"
+            "            os.kill(os.getpid(), signal.SIGINT)\n"
+            "        return None\n"
+            "sys.meta_path.insert(0, Interrupt())\n"
+            "sys.argv = [sys.argv[1], '--help']\n"
+            "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    proc = subprocess.run([PY, "-c", code, str(ROOT / "render.py")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip().splitlines() == ["interrupted: finished files are kept, unfinished ones were "
+                                                "discarded; run again to resume"], proc.stderr
+    # Started with Ctrl-C ignored (a background job of a script), it stays ignored.
+    started_ignoring = ("import signal, subprocess, sys\n"
+                        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                        "sys.exit(subprocess.run([sys.executable, '-c', sys.argv[1], sys.argv[2]]).returncode)\n")
+    proc = subprocess.run([PY, "-c", started_ignoring, code, str(ROOT / "render.py")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Usage:" in proc.stdout, (proc.returncode, proc.stderr)
+
+
 def test_sigkill_of_one_worker_fails_no_other_scene(tmp_path):
     hold = tmp_path / "go"
     out = tmp_path / "out"

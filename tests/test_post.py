@@ -437,7 +437,7 @@ def test_display_math_line_breaks_become_lines():
 def test_stills_are_cropped_to_what_they_show(tmp_path):
     from PIL import Image, ImageDraw
 
-    from publish.post.build import crop_png, crop_svg
+    from publish.post.figures import crop_png, crop_svg
 
     image = Image.new("RGB", (854, 480), "#FFFFFF")
     ImageDraw.Draw(image).rectangle((100, 50, 399, 249), fill="#000000")  # 300 x 200 px of content
@@ -459,7 +459,7 @@ def test_stills_are_cropped_to_what_they_show(tmp_path):
 def test_long_empty_bands_inside_a_figure_are_closed_up_in_png_and_svg(tmp_path):
     from PIL import Image, ImageDraw
 
-    from publish.post.build import crop_svg, figure_crop, row_segments
+    from publish.post.figures import crop_svg, figure_crop, row_segments
 
     # By hand: rows 0-1 content, 2-9 empty (8 > 3), 10 content, 11-12 empty (2, kept), 13 content.
     empty = [False] * 2 + [True] * 8 + [False] + [True] * 2 + [False]

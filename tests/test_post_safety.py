@@ -409,6 +409,11 @@ _MEDIA_LINKS = '[[link]]\nmatch = "encoder.mp4"\nscene = "encoder"\n'
     ("|int(3)", _MEDIA_DRAFT + "{{ dot_product.score | int(3) }}\n", _MEDIA_LINKS, "filter 'int' takes no argument"),
     ("|count(2)", _MEDIA_DRAFT + "{{ worked_example.weights | count(2) }}\n", _MEDIA_LINKS, "takes no argument"),
     ("percent(99)", _MEDIA_DRAFT + "{{ dot_product.score | percent(99) }}\n", _MEDIA_LINKS, "at most 6 decimals"),
+    # Ten lines of aliases stand for 9 ** 9 values; the title read as text spelled them out (minutes).
+    # Six levels here, so the case also ends, unrefused, without the check.
+    ("YAML aliases", "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
+     + "".join(f"{c}: &{c} [{', '.join(['*' + chr(ord(c) - 1)] * 9)}]\n" for c in "bcdef")
+     + "title: *f\n---\n" + _MEDIA_DRAFT, _MEDIA_LINKS, "a YAML alias (*name) of a list or a map"),
 ])
 def test_bad_input_is_one_line_with_its_true_line_before_anything_renders(tmp_path, monkeypatch, case, draft,
                                                                            links, text):
@@ -609,16 +614,26 @@ def served(tmp_path):
     server.server_close()
 
 
-def _raw_get(port: int, path: str, read: int = 65536, reset: bool = False) -> bytes:
+def _raw_get(port: int, path: str, read: int = 65536, reset: bool = False, host: str = "127.0.0.1") -> bytes:
     import socket
     import struct
 
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
         data = sock.recv(read)
         if reset:  # the client goes away mid-answer: a reset, not a polite close
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         return data
+
+
+def test_serve_answers_only_requests_for_this_machines_names(served):
+    """A page of another site whose name its owner points at 127.0.0.1 (DNS rebinding) could read
+    the unpublished draft's page from the preview: its requests name that site as Host."""
+    site, hub, port = served
+    assert _raw_get(port, "/", host="attacker.example").startswith(b"HTTP/1.0 403")
+    assert _raw_get(port, "/big.bin", read=100, host="127.0.0.1.attacker.example").startswith(b"HTTP/1.0 403")
+    for host in ("127.0.0.1", "localhost", "LOCALHOST", "[::1]"):
+        assert _raw_get(port, "/", host=host).startswith(b"HTTP/1.0 200"), host
 
 
 def test_serve_answers_a_null_byte_path_and_dropped_clients_without_a_traceback(served, capsys):
@@ -756,19 +771,57 @@ def test_serve_survives_its_folder_removed_and_made_again_and_shows_a_failed_bui
     assert serve.lines[-1].strip() == "stopped" and not any("Traceback" in line for line in serve.lines)
 
 
+def _running_with(text: str) -> list[int]:
+    """Processes alive whose command line holds ``text``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes() and _alive(int(cmdline.parent.name)):
+                found.append(int(cmdline.parent.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+@pytest.mark.parametrize("when", ["during the first build", "once built"])
 @pytest.mark.parametrize("signum, code", [("SIGHUP", 129), ("SIGINT", 130)])
-def test_serve_stops_on_sighup_and_ctrl_c_with_their_exit_codes(tmp_path, signum, code):
+def test_serve_stops_on_sighup_and_ctrl_c_with_their_exit_codes(tmp_path, signum, code, when):
+    """The handlers are in place before the "serving" line, so the test signals on that line, not
+    after a time. A signal during the first build stops that build too: nothing of the command
+    runs on (a stop that landed while the build process was being started left it running)."""
     import signal
 
     draft = tmp_path / "draft.md"
     draft.write_text("# Served\n\nText.\n", encoding="utf-8")
     serve = _Serve(draft, tmp_path / "site")
     try:
-        serve.wait_for(lambda: serve.line("post: "), "first build")
+        serve.wait_for(lambda: serve.line("serving http://127.0.0.1:"), "server")
+        if when == "once built":
+            serve.wait_for(lambda: serve.line("post: "), "first build")
     finally:
         got = serve.stop(getattr(signal, signum))
     assert got == code and serve.lines[-1].strip() == "stopped", "".join(serve.lines)[-2000:]
     assert not any("Traceback" in line for line in serve.lines)
+    assert not _running_with(str(draft)), "a build of the draft outlived the command"
+
+
+def test_a_stop_while_serve_starts_a_build_is_raised_once_the_build_is_known():
+    """A stop raised inside Popen (after the fork, before the build was recorded) left a build
+    process that nobody stopped, writing the page after the command exited."""
+    import signal
+
+    from publish.targets.serve import _Signals, _Stop
+
+    signals = _Signals()
+    started = []
+    with pytest.raises(_Stop) as stopped:
+        with signals.deferred():
+            signals.handler(signal.SIGHUP, None)  # lands while the build is being started
+            started.append("build")  # ... which is still recorded
+            signals.handler(signal.SIGINT, None)  # a second signal changes nothing
+    assert started == ["build"] and stopped.value.signum == signal.SIGHUP
+    with pytest.raises(_Stop):  # outside the block: at once
+        _Signals().handler(signal.SIGINT, None)
 
 
 @pytest.mark.render
@@ -834,20 +887,62 @@ _PROSE = "Attention weighs every encoder state; the context is their weighted su
 
 @pytest.mark.parametrize("shape", ["a line of 100,000 spaces", "spaces before every bracket and parenthesis",
                                    "a list nested 1,000 deep by indentation", "a list nested 3,000 deep",
-                                   "plain prose"])
+                                   "as many opening brackets as a draft may hold",
+                                   "as many formulas as a draft may hold, all different", "plain prose"])
 def test_the_text_of_a_1_mb_draft_builds_in_under_2_s(tmp_path, loaded_registry, trace, shape):
+    from publish.post.safety import MAX_BRACKETS, MAX_DOLLARS
+
     if shape == "a line of 100,000 spaces":
         text = "# T\n\nx" + " " * 100_000 + "y\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
     elif shape == "spaces before every bracket and parenthesis":
         text = "# T\n\n" + ("a" + " " * 2000 + "[b] (c)\n\n") * 500
     elif shape == "a list nested 1,000 deep by indentation":
         text = "# T\n\n" + "".join("  " * i + "- item as shown in [] (x)\n" for i in range(1000))
+    elif shape == "as many opening brackets as a draft may hold":  # each a link that never closes
+        text = "# T\n\n" + "[" * MAX_BRACKETS + "\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
+    elif shape == "as many formulas as a draft may hold, all different":
+        text = ("# T\n\n" + "".join(f"$x_{{{i}}}$ " for i in range(MAX_DOLLARS // 2)) + "\n\n"
+                + _PROSE * ((1 << 20) // len(_PROSE)))
     elif shape == "a list nested 3,000 deep":
         text = "# T\n\n" + "- " * 3000 + "x\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
     else:
         text = "# T\n\n" + (_PROSE + "\n\n") * ((1 << 20) // (len(_PROSE) + 2))
     assert len(text.encode()) >= 1_000_000
     assert _text_seconds(tmp_path, text, loaded_registry, trace) < 2.0
+
+
+@pytest.mark.parametrize("shape, says", [
+    ("[", "1,048,576 opening brackets '[', more than the 5,000 a draft may hold (links, pictures, citations"),
+    ("$a$ ", "524,288 dollar signs '$', more than the 4,000 a draft may hold (2,000 formulas"),
+])
+def test_a_1_mb_draft_of_brackets_or_formulas_is_refused_at_once(tmp_path, loaded_registry, trace, shape, says):
+    """1 MB of "[" took 16 s in Markdown alone (each looks for its end 20 nestings deep), 1 MB of
+    "$a$ " 5 s (a token, a check and a typesetting each): counted first, refused in one line."""
+    import time
+
+    from publish.post.build import PostError
+
+    begin = time.process_time()
+    with pytest.raises(PostError) as refused:
+        _text_seconds(tmp_path, "# T\n\n" + shape * ((1 << 20) // len(shape)) + "\n", loaded_registry, trace)
+    assert time.process_time() - begin < 2.0
+    assert says in str(refused.value) and "\n" not in str(refused.value), refused.value
+
+
+def test_twenty_thousand_headings_of_one_text_get_their_ids_in_linear_time():
+    """Each heading's id was found by trying a-2, a-3, ... from the start: 20,000 headings "a"
+    (120 kB of draft) took 200 million tries, minutes."""
+    import time
+
+    from publish.post.page import anchor_headings
+
+    body = "<h2>a</h2>\n" * 20000 + "<h3>a-2</h3>\n<h2>Contents</h2>\n"
+    begin = time.process_time()
+    _, headings = anchor_headings(body)
+    assert time.process_time() - begin < 2.0
+    ids = [slug for _, slug, _ in headings]
+    # The first is "a", the k-th "a-k"; then "a-2" is taken, so "a-2-2"; "contents" is the page's own.
+    assert ids == ["a"] + [f"a-{k}" for k in range(2, 20001)] + ["a-2-2", "contents-2"]
 
 
 def test_many_edit_matches_in_a_1_mb_draft_build_in_under_2_s(tmp_path, loaded_registry, trace):
@@ -870,8 +965,9 @@ def test_thousands_of_media_links_in_a_paragraph_build_in_linear_time(tmp_path, 
     """4,000 links took 65 s, 20,000 did not finish in 300 s. What is left is markdown-it's own cost
     per link (~0.1 ms): linear."""
     links = '[[link]]\nmatch = "encoder.mp4"\nscene = "encoder"\n'
-    few = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 4000 + "\n", loaded_registry, trace, links)
-    many = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 20000 + "\n", loaded_registry, trace, links)
+    # 5,000: as many as a draft may hold (MAX_BRACKETS).
+    few = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 1000 + "\n", loaded_registry, trace, links)
+    many = _text_seconds(tmp_path, "# T\n\n" + "![a](encoder.mp4) " * 5000 + "\n", loaded_registry, trace, links)
     assert few < 2.0
     assert many < 10 * max(few, 0.1), (few, many)  # 5x the links: linear gives ~5x, the square 25x
     # Every link placed, in reading order, each an occurrence of its own.

@@ -6,8 +6,9 @@ computed numbers (:mod:`publish.post.placeholders`), its links looked up in the
 link table (:mod:`publish.post.links`), and every scene the page needs is
 rendered through the pipeline and its cache (:func:`publish.rendering.pipeline.run_renders`)
 into ``SITE/media/<theme>/``. Stills are cropped to what they show
-(``SITE/figures/<theme>/``), math is typeset to MathML (:mod:`publish.post.formulas`)
-and ``SITE/index.html`` is written under a temporary name and moved into
+(``SITE/figures/<theme>/``, :mod:`publish.post.figures`), math is typeset to
+MathML (:mod:`publish.post.formulas`) and ``SITE/index.html`` (its skeleton and
+style in ``templates/``) is written under a temporary name and moved into
 place. The page loads nothing from another host: no script, no font, no
 style; every picture and clip is a file beside it.
 
@@ -17,29 +18,31 @@ placeholder) raises :class:`PostError` before anything is written to SITE.
 
 from __future__ import annotations
 
+import functools
 import html
-import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote
 
 from publish.post.placeholders import PlaceholderError, evaluate, find, substitute
 from publish.post.links import Entry, LinkTable, LinkTableError, is_media_link, link_key, load_table, parse_table
-from publish.post.manifest import SiteError, check_site, public_mode, publish_media, read_manifest, remove_unlisted
+from publish.post.manifest import SiteError, check_site, publish_media, read_manifest, remove_unlisted
 from publish.post.manifest import sha256_file, write_manifest
+from publish.post.figures import atomic_write, crop_svg, figure_crop, frame_at
 from publish.post.formulas import MathError, split_lines, to_mathml
-from publish.post.safety import InputError, check_draft_size, check_formulas, check_no_marker, check_slot, check_table_text
+from publish.post.safety import InputError, check_draft_size, check_formulas, check_markup_counts, check_no_marker
+from publish.post.safety import check_slot, check_table_text
 from publish.post.safety import remote_pictures_as_links
 from publish.post.text import Change, repair_mojibake, strip_notes_mapped
 from publish.post.front_matter import split_front_matter
 from publish.post import reader as post_reader
 
-__all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "crop_png", "crop_svg",
-           "COLUMN_PX", "FRAME_PX_480P", "MIN_CAPITAL_PX"]
+__all__ = ["PostError", "PostReport", "Slot", "build_post", "page_html", "COLUMN_PX", "FRAME_PX_480P",
+           "MIN_CAPITAL_PX"]
 
 #: The page's text column, in CSS pixels.
 COLUMN_PX = 720
@@ -357,170 +360,6 @@ def _render(needs: dict[str, dict[str, Any]], trace: Any, site: Path, quality: s
     return renders
 
 
-# -- figures ------------------------------------------------------------------------
-
-def _content_mask(image: Any, background: tuple[int, int, int]) -> Any:
-    """White where ``image`` differs from ``background``, black elsewhere (a PIL "L" image)."""
-    from PIL import Image, ImageChops
-
-    rgb = image.convert("RGB")
-    diff = ImageChops.difference(rgb, Image.new("RGB", rgb.size, background)).convert("L")
-    return diff.point(lambda p: 255 if p > 10 else 0)
-
-
-def _content_box(mask: Any, margin: int) -> tuple[int, int, int, int]:
-    box = mask.getbbox()
-    if box is None:
-        return (0, 0, mask.width, mask.height)
-    x0, y0, x1, y1 = box
-    return (max(0, x0 - margin), max(0, y0 - margin), min(mask.width, x1 + margin), min(mask.height, y1 + margin))
-
-
-def _hex_rgb(color: str) -> tuple[int, int, int]:
-    color = color.lstrip("#")
-    return tuple(int(color[k:k + 2], 16) for k in (0, 2, 4))  # type: ignore[return-value]
-
-
-def crop_png(src: Path, dst: Path, background: str, margin_fraction: float = 0.02) -> tuple[int, int, int, int]:
-    """Crop ``src`` to what differs from the background, plus a margin; return the box (pixels of ``src``)."""
-    box, _ = figure_crop(src, dst, background, margin_fraction, close_bands=False)
-    return box
-
-
-#: An empty band across a still longer than this share of the frame's height (the room a clip
-#: keeps between its picture and its caption line) is closed up in the figure to one margin.
-MAX_EMPTY_BAND = 0.06
-
-
-def row_segments(empty: list[bool], longest: int, keep: int) -> list[tuple[int, int]]:
-    """Rows to keep, as ``[start, end)`` runs: every empty band longer than ``longest`` rows
-    keeps ``keep`` rows (half at each edge); the rest stays whole."""
-    segments, start, y = [], 0, 0
-    n = len(empty)
-    while y < n:
-        if not empty[y]:
-            y += 1
-            continue
-        end = y
-        while end < n and empty[end]:
-            end += 1
-        if end - y > longest and y > 0 and end < n:  # a band inside the picture, not its margin
-            segments.append((start, y + keep // 2))
-            start = end - (keep - keep // 2)
-        y = end
-    segments.append((start, n))
-    return segments
-
-
-def figure_crop(src: Path, dst: Path, background: str, margin_fraction: float = 0.02, close_bands: bool = True
-                ) -> tuple[tuple[int, int, int, int], list[tuple[int, int]]]:
-    """Crop ``src`` to what differs from the background, plus a margin, with long empty bands
-    inside the picture closed up (``close_bands``); returns the box and the kept row runs, in
-    pixels of ``src``."""
-    from PIL import Image
-
-    with Image.open(src) as image:
-        margin = max(4, round(margin_fraction * image.width))
-        mask = _content_mask(image, _hex_rgb(background))
-        box = _content_box(mask, margin)
-        segments = [(box[1], box[3])]
-        if close_bands:
-            inside = mask.crop(box)
-            empty = [inside.crop((0, y, inside.width, y + 1)).getbbox() is None for y in range(inside.height)]
-            runs = row_segments(empty, round(MAX_EMPTY_BAND * image.height), margin)
-            segments = [(box[1] + a, box[1] + b) for a, b in runs]
-        out = image.crop(box)
-        if len(segments) > 1:  # the kept runs of rows, stacked
-            out = Image.new(image.mode, (box[2] - box[0], sum(b - a for a, b in segments)))
-            y = 0
-            for a, b in segments:
-                out.paste(image.crop((box[0], a, box[2], b)), (0, y))
-                y += b - a
-        _atomic(dst, lambda tmp: out.save(tmp, format="PNG", optimize=True))
-    return box, segments
-
-
-def crop_svg(src: Path, dst: Path, box: tuple[int, int, int, int], png_size: tuple[int, int],
-             segments: list[tuple[int, int]] | None = None) -> None:
-    """Write ``src`` with its viewBox (and width/height) set to ``box`` of a ``png_size`` picture of it."""
-    text = src.read_text(encoding="utf-8")
-    head = re.search(r"<svg\b[^>]*>", text)
-    if head is None:
-        raise ValueError(f"{src}: no <svg> element")
-    tag = head.group(0)
-    view = re.search(r'viewBox="([\d.\s-]+)"', tag)
-    if view:
-        vx, vy, vw, vh = (float(v) for v in view.group(1).split())
-    else:
-        vw = float(re.search(r'width="([\d.]+)', tag).group(1))
-        vh = float(re.search(r'height="([\d.]+)', tag).group(1))
-        vx = vy = 0.0
-    sx, sy = vw / png_size[0], vh / png_size[1]
-    x0, y0, x1, y1 = box
-    if segments and len(segments) > 1:
-        _atomic(dst, lambda tmp: Path(tmp).write_text(
-            _stacked_svg(text, tag, (vx + x0 * sx, (x1 - x0) * sx), [(vy + a * sy, (b - a) * sy) for a, b in segments]),
-            encoding="utf-8"))
-        return
-    new_view = f"{vx + x0 * sx:.2f} {vy + y0 * sy:.2f} {(x1 - x0) * sx:.2f} {(y1 - y0) * sy:.2f}"
-    new_tag = re.sub(r'\s(width|height|viewBox)="[^"]*"', "", tag)
-    new_tag = new_tag.replace(
-        "<svg", f'<svg width="{(x1 - x0) * sx:.2f}" height="{(y1 - y0) * sy:.2f}" viewBox="{new_view}"', 1)
-    _atomic(dst, lambda tmp: Path(tmp).write_text(text.replace(tag, new_tag, 1), encoding="utf-8"))
-
-
-def _stacked_svg(text: str, tag: str, x: tuple[float, float], rows: list[tuple[float, float]]) -> str:
-    """The picture's content drawn once (``<defs>``) and shown through one window per kept run of
-    rows, stacked: an svg with the empty bands closed up, still vector, still scaling."""
-    start = text.index(tag) + len(tag)
-    inner = text[start:text.rindex("</svg>")]
-    left, width = x
-    height = sum(h for _, h in rows)
-    xmlns = re.search(r'\sxmlns="[^"]*"', tag)
-    xlink = re.search(r'\sxmlns:xlink="[^"]*"', tag)
-    windows, y = [], 0.0
-    for top, h in rows:
-        windows.append(f'<svg x="0" y="{y:.2f}" width="{width:.2f}" height="{h:.2f}" '
-                       f'viewBox="{left:.2f} {top:.2f} {width:.2f} {h:.2f}" overflow="hidden">'
-                       f'<use href="#figure-content" xlink:href="#figure-content"/></svg>')
-        y += h
-    ns = xmlns.group(0) if xmlns else ' xmlns="http://www.w3.org/2000/svg"'
-    ns += xlink.group(0) if xlink else ' xmlns:xlink="http://www.w3.org/1999/xlink"'
-    head = f'<svg{ns} width="{width:.2f}" height="{height:.2f}" viewBox="0 0 {width:.2f} {height:.2f}">'
-    return (text[:text.index(tag)] + head + f'<defs><g id="figure-content">{inner}</g></defs>'
-            + "".join(windows) + "</svg>\n")
-
-
-def _atomic(dst: Path, write: Callable[[str], None]) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".part", dir=dst.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        public_mode(tmp)  # mkstemp's 0600: a web server must read the page and its figures
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _frame_at(mp4: Path, seconds: float, dst: Path) -> None:
-    """The clip's frame shown at ``seconds`` (its last frame if the clip is shorter), as png."""
-    import av
-
-    chosen = None
-    with av.open(str(mp4)) as container:
-        stream = container.streams.video[0]
-        for frame in container.decode(stream):
-            if chosen is not None and frame.time is not None and frame.time > seconds + 1e-6:
-                break
-            chosen = frame
-        if chosen is None:
-            raise ValueError(f"{mp4}: no frames")
-        image = chosen.to_image()
-    _atomic(dst, lambda tmp: image.save(tmp, format="PNG"))
-
-
 def _step_file(folder: Path, step: int | str, fmt: str) -> Path | None:
     files = sorted(folder.glob(f"[0-9][0-9]-*.{fmt}")) if folder.is_dir() else []
     for path in files:
@@ -551,7 +390,7 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
         name = f"{e.scene}-{png.stem}"
     elif e.at is not None:
         png = figures / f"{e.scene}-at-{e.at:g}s.frame.png"
-        _frame_at(media / f"{e.scene}.mp4", e.at, png)
+        frame_at(media / f"{e.scene}.mp4", e.at, png)
         svg = None
         name = f"{e.scene}-at-{e.at:g}s"
     else:
@@ -585,46 +424,6 @@ def _figure(slot: Slot, theme: str, site: Path, background: str, report: PostRep
 
 
 # -- HTML ------------------------------------------------------------------------
-
-_STYLE = """
-:root { color-scheme: light; --bg: #ffffff; --fg: #1b1f27; --muted: #5a6170; --rule: #d0d4dc; --code: #f0f1f4;
-        --link: #1f5fbf; }
-body { margin: 0; background: var(--bg); color: var(--fg); font: 18px/1.6 Georgia, "DejaVu Serif", serif; }
-main { max-width: 720px; margin: 0 auto; padding: 1.5rem 1rem 4rem; }
-h1, h2, h3 { font-family: system-ui, "DejaVu Sans", sans-serif; line-height: 1.25; }
-h1 { font-size: 2rem; } h2 { font-size: 1.5rem; margin-top: 2.5rem; } h3 { font-size: 1.2rem; margin-top: 2rem; }
-a { color: var(--link); overflow-wrap: anywhere; }
-figure { margin: 1.5rem 0; text-align: center; }
-figure.wide { width: min(var(--w), 100vw - 2rem); margin-left: 50%; transform: translateX(-50%); }
-figure img, figure video { max-width: 100%; height: auto; display: block; margin: 0 auto; }
-figure img { width: var(--w); }
-figure video { width: 100%; border-radius: 4px; }
-figure a.zoom { display: block; }
-figcaption { font-size: .9rem; color: var(--muted); margin: .5rem auto 0; max-width: 720px; }
-figure .fallback { font-size: .85rem; color: var(--muted); }
-math { font-size: 1.05em; }
-math[display="block"], .equation math { display: block math; margin: .6rem 0; overflow-x: auto; overflow-y: hidden; }
-.equation { display: flex; align-items: center; justify-content: center; gap: 1.5rem; margin: 1rem 0; }
-.equation .eqno { font-family: system-ui, sans-serif; color: var(--muted); }
-pre { background: var(--code); padding: .6rem .8rem; overflow-x: auto; font-size: .85rem; }
-code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em; }
-table.numbers { border-collapse: collapse; margin: 1rem auto; font-size: .9rem; }
-table.numbers caption { font-style: italic; color: var(--muted); padding-bottom: .3rem; }
-table.numbers td, table.numbers th { border: 1px solid var(--rule); padding: .15rem .5rem; text-align: right;
-  font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
-blockquote { border-left: 3px solid var(--rule); margin-left: 0; padding-left: 1rem; color: var(--muted); }
-@media (max-width: 600px) { body { font-size: 17px; } main { padding: 1rem .75rem 3rem; } }
-"""
-
-_DUAL_STYLE = """
-:root { color-scheme: light dark; }
-.theme-dark { display: none; }
-@media (prefers-color-scheme: dark) {
-  :root { --bg: #111318; --fg: #e6e8ee; --muted: #a2a9b8; --rule: #3a3f4b; --code: #1d2029; --link: #8ab4ff; }
-  .theme-light { display: none; } .theme-dark { display: block; }
-}
-"""
-
 
 def _href(path: str) -> str:
     from urllib.parse import quote
@@ -726,14 +525,29 @@ def _title(tokens: list[Any]) -> str:
 
 
 def page_html(body: str, title: str, themes: tuple[str, ...], head: str = "") -> str:
-    """The whole page around ``body``: inline style only, nothing to fetch."""
-    style = _STYLE + post_reader.PAGE_STYLE + (_DUAL_STYLE if len(themes) > 1 else "")
-    return "\n".join([
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title>", *([head] if head else []), f"<style>{style}</style>", "</head>",
-        "<body>", "<main>",
-        body, "</main>", "</body>", "</html>", ""])
+    """The whole page around ``body`` (``templates/page.html``): inline style only, nothing to fetch."""
+    from markupsafe import Markup
+
+    # Each sheet from a line of its own: the page's, the reader's parts, both themes' when two.
+    style = ("\n" + _template_text("page.css") + post_reader.PAGE_STYLE
+             + ("\n" + _template_text("dual.css") if len(themes) > 1 else ""))
+    # Every piece is HTML already: the title escaped as the rest of the page escapes text.
+    return _templates().get_template("page.html").render(
+        title=Markup(html.escape(title)), head=Markup(head), style=Markup(style), body=Markup(body))
+
+
+@functools.lru_cache(maxsize=None)
+def _templates() -> Any:
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.PackageLoader("publish.post", "templates"), autoescape=True,
+                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+
+
+@functools.lru_cache(maxsize=None)
+def _template_text(name: str) -> str:
+    """A file of ``templates/`` as it is (the page's style sheets)."""
+    return resources.files("publish.post").joinpath("templates", name).read_text(encoding="utf-8")
 
 
 # -- the build --------------------------------------------------------------------
@@ -744,6 +558,7 @@ def prepare(draft: Path, links: Path | None, registry: dict[str, type], data: di
     _safe(check_draft_size, draft)
     text = _read_draft(draft)
     _safe(check_no_marker, text, f"draft {draft}: ")
+    _safe(check_markup_counts, text, f"draft {draft}: ")
     front, body, first_line = split_front_matter(text)
     table = _link_table(front, draft, links, registry)
     _safe(check_table_text, table)
@@ -865,7 +680,7 @@ def build_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
     body, head = post_reader.finish_body(body, title, report.reader)
     page = site / "index.html"
     previous = read_manifest(site)["files"]
-    _atomic(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes, head), encoding="utf-8"))
+    atomic_write(page, lambda tmp: Path(tmp).write_text(page_html(body, title, themes, head), encoding="utf-8"))
     report.page = page
     page_text = page.read_text(encoding="utf-8")
     report.written.append("index.html")

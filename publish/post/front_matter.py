@@ -129,12 +129,29 @@ def _load_yaml(text: str, where: str) -> Any:
     import yaml
 
     try:
-        return frontmatter.YAMLHandler().load(text)  # yaml's SafeLoader: no tags that run code
+        data = frontmatter.YAMLHandler().load(text)  # yaml's SafeLoader: no tags that run code
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"line {mark.line + 2}: " if mark is not None else ""  # +1 for 1-based, +1 for the fence
         problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
         raise FrontMatterError(f"{where}: not valid YAML ({at}{problem})") from None
+    _no_shared_containers(data, where)
+    return data
+
+
+def _no_shared_containers(data: Any, where: str) -> None:
+    """No list or map met twice: YAML aliases of them (``b: [*a, *a, ...]``) let ten lines stand for
+    a billion values, which reading the title as text then spelled out for minutes (issue 33)."""
+    seen: set[int] = set()
+    todo = [data]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                raise FrontMatterError(f"{where}: a YAML alias (*name) of a list or a map; write its values "
+                                       f"out (aliases can make a few lines stand for billions of values)")
+            seen.add(id(node))
+            todo.extend(node.values() if isinstance(node, dict) else node)
 
 
 def _load_toml(text: str, where: str) -> dict[str, Any]:

@@ -10,10 +10,13 @@ page as it is served, never written into ``SITE/index.html``.
 
 Ctrl-C, SIGTERM and SIGHUP stop the watcher, the build under way (the signal
 is passed on: its render workers stop with it) and the server, print
-"stopped" and exit 130, 143 or 129. A failed build is shown as a page that
+"stopped" and exit 130, 143 or 129, from the "serving" line on (the handlers are in
+place before it is printed), the first build included. A failed build is shown as a page that
 says so (over the last good page, or instead of it when there is none); a
 request the client drops, or a path no file can have (``/%00``), is answered
-or dropped without a traceback. What is watched: :mod:`publish.targets.watch`.
+or dropped without a traceback; one that names another host than this machine
+(a page of another site pointed at 127.0.0.1) is refused. What is watched:
+:mod:`publish.targets.watch`.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ import signal
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 __all__ = ["RELOAD_SCRIPT", "ReloadHub", "make_server", "serve_post", "watched_paths"]
 
@@ -68,7 +72,19 @@ def _handler(site: Path, hub: ReloadHub):
         def log_message(self, *args) -> None:  # the terminal shows builds, not requests
             pass
 
+        def _foreign_host(self) -> bool:
+            # A page of another site whose name was pointed at 127.0.0.1 (DNS rebinding) would be
+            # let read the unpublished draft's page: only a request for this machine's names is served.
+            host = (self.headers.get("Host") or "127.0.0.1").strip().lower()
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name in ("127.0.0.1", "localhost", "[::1]"):
+                return False
+            self.send_error(403, "Not this machine's name")
+            return True
+
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if self._foreign_host():
+                return
             path = self.path.split("?", 1)[0]
             if path == "/__events":
                 return self._events()
@@ -87,6 +103,8 @@ def _handler(site: Path, hub: ReloadHub):
             return local if real == root or real.startswith(root + os.sep) else ""  # "": 404
 
         def do_HEAD(self) -> None:  # noqa: N802
+            if self._foreign_host():
+                return
             try:
                 return super().do_HEAD()
             except ValueError:
@@ -175,15 +193,44 @@ def watched_paths(draft: Path, links: Path | None, numbers: str | None) -> list[
 
 
 class _Stop(BaseException):
-    """SIGTERM or SIGHUP in --serve: stop as Ctrl-C does."""
+    """Ctrl-C, SIGTERM or SIGHUP in --serve: stop."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
 
 
-def _raise_stop(signum: int, frame: object) -> None:
-    raise _Stop(signum)
+#: What stops --serve; each exits 128 + its number after the "stopped" line.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class _Signals:
+    """The stop signals' handler: the first raises :class:`_Stop` where the main thread is, except
+    inside :meth:`deferred` (a build being started, the server being started), where it is raised
+    once the block is done, so nothing is left half-started (a build process nobody knows of goes
+    on writing the page after the command exits). Later ones are ignored: they must not break the
+    clean-up of the first."""
+
+    def __init__(self) -> None:
+        self.caught: int | None = None
+        self._defer = 0
+
+    def handler(self, signum: int, frame: object) -> None:
+        if self.caught is not None:
+            return
+        self.caught = signum
+        if not self._defer:
+            raise _Stop(signum)
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        self._defer += 1
+        try:
+            yield
+        finally:
+            self._defer -= 1
+        if not self._defer and self.caught is not None:
+            raise _Stop(self.caught)
 
 
 def _build_command(draft: Path, site: Path, links: Path | None, numbers: str | None, quality: str,
@@ -215,8 +262,9 @@ def serve_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
         # are kept for the page shown when it fails.
         hub.building = True
         tail: list[str] = []
-        proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True, errors="replace")
-        child["proc"] = proc
+        with signals.deferred():  # a stop in Popen would leave a build running that nobody stops
+            proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True, errors="replace")
+            child["proc"] = proc
         for line in proc.stderr:
             sys.stderr.write(line)
             sys.stderr.flush()
@@ -245,41 +293,52 @@ def serve_post(draft: Path, site: Path, *, links: Path | None = None, numbers: s
         except ProcessLookupError:
             pass
 
-    try:
-        server = make_server(site, hub, port)
-    except (OSError, OverflowError) as exc:
-        from publish.post.build import PostError
-
-        raise PostError(f"--serve: cannot listen on 127.0.0.1:{port} ({getattr(exc, 'strerror', None) or exc})") \
-            from None
-    previous = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    echo(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+    signals = _Signals()
+    # The handlers first, the clean-up around all the rest: a stop at any later point is answered
+    # with "stopped" (a SIGTERM that landed while the server started or the watched files were
+    # first read escaped the clean-up: a traceback and exit 1).
+    # (One the shell started this with ignored, as it does a background job's Ctrl-C, stays so.)
+    previous = {s: signal.signal(s, signals.handler) for s in STOP_SIGNALS
+                if signal.getsignal(s) is not signal.SIG_IGN}
     stop = threading.Event()
-    paths = watched_paths(draft, links, numbers)
-    folders = [ROOT / "scenes", ROOT / "attention_core"]
-    poller = Poller([p for p in paths if p not in folders], folders)
-    signum = signal.SIGINT
+    server = thread = None
+    signum = None
     try:
+        with signals.deferred():
+            try:
+                server = make_server(site, hub, port)
+            except (OSError, OverflowError) as exc:
+                from publish.post.build import PostError
+
+                raise PostError(f"--serve: cannot listen on 127.0.0.1:{port} "
+                                f"({getattr(exc, 'strerror', None) or exc})") from None
+            thread = threading.Thread(target=server.serve_forever, daemon=True)
+            thread.start()
+        echo(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+        paths = watched_paths(draft, links, numbers)
+        folders = [ROOT / "scenes", ROOT / "attention_core"]
+        poller = Poller([p for p in paths if p not in folders], folders)
         build()
         for changes in poller.watch(stop):
             names = ", ".join(sorted({Path(p).name for p in changes}))
             echo(f"changed: {names}; rebuilding")
             build()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # raised by something else than our handler (a test's interrupt_main)
         signum = signal.SIGINT
     except _Stop as exc:
         signum = exc.signum
     finally:
-        for s in (*previous, signal.SIGINT):  # a second signal must not break the clean-up
+        for s in previous:  # a second signal must not break the clean-up
             signal.signal(s, signal.SIG_IGN)
         stop.set()
-        stop_child(signum)
+        stop_child(signum if signum is not None else signal.SIGTERM)
         hub.stop()
-        server.shutdown()
-        server.server_close()
-        echo("stopped")
-        for s, handler in {**previous, signal.SIGINT: signal.default_int_handler}.items():
+        if thread is not None:
+            server.shutdown()
+        if server is not None:
+            server.server_close()
+        if signum is not None:
+            echo("stopped")
+        for s, handler in previous.items():
             signal.signal(s, handler)
-    raise SystemExit(128 + signum)
+    raise SystemExit(128 + (signum or signal.SIGINT))
