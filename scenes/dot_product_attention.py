@@ -38,10 +38,10 @@ from manim import (
 )
 
 # fly and veil are re-exported: worked_example and multi_query_attention import them from here.
-from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, veil
+from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, transpose, veil
 from attention_core.formatting import sum_sign
 from .base import RESULT_PAUSE, CaptionPacer, WalkthroughScene
-from .clarity_moves import (dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend, turn_columns,
+from .clarity_moves import (dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend,
                              voice, wait_for_reader)
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
@@ -545,7 +545,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         xt_dots = VGroup(*(m for m in XT.grid if m not in XT.cell_by_index.values()))
         x_dots = VGroup(*(m for m in X.grid if m not in X.cell_by_index.values()))
         set_quiet(X.grid)  # the inputs were read in step 1: X lands as chips
-        self.play(turn_columns(cols, rows, lag_ratio=TRANSPOSE_LAG),
+        self.play(transpose(cols, rows, turn="column", lag_ratio=TRANSPOSE_LAG),
                   caption_out(VGroup(XT.frame, XT.col_labels, xt_dots)),
                   caption_in(VGroup(X.frame, X.row_labels, x_dots)),
                   run_time=max(TRANSPOSE_TIME, 0.8 * len(cols)))

@@ -38,10 +38,10 @@ from attention_core.formatting import format_number
 from attention_core.formatting import sum_sign
 
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
-from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend, turn_columns,
+from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend,
                              voice, wait_for_reader)
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, focus, slide
+from .motion import TRANSPOSE_TIME, focus, slide, transpose
 from .components import (
     caption_in,
     caption_out,
@@ -446,7 +446,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         set_quiet(VGroup(*(c for (j, _), c in aT.cell_by_index.items() if j != FOCUS)))
         aT_rest = VGroup(aT.frame, aT.row_labels,
                          *(m for m in aT.grid if m not in aT.cell_by_index.values()))
-        self.play(turn_columns(cols, rows, lag_ratio=TRANSPOSE_LAG), caption_out(a_rest), caption_in(aT_rest),
+        self.play(transpose(cols, rows, turn="column", lag_ratio=TRANSPOSE_LAG), caption_out(a_rest), caption_in(aT_rest),
                   caption_in(self.names4[1]), run_time=max(TRANSPOSE_TIME + 0.8, 0.8 * M))
         self.remove(alpha)
         self.add(aT)
