@@ -57,6 +57,7 @@ __all__ = [
     "on_baseline",
     "readable_text",
     "fitted_number",
+    "restore_faded",
     "MIN_FONT_SIZE",
     "title_bar",
     "subscript",
@@ -636,6 +637,13 @@ class _Fade(OpacityScaling):
     Manim's FadeIn/FadeOut deep-copy their mobject, which for columns of
     numbers (text glyphs) costs most of a scene's build time. This fade
     keeps the per-cell opacities (value-coloured fills) and scales them.
+
+    A fade out leaves its parts transparent, each remembering the look it
+    had (``_before_fade``): a part of a group is still held by the group once
+    removed from the scene, and would flash back at full opacity whenever the
+    group is on screen again (slid, re-added). A fade in brings the
+    remembered look back; so does adding the faded thing itself
+    (:func:`restore_faded`, called by the scenes' ``add``).
     """
 
     def __init__(self, mobject: Mobject, out: bool, shift: np.ndarray | None = None, **kw) -> None:
@@ -643,6 +651,12 @@ class _Fade(OpacityScaling):
         self.offset = np.zeros(3) if shift is None else np.asarray(shift, dtype=float)
         self._applied = np.zeros(3)
         super().__init__(mobject, remover=out, introducer=not out, **kw)
+
+    def begin(self) -> None:
+        super().begin()
+        if not self.out:
+            # What was faded out comes back as it was before, not at the nothing it was left at.
+            self.saved = [(m, *_remembered(m, fill, stroke)) for m, fill, stroke in self.saved]
 
     def interpolate_mobject(self, alpha: float) -> None:
         # Manim applies rate_func per submobject, in the code this replaces.
@@ -657,9 +671,47 @@ class _Fade(OpacityScaling):
 
     def clean_up_from_scene(self, scene) -> None:
         super().clean_up_from_scene(scene)
-        if self.out:  # gone from the scene: give it back its look and place
+        if self.out:  # gone from the scene: back in its place, transparent, its look remembered
             self.mobject.shift(-self._applied)
-            self.scale_opacity(1.0)
+            self._applied = np.zeros(3)
+            record = []
+            for m, fill, stroke in self.saved:
+                look = (fill, stroke)
+                if not hasattr(m, "_before_fade"):  # faded out twice: the first look is the one
+                    m._before_fade = look
+                record.append((m, look))
+            if not getattr(self.mobject, "_faded_out", False):
+                self.mobject._faded_out = record  # what restore_faded gives back
+            self.scale_opacity(0.0)
+        else:
+            for m, _, _ in self.saved:
+                if hasattr(m, "_before_fade"):
+                    del m._before_fade
+
+
+def _remembered(m: Mobject, fill: np.ndarray, stroke: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The opacities ``m`` had before a fade out left it transparent (else ``fill``, ``stroke``)."""
+    before = getattr(m, "_before_fade", None)
+    if before is None or len(before[0]) != len(fill) or len(before[1]) != len(stroke):
+        return fill, stroke
+    return before
+
+
+def restore_faded(mob: Mobject) -> Mobject:
+    """``mob``, faded out by :func:`fade_out` and now wanted on screen again as it is
+    (added by name), gets back the look it had when that fade began (a part it holds that
+    was faded out on its own before stays out, and remembers its own look)."""
+    record = getattr(mob, "_faded_out", None)
+    if not record:
+        return mob
+    for m, look in record:
+        fill, stroke = look
+        if len(getattr(m, "fill_rgbas", ())) == len(fill) and len(getattr(m, "stroke_rgbas", ())) == len(stroke):
+            m.fill_rgbas[:, 3], m.stroke_rgbas[:, 3] = fill, stroke
+        if getattr(m, "_before_fade", None) is look:
+            del m._before_fade
+    mob._faded_out = None
+    return mob
 
 
 def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:
