@@ -58,6 +58,7 @@ from .components import (
     STEP_CAPTION_SIZE,
     STEP_CAPTION_Y,
     fit_within,
+    grown_pitch,
     math_label,
     on_baseline,
     read_as_line,
@@ -124,6 +125,9 @@ class RowVector(VGroup):
                              fill=theme.heat(v) if heat else None)
             self.cell_by_index[k] = cell
             self.cells.add(cell)
+        pitch = grown_pitch(self.cells, cell_width, cell_height)  # one number too long widens all
+        for cell in self.cells:
+            cell.fit_box(*pitch)
         self.cells.arrange(RIGHT, buff=0)
         self.frame = Rectangle(width=self.cells.width + 0.1, height=self.cells.height + 0.1,
                                stroke_color=colour, stroke_width=3).move_to(self.cells)
@@ -226,7 +230,8 @@ def zoom_for(fits: Any) -> float:
 
 def table_cell_width(values: np.ndarray, theme: Any) -> float:
     """Cells wide enough for the numbers at 20 pt, between CELL_W and W_MAX:
-    longer numbers drop decimals rather than push a table off the frame."""
+    a longer number shrinks (down to the 14 px floor) rather than push a table off
+    the frame; past that floor its matrix's columns widen (never fewer digits)."""
     return max(CELL_W, cell_width_for(values, theme, maximum=W_MAX))
 
 
