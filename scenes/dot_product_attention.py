@@ -264,6 +264,13 @@ def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = L
     return row.move_to([0, y, 0])
 
 
+#: Unicode sub- and superscripts (s\u2082, h\u1d62, X\u1d40): symbols written as text.
+UNICODE_SCRIPTS = frozenset("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+                            "\u2090\u2091\u2092\u2093\u2095\u2096\u2097\u2098\u2099\u209a\u209b\u209c"
+                            "\u1d62\u2c7c\u1d40\u1d49\u2071\u207f\u00b2\u00b3\u00b9\u2070\u2074\u2075"
+                            "\u2076\u2077\u2078\u2079")
+
+
 def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
                     font_size: float = STEP_CAPTION_SIZE) -> VGroup:
     """A step caption whose ``$...$`` pieces are typeset as the draft writes them
@@ -271,17 +278,28 @@ def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
 
     Lines break at ``\\n``. The caption reads (``text``) its words and its
     formulas' TeX without braces, so the captions file keeps them.
+
+    A line with a formula writes every symbol as one (STYLE.md §4.8: one typeface
+    for the symbols of a line): a plain piece beside a formula may not hold a
+    Unicode sub- or superscript (``s\u2082``, ``X\u1d40``), a ValueError says which.
     """
     lines = VGroup()
     for line in source.split("\n"):
         parts = VGroup()
-        for n, piece in enumerate(line.split("$")):
+        pieces = line.split("$")
+        if len(pieces) > 2:
+            mixed = [p for p in pieces[::2] if any(ch in UNICODE_SCRIPTS for ch in p)]
+            if mixed:
+                raise ValueError(f"formula_caption: {mixed[0].strip()!r} writes a symbol in text beside "
+                                 "a formula: typeset it ($...$)")
+        for n, piece in enumerate(pieces):
             if not piece.strip():
                 continue
             if n % 2:
                 tex = math_label(piece, theme, max(font_size * 1.3, NAME_TEX))
                 tex.spoken = piece.replace("{", "").replace("}", "").replace("\\bullet", "\u2022") \
-                    .replace("\\cdot", "\u00b7").replace("\\,", "").replace(" ", "")
+                    .replace("\\cdot", "\u00b7").replace("\\times", "\u00d7").replace("\\,", "") \
+                    .replace(" ", "")
                 parts.add(tex)
             else:
                 parts.add(caption(piece.strip(), theme, font_size))
@@ -381,8 +399,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         ])
         self.play(fade_in(S), fade_in(XT), fade_in(names[0]), fade_in(names[1]))
         self.pacer.swap(formula_caption(
-            f"Step 1: the query s\u2082 has $D_Q$ = {D} numbers. The $N_X$ = {N} input features h\u1d62"
-            "\n(the keys) are the columns of X\u1d40.", theme))
+            f"Step 1: the query $s_2$ has $D_Q = {D}$ numbers. The $N_X = {N}$ input features $h_i$"
+            "\n(the keys) are the columns of $X^{T}$.", theme))
         self.wait(RESULT_PAUSE)
 
     def score_every_input(self) -> None:
@@ -520,8 +538,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         # s_2 rises straight up its column (nothing there); E, A and the bars then go left
         # along their row and up or down the column: no text crosses another.
         self.pacer.swap(formula_caption(
-            f"Step 4: o = A\u00b7X, (1\u00d7$N_X$)\u00b7($N_X$\u00d7$D_Q$) = 1\u00d7$D_Q$, the query's "
-            "shape:\neach number of o mixes one feature of all the inputs.", theme),
+            "Step 4: $o = A\\cdot X$, $(1\\times N_X)\\cdot(N_X\\times D_Q) = 1\\times D_Q$, the query's "
+            "shape:\neach number of $o$ mixes one feature of all the inputs.", theme),
             fade_out(self.A_name), caption_out(self.names), caption_in(self.names4[:4]), run_time=1.0)
         self.play(slide(self.S, s_to, what="slide", src="s_2", dst="stack"), run_time=1.0)
         via = [(block_to[0], block.get_center()[1], 0)]
@@ -595,7 +613,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         others += [o.cell(0, k) for k in range(D) if k != f]
         dim, self.undim = focus(theme, *others)  # lifted as the close-up collapses (the poster)
         self.pacer.swap(formula_caption(
-            "Close-up: the 2nd number of o is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
+            "Close-up: the 2nd number of $o$ is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
             "of the 2nd feature\nof every input, weighted by the attention each input gets.", theme),
             dim, Create(rings[0]), Create(rings[1]), fade_in(w_name), voice(column))
         self.play(fly(column, weighted), run_time=1.0)
