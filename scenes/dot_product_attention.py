@@ -20,6 +20,8 @@ columns are elided, never the one with the largest weight.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -297,9 +299,10 @@ def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
                 continue
             if n % 2:
                 tex = math_label(piece, theme, max(font_size * 1.3, NAME_TEX))
-                tex.spoken = piece.replace("{", "").replace("}", "").replace("\\bullet", "\u2022") \
-                    .replace("\\cdot", "\u00b7").replace("\\times", "\u00d7").replace("\\,", "") \
-                    .replace(" ", "")
+                # Read as written: "D_Q = 3" is three words to read (its reading time), a product one.
+                tex.spoken = re.sub(r"\s*=\s*", " = ", piece.replace("{", "").replace("}", "")
+                                    .replace("\\bullet", "\u2022").replace("\\cdot", "\u00b7")
+                                    .replace("\\times", "\u00d7").replace("\\,", "").replace(" ", ""))
                 parts.add(tex)
             else:
                 parts.add(caption(piece.strip(), theme, font_size))
@@ -399,8 +402,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         ])
         self.play(fade_in(S), fade_in(XT), fade_in(names[0]), fade_in(names[1]))
         self.pacer.swap(formula_caption(
-            f"Step 1: the query $s_2$ has $D_Q = {D}$ numbers. The $N_X = {N}$ input features $h_i$"
-            "\n(the keys) are the columns of $X^{T}$.", theme))
+            f"Step 1: the query $s_2$ has $D_Q = {D}$ numbers;\nthe $N_X = {N}$ inputs $h_i$ (the keys) "
+            "are the columns of $X^{T}$", theme))
         self.wait(RESULT_PAUSE)
 
     def score_every_input(self) -> None:
@@ -483,8 +486,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.arrow = arrow = Arrow(E.frame.get_bottom(), A.frame.get_top(), buff=0.04,
                                    color=theme.muted, stroke_width=3,
                                    max_tip_length_to_length_ratio=0.35)
-        self.pacer.swap("Step 3: softmax turns the raw scores into weights A: all positive, summing "
-                        "to 1, the share of attention each input feature gets from this query.",
+        self.pacer.swap("Step 3: softmax turns the scores into weights A, positive and summing to 1: "
+                        "each input's share of the query's attention.",
                         Create(arrow))
         self.play(fly(E.grid, A.grid), fade_in(A.frame), fade_in(A_name), run_time=1.2)
         self.play(FadeIn(bars, lag_ratio=0.1), quiet(E.grid), run_time=0.8)
@@ -613,8 +616,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         others += [o.cell(0, k) for k in range(D) if k != f]
         dim, self.undim = focus(theme, *others)  # lifted as the close-up collapses (the poster)
         self.pacer.swap(formula_caption(
-            "Close-up: the 2nd number of $o$ is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
-            "of the 2nd feature\nof every input, weighted by the attention each input gets.", theme),
+            "Close-up: the 2nd number of $o$ is $a_{2\\bullet}\\cdot h_{\\bullet 2}$,\na weighted average "
+            "of every input's 2nd feature, weighted by its attention.", theme),
             dim, Create(rings[0]), Create(rings[1]), fade_in(w_name), voice(column))
         self.play(fly(column, weighted), run_time=1.0)
         self.play(gather(list(weighted), total, [tr.weights[i] for i in self.shown],
@@ -630,8 +633,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         the poster (s_2, E, A, X, o, the products) is held 4-8 s."""
         rings, digits = self.close_up_parts
         self.pacer.swap(formula_caption(
-            "o = A\u00b7X has the query's shape:\neach of its numbers is a weighted average "
-            "of one feature of the inputs.", self.theme), self.undim, fade_out(rings), quiet(digits),
+            "o = A\u00b7X has the query's shape:\neach number averages one feature of the inputs.",
+            self.theme), self.undim, fade_out(rings), quiet(digits),
             dim_labels(shapes_of_legend(self.names4[4:])))
         end_on_poster(self, self.pacer)
 

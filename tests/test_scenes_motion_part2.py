@@ -323,7 +323,7 @@ def test_dot_product_attention_typesets_every_symbol_of_a_formula_line(dpa):
     from scenes.dot_product_attention import UNICODE_SCRIPTS
 
     said = [text for text, _, _ in dpa.pacer.log]
-    assert any("s_2" in t and "D_Q=" in t and "h_i" in t for t in said)  # step 1, typeset throughout
+    assert any("s_2" in t and "D_Q = " in t and "h_i" in t for t in said)  # step 1, typeset throughout
     for text in said:
         for line in text.split("\n"):
             if any(sym in line for sym in ("D_Q", "N_X", "h_\u2022")):  # a formula line
