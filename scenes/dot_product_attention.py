@@ -306,7 +306,11 @@ def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
                 parts.add(tex)
             else:
                 parts.add(caption(piece.strip(), theme, font_size))
-        lines.add(read_as_line(on_baseline(parts.arrange(RIGHT, buff=0.12))))
+        parts.arrange(RIGHT, buff=0.12)
+        for k, part in enumerate(parts):  # a comma or a colon after a formula sits against it
+            if k and str(getattr(part, "original_text", ""))[:1] in tuple(",.;:"):
+                VGroup(*parts[k:]).shift(LEFT * 0.1)
+        lines.add(read_as_line(on_baseline(parts)))
     lines.arrange(DOWN, buff=0.12)
     fit_within(lines, max_width=13.6)
     lines.text = "\n".join(line.text for line in lines)

@@ -405,19 +405,20 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         X2, X4, names3, names4, qT = self.X2, self.X4, self.names3, self.names4, self.qT
         leaving = [self.sums, self.sums_name]
         leaving += [] if self.q_stays else [qT]
-        # The names of X (and of q^T) move to their new places (the same names).
-        kept = [slide(names3[0], names4[2], what="slide", src="X name", dst="X name")]
+        # The names of X (and of q^T) move to their new places (the same names): with q^T's,
+        # side by side once q^T's chip has passed where its name ends.
+        x_name = slide(names3[0], names4[2], what="slide", src="X name", dst="X name")
         self.pacer.swap("Step 4: C = A\u1d40\u00b7X: one context vector per query, "
                         "each a weighted average of the input vectors.",
-                        *(caption_out(m) for m in names3[1 + self.q_stays:]), *kept,
-                        *(fade_out(m) for m in leaving), run_time=1.0)
-        self.remove(names3[0])
-        self.add(names4[2])
+                        *(caption_out(m) for m in names3[1 + self.q_stays:]),
+                        *([] if self.q_stays else [x_name]), *(fade_out(m) for m in leaving), run_time=1.0)
         # X straight up its own column (left of where q^T was: nothing there); q^T itself
         # to the top right, over X's new place, its column names gone (E's columns and
         # A^T's rows name the queries).
         self.lift_to = X2.get_center() + np.array([0, X4.frame.get_top()[1] - X2.frame.get_top()[1], 0])
         if not self.q_stays:
+            self.remove(names3[0])
+            self.add(names4[2])
             self.play(slide(X2, self.lift_to, what="slide", src="X", dst="X above C"), run_time=1.0)
             return
         # The chip first, then its name along the names row beside it (the chip passes
@@ -428,10 +429,12 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                   fade_out(digits_of(qT), rate_func=window(0.0, 0.3)),
                   fade_out(qT.col_labels, rate_func=window(0.0, 0.3)),
                   slide(names3[1], self.q_name4, what="slide", src="q name", dst="q name",
+                        rate_func=window(0.6, 1.0)),
+                  slide(names3[0], names4[2], what="slide", src="X name", dst="X name",
                         rate_func=window(0.6, 1.0)), run_time=1.4)
         qT.remove(qT.col_labels)
-        self.remove(names3[1])
-        self.add(self.q_name4)
+        self.remove(*names3[:2])
+        self.add(names4[2], self.q_name4)
 
     def transpose_weights(self) -> None:
         """Step 4: column j of A (query j's weights) flies into row j of A^T, one after another."""
