@@ -539,6 +539,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         second = on_baseline(VGroup(
             caption(f"Its C, row \u201c{row}\u201d:", theme, LABEL_SIZE, theme.negative), printed,
             caption("; X and q give", theme, LABEL_SIZE), ours).arrange(RIGHT, buff=0.18))
+        VGroup(*second[2:]).shift(LEFT * 0.12)  # the semicolon against the draft's last number
         note = VGroup(first, second).arrange(DOWN, buff=0.1)
         fit_within(note, max_width=13.4)
         note.move_to([0, -3.88 + note.height / 2, 0])  # under the content, 0.12 above the frame's edge
