@@ -39,8 +39,8 @@ from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGrou
 
 from attention_core import Trace
 
-from .components import NumberLabel, caption_in, declared_reading, caption_out, fade_in, step_caption, STEP_CAPTION_SIZE, \
-    STEP_CAPTION_Y
+from .components import NumberLabel, caption_in, declared_reading, caption_out, fade_in, restore_faded, step_caption, \
+    STEP_CAPTION_SIZE, STEP_CAPTION_Y
 from .theme import DARK, Theme
 
 __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px",
@@ -514,6 +514,14 @@ class WalkthroughScene(Scene):
                     faults.append(f"caption {cue.text[:50]!r} shown {cue.end - cue.start:.2f} s "
                                   f"(rule: {reading_time(cue.text):.2f} s for {len(cue.text.split())} words)")
         return faults
+
+    def add(self, *mobjects: Mobject) -> "WalkthroughScene":
+        """Add ``mobjects``; one faded out before (``components.fade_out``) and added again by
+        name is wanted on screen: it gets back its look (the parts it holds that were faded
+        out on their own stay out)."""
+        for mob in mobjects:
+            restore_faded(mob)
+        return super().add(*mobjects)
 
     # -- the audit ---------------------------------------------------------
 

@@ -7,7 +7,7 @@ so tests can read the screen back and compare it with the core.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,6 +57,10 @@ __all__ = [
     "on_baseline",
     "readable_text",
     "fitted_number",
+    "grown_pitch",
+    "NUMBER_ROOM_W",
+    "NUMBER_ROOM_H",
+    "restore_faded",
     "MIN_FONT_SIZE",
     "title_bar",
     "subscript",
@@ -263,35 +267,67 @@ class NumberLabel(Text):
 
 
 def fitted_number(value: float, theme: Theme, key: tuple | None, font_size: float,
-                  max_width: float, max_height: float) -> NumberLabel:
-    """A number scaled to fit the box, never below :data:`MIN_FONT_SIZE`:
-    a number too wide at that size is shown with fewer decimals instead."""
+                  max_width: float, max_height: float, decimals: int | None = None) -> NumberLabel:
+    """A number at the precision the scene asks for (``decimals``, else the theme's),
+    scaled down to fit the box but never below :data:`MIN_FONT_SIZE`.
+
+    It never drops digits to fit (a reader would read a rounder number than the
+    scene means): a number too wide or too tall for the box at that size comes back
+    larger than the box, and its cell grows to hold it (:class:`ValueCell`).
+    """
     floor = min(1.0, MIN_FONT_SIZE / font_size)
-    for decimals in range(theme.decimals, -1, -1):
-        label = NumberLabel(value, theme, key, font_size=font_size, decimals=decimals)
-        scale = min(1.0, max_width / label.width, max_height / label.height)
-        if scale >= floor or decimals == 0:
-            return label.scale(max(scale, floor))
-    raise AssertionError("unreachable")
+    label = NumberLabel(value, theme, key, font_size=font_size, decimals=decimals)
+    scale = min(1.0, max_width / label.width, max_height / label.height)
+    return label.scale(max(scale, floor))
+
+
+#: The part of a cell's width and height its number may take (:class:`ValueCell`).
+NUMBER_ROOM_W, NUMBER_ROOM_H = 0.9, 0.8
 
 
 class ValueCell(VGroup):
-    """One value: a rectangle tinted by sign and magnitude, its number inside."""
+    """One value: a rectangle tinted by sign and magnitude, its number inside.
+
+    The number keeps the precision asked for (``decimals``, else the theme's) at no less
+    than :data:`MIN_FONT_SIZE`; where it does not fit the ``width`` x ``height`` asked
+    for, the cell grows (``grown``): a matrix of such cells widens every column
+    (:class:`ValueMatrix`), never shows fewer digits.
+    """
 
     def __init__(self, value: float, theme: Theme, key: tuple | None = None,
                  width: float = CELL_W, height: float = CELL_H, scale: float = 1.0,
                  show_number: bool = True, font_size: float = NUMBER_SIZE,
-                 fill: Any = None) -> None:
+                 fill: Any = None, decimals: int | None = None) -> None:
         colour, opacity = theme.value_fill(value, scale) if fill is None else (fill, 0.85)
+        self.number: NumberLabel | None = None
+        if show_number:
+            self.number = fitted_number(value, theme, key, font_size, width * NUMBER_ROOM_W,
+                                        height * NUMBER_ROOM_H, decimals)
+            width = max(width, self.number.width / NUMBER_ROOM_W)
+            height = max(height, self.number.height / NUMBER_ROOM_H)
         self.box = Rectangle(width=width, height=height, stroke_width=1,
                              stroke_color=theme.panel, fill_color=colour, fill_opacity=opacity)
         super().__init__(self.box)
         self.value = float(value)
-        self.number: NumberLabel | None = None
-        if show_number:
-            self.number = fitted_number(value, theme, key, font_size, width * 0.9, height * 0.8)
+        if self.number is not None:
             self.number.move_to(self.box)
             self.add(self.number)
+
+    def fit_box(self, width: float, height: float) -> "ValueCell":
+        """The box made ``width`` x ``height`` about its centre (a matrix's grown pitch)."""
+        if abs(self.box.width - width) > 1e-9:
+            self.box.stretch_to_fit_width(width)
+        if abs(self.box.height - height) > 1e-9:
+            self.box.stretch_to_fit_height(height)
+        return self
+
+
+def grown_pitch(cells: Iterable[Any], width: float, height: float) -> tuple[float, float]:
+    """The cell size that holds every one of ``cells`` (at least ``width`` x ``height``)."""
+    for cell in cells:
+        if isinstance(cell, ValueCell):
+            width, height = max(width, cell.box.width), max(height, cell.box.height)
+    return width, height
 
 
 def _kept_indices(n: int, max_shown: int, keep: Sequence[int] = ()) -> list[int | None]:
@@ -365,6 +401,13 @@ class VectorColumn(VGroup):
                              cell_height, scale, show_numbers, font_size)
             self.cell_by_index[i] = cell
             self.cells.add(cell)
+        # A number that needs more room than asked for widens the whole column (no fewer digits).
+        cell_width, cell_height = grown_pitch(self.cells, cell_width, cell_height)
+        for part in self.cells:
+            if isinstance(part, ValueCell):
+                part.fit_box(cell_width, cell_height)
+            elif part.submobjects and isinstance(part[0], Rectangle):  # the dots' spacer
+                part[0].stretch_to_fit_width(cell_width).stretch_to_fit_height(cell_height)
         self.cells.arrange(DOWN, buff=0)
         self.frame = Rectangle(width=self.cells.width + 0.08, height=self.cells.height + 0.08,
                                stroke_color=colour, stroke_width=3).move_to(self.cells)
@@ -398,22 +441,27 @@ class ValueMatrix(VGroup):
         cols_shown = _kept_indices(n_cols, max_cols, keep_cols)
         self.cell_by_index: dict[tuple[int, int], ValueCell] = {}
         self.grid = VGroup()
-        for r, i in enumerate(rows_shown):
-            for c, j in enumerate(cols_shown):
-                pos = np.array([c * cell_width, -r * cell_height, 0.0])
+        for i in rows_shown:
+            for j in cols_shown:
                 if i is None or j is None:
                     sym = r"\vdots" if i is None and j is not None else (
                         r"\cdots" if j is None and i is not None else r"\ddots")
-                    dots = MathTex(sym, font_size=max(font_size * 1.1, ELIDED_DOTS_SIZE),
-                                   color=theme.muted).move_to(pos)
-                    self.grid.add(dots)
+                    self.grid.add(MathTex(sym, font_size=max(font_size * 1.1, ELIDED_DOTS_SIZE),
+                                          color=theme.muted))
                     continue
                 fill = theme.heat(values[i, j]) if heat else None
                 cell = ValueCell(values[i, j], theme, (key, i, j) if key else None,
                                  cell_width, cell_height, scale, True, font_size, fill=fill)
-                cell.move_to(pos)
                 self.cell_by_index[(i, j)] = cell
                 self.grid.add(cell)
+        # A number that needs more room than asked for widens every column (or heightens
+        # every row): the grid stays a grid, and no number loses digits.
+        cell_width, cell_height = grown_pitch(self.grid, cell_width, cell_height)
+        for k, part in enumerate(self.grid):
+            if isinstance(part, ValueCell):
+                part.fit_box(cell_width, cell_height)
+            part.move_to([(k % len(cols_shown)) * cell_width, -(k // len(cols_shown)) * cell_height, 0.0])
+        self.cell_width, self.cell_height = cell_width, cell_height
         self.frame = Rectangle(width=len(cols_shown) * cell_width + 0.1,
                                height=len(rows_shown) * cell_height + 0.1,
                                stroke_color=colour or theme.panel, stroke_width=3).move_to(self.grid)
@@ -636,6 +684,13 @@ class _Fade(OpacityScaling):
     Manim's FadeIn/FadeOut deep-copy their mobject, which for columns of
     numbers (text glyphs) costs most of a scene's build time. This fade
     keeps the per-cell opacities (value-coloured fills) and scales them.
+
+    A fade out leaves its parts transparent, each remembering the look it
+    had (``_before_fade``): a part of a group is still held by the group once
+    removed from the scene, and would flash back at full opacity whenever the
+    group is on screen again (slid, re-added). A fade in brings the
+    remembered look back; so does adding the faded thing itself
+    (:func:`restore_faded`, called by the scenes' ``add``).
     """
 
     def __init__(self, mobject: Mobject, out: bool, shift: np.ndarray | None = None, **kw) -> None:
@@ -643,6 +698,12 @@ class _Fade(OpacityScaling):
         self.offset = np.zeros(3) if shift is None else np.asarray(shift, dtype=float)
         self._applied = np.zeros(3)
         super().__init__(mobject, remover=out, introducer=not out, **kw)
+
+    def begin(self) -> None:
+        super().begin()
+        if not self.out:
+            # What was faded out comes back as it was before, not at the nothing it was left at.
+            self.saved = [(m, *_remembered(m, fill, stroke)) for m, fill, stroke in self.saved]
 
     def interpolate_mobject(self, alpha: float) -> None:
         # Manim applies rate_func per submobject, in the code this replaces.
@@ -657,9 +718,47 @@ class _Fade(OpacityScaling):
 
     def clean_up_from_scene(self, scene) -> None:
         super().clean_up_from_scene(scene)
-        if self.out:  # gone from the scene: give it back its look and place
+        if self.out:  # gone from the scene: back in its place, transparent, its look remembered
             self.mobject.shift(-self._applied)
-            self.scale_opacity(1.0)
+            self._applied = np.zeros(3)
+            record = []
+            for m, fill, stroke in self.saved:
+                look = (fill, stroke)
+                if not hasattr(m, "_before_fade"):  # faded out twice: the first look is the one
+                    m._before_fade = look
+                record.append((m, look))
+            if not getattr(self.mobject, "_faded_out", False):
+                self.mobject._faded_out = record  # what restore_faded gives back
+            self.scale_opacity(0.0)
+        else:
+            for m, _, _ in self.saved:
+                if hasattr(m, "_before_fade"):
+                    del m._before_fade
+
+
+def _remembered(m: Mobject, fill: np.ndarray, stroke: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The opacities ``m`` had before a fade out left it transparent (else ``fill``, ``stroke``)."""
+    before = getattr(m, "_before_fade", None)
+    if before is None or len(before[0]) != len(fill) or len(before[1]) != len(stroke):
+        return fill, stroke
+    return before
+
+
+def restore_faded(mob: Mobject) -> Mobject:
+    """``mob``, faded out by :func:`fade_out` and now wanted on screen again as it is
+    (added by name), gets back the look it had when that fade began (a part it holds that
+    was faded out on its own before stays out, and remembers its own look)."""
+    record = getattr(mob, "_faded_out", None)
+    if not record:
+        return mob
+    for m, look in record:
+        fill, stroke = look
+        if len(getattr(m, "fill_rgbas", ())) == len(fill) and len(getattr(m, "stroke_rgbas", ())) == len(stroke):
+            m.fill_rgbas[:, 3], m.stroke_rgbas[:, 3] = fill, stroke
+        if getattr(m, "_before_fade", None) is look:
+            del m._before_fade
+    mob._faded_out = None
+    return mob
 
 
 def fade_in(mobject: Mobject, shift: np.ndarray | None = None, **kw) -> _Fade:

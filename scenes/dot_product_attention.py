@@ -20,6 +20,8 @@ columns are elided, never the one with the largest weight.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,10 +40,10 @@ from manim import (
 )
 
 # fly and veil are re-exported: worked_example and multi_query_attention import them from here.
-from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, veil
+from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, transpose, veil
 from attention_core.formatting import sum_sign
 from .base import RESULT_PAUSE, CaptionPacer, WalkthroughScene
-from .clarity_moves import (dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend, turn_columns,
+from .clarity_moves import (dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend,
                              voice, wait_for_reader)
 from .glyphs import NUMBER_FONT, bars_under, cell_width_for, heat_key, weight_cells
 from .components import (
@@ -58,6 +60,7 @@ from .components import (
     STEP_CAPTION_SIZE,
     STEP_CAPTION_Y,
     fit_within,
+    grown_pitch,
     math_label,
     on_baseline,
     read_as_line,
@@ -124,6 +127,9 @@ class RowVector(VGroup):
                              fill=theme.heat(v) if heat else None)
             self.cell_by_index[k] = cell
             self.cells.add(cell)
+        pitch = grown_pitch(self.cells, cell_width, cell_height)  # one number too long widens all
+        for cell in self.cells:
+            cell.fit_box(*pitch)
         self.cells.arrange(RIGHT, buff=0)
         self.frame = Rectangle(width=self.cells.width + 0.1, height=self.cells.height + 0.1,
                                stroke_color=colour, stroke_width=3).move_to(self.cells)
@@ -226,7 +232,8 @@ def zoom_for(fits: Any) -> float:
 
 def table_cell_width(values: np.ndarray, theme: Any) -> float:
     """Cells wide enough for the numbers at 20 pt, between CELL_W and W_MAX:
-    longer numbers drop decimals rather than push a table off the frame."""
+    a longer number shrinks (down to the 14 px floor) rather than push a table off
+    the frame; past that floor its matrix's columns widen (never fewer digits)."""
     return max(CELL_W, cell_width_for(values, theme, maximum=W_MAX))
 
 
@@ -259,6 +266,13 @@ def legend_row(theme: Any, entries: Sequence[tuple[str, str, Any]], y: float = L
     return row.move_to([0, y, 0])
 
 
+#: Unicode sub- and superscripts (s\u2082, h\u1d62, X\u1d40): symbols written as text.
+UNICODE_SCRIPTS = frozenset("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+                            "\u2090\u2091\u2092\u2093\u2095\u2096\u2097\u2098\u2099\u209a\u209b\u209c"
+                            "\u1d62\u2c7c\u1d40\u1d49\u2071\u207f\u00b2\u00b3\u00b9\u2070\u2074\u2075"
+                            "\u2076\u2077\u2078\u2079")
+
+
 def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
                     font_size: float = STEP_CAPTION_SIZE) -> VGroup:
     """A step caption whose ``$...$`` pieces are typeset as the draft writes them
@@ -266,21 +280,37 @@ def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
 
     Lines break at ``\\n``. The caption reads (``text``) its words and its
     formulas' TeX without braces, so the captions file keeps them.
+
+    A line with a formula writes every symbol as one (STYLE.md §4.8: one typeface
+    for the symbols of a line): a plain piece beside a formula may not hold a
+    Unicode sub- or superscript (``s\u2082``, ``X\u1d40``), a ValueError says which.
     """
     lines = VGroup()
     for line in source.split("\n"):
         parts = VGroup()
-        for n, piece in enumerate(line.split("$")):
+        pieces = line.split("$")
+        if len(pieces) > 2:
+            mixed = [p for p in pieces[::2] if any(ch in UNICODE_SCRIPTS for ch in p)]
+            if mixed:
+                raise ValueError(f"formula_caption: {mixed[0].strip()!r} writes a symbol in text beside "
+                                 "a formula: typeset it ($...$)")
+        for n, piece in enumerate(pieces):
             if not piece.strip():
                 continue
             if n % 2:
                 tex = math_label(piece, theme, max(font_size * 1.3, NAME_TEX))
-                tex.spoken = piece.replace("{", "").replace("}", "").replace("\\bullet", "\u2022") \
-                    .replace("\\cdot", "\u00b7").replace("\\,", "").replace(" ", "")
+                # Read as written: "D_Q = 3" is three words to read (its reading time), a product one.
+                tex.spoken = re.sub(r"\s*=\s*", " = ", piece.replace("{", "").replace("}", "")
+                                    .replace("\\bullet", "\u2022").replace("\\cdot", "\u00b7")
+                                    .replace("\\times", "\u00d7").replace("\\,", "").replace(" ", ""))
                 parts.add(tex)
             else:
                 parts.add(caption(piece.strip(), theme, font_size))
-        lines.add(read_as_line(on_baseline(parts.arrange(RIGHT, buff=0.12))))
+        parts.arrange(RIGHT, buff=0.12)
+        for k, part in enumerate(parts):  # a comma or a colon after a formula sits against it
+            if k and str(getattr(part, "original_text", ""))[:1] in tuple(",.;:"):
+                VGroup(*parts[k:]).shift(LEFT * 0.1)
+        lines.add(read_as_line(on_baseline(parts)))
     lines.arrange(DOWN, buff=0.12)
     fit_within(lines, max_width=13.6)
     lines.text = "\n".join(line.text for line in lines)
@@ -376,8 +406,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         ])
         self.play(fade_in(S), fade_in(XT), fade_in(names[0]), fade_in(names[1]))
         self.pacer.swap(formula_caption(
-            f"Step 1: the query s\u2082 has $D_Q$ = {D} numbers. The $N_X$ = {N} input features h\u1d62"
-            "\n(the keys) are the columns of X\u1d40.", theme))
+            f"Step 1: the query $s_2$ has $D_Q = {D}$ numbers;\nthe $N_X = {N}$ inputs $h_i$ (the keys) "
+            "are the columns of $X^{T}$", theme))
         self.wait(RESULT_PAUSE)
 
     def score_every_input(self) -> None:
@@ -460,8 +490,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.arrow = arrow = Arrow(E.frame.get_bottom(), A.frame.get_top(), buff=0.04,
                                    color=theme.muted, stroke_width=3,
                                    max_tip_length_to_length_ratio=0.35)
-        self.pacer.swap("Step 3: softmax turns the raw scores into weights A: all positive, summing "
-                        "to 1, the share of attention each input feature gets from this query.",
+        self.pacer.swap("Step 3: softmax turns the scores into weights A, positive and summing to 1: "
+                        "each input's share of the query's attention.",
                         Create(arrow))
         self.play(fly(E.grid, A.grid), fade_in(A.frame), fade_in(A_name), run_time=1.2)
         self.play(FadeIn(bars, lag_ratio=0.1), quiet(E.grid), run_time=0.8)
@@ -515,8 +545,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         # s_2 rises straight up its column (nothing there); E, A and the bars then go left
         # along their row and up or down the column: no text crosses another.
         self.pacer.swap(formula_caption(
-            f"Step 4: o = A\u00b7X, (1\u00d7$N_X$)\u00b7($N_X$\u00d7$D_Q$) = 1\u00d7$D_Q$, the query's "
-            "shape:\neach number of o mixes one feature of all the inputs.", theme),
+            "Step 4: $o = A\\cdot X$, $(1\\times N_X)\\cdot(N_X\\times D_Q) = 1\\times D_Q$, the query's "
+            "shape:\neach number of $o$ mixes one feature of all the inputs.", theme),
             fade_out(self.A_name), caption_out(self.names), caption_in(self.names4[:4]), run_time=1.0)
         self.play(slide(self.S, s_to, what="slide", src="s_2", dst="stack"), run_time=1.0)
         via = [(block_to[0], block.get_center()[1], 0)]
@@ -545,7 +575,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         xt_dots = VGroup(*(m for m in XT.grid if m not in XT.cell_by_index.values()))
         x_dots = VGroup(*(m for m in X.grid if m not in X.cell_by_index.values()))
         set_quiet(X.grid)  # the inputs were read in step 1: X lands as chips
-        self.play(turn_columns(cols, rows, lag_ratio=TRANSPOSE_LAG),
+        self.play(transpose(cols, rows, turn="column", lag_ratio=TRANSPOSE_LAG),
                   caption_out(VGroup(XT.frame, XT.col_labels, xt_dots)),
                   caption_in(VGroup(X.frame, X.row_labels, x_dots)),
                   run_time=max(TRANSPOSE_TIME, 0.8 * len(cols)))
@@ -590,8 +620,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         others += [o.cell(0, k) for k in range(D) if k != f]
         dim, self.undim = focus(theme, *others)  # lifted as the close-up collapses (the poster)
         self.pacer.swap(formula_caption(
-            "Close-up: the 2nd number of o is $a_{2\\bullet}\\cdot h_{\\bullet 2}$, a weighted average "
-            "of the 2nd feature\nof every input, weighted by the attention each input gets.", theme),
+            "Close-up: the 2nd number of $o$ is $a_{2\\bullet}\\cdot h_{\\bullet 2}$,\na weighted average "
+            "of every input's 2nd feature, weighted by its attention.", theme),
             dim, Create(rings[0]), Create(rings[1]), fade_in(w_name), voice(column))
         self.play(fly(column, weighted), run_time=1.0)
         self.play(gather(list(weighted), total, [tr.weights[i] for i in self.shown],
@@ -607,8 +637,8 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         the poster (s_2, E, A, X, o, the products) is held 4-8 s."""
         rings, digits = self.close_up_parts
         self.pacer.swap(formula_caption(
-            "o = A\u00b7X has the query's shape:\neach of its numbers is a weighted average "
-            "of one feature of the inputs.", self.theme), self.undim, fade_out(rings), quiet(digits),
+            "o = A\u00b7X has the query's shape:\neach number averages one feature of the inputs.",
+            self.theme), self.undim, fade_out(rings), quiet(digits),
             dim_labels(shapes_of_legend(self.names4[4:])))
         end_on_poster(self, self.pacer)
 

@@ -53,6 +53,7 @@ __all__ = [
     "ring_to",
     "crossfade",
     "transpose",
+    "TURNS",
     "unfold_strip",
     "TRANSPOSE_TIME",
     "digits_of",
@@ -436,34 +437,80 @@ def crossfade(old: Mobject, new: Mobject, what: str = "crossfade", **kw: Any) ->
     return _note(MovesGroup(caption_out(old), caption_in(new), **kw), what, _key_of(old), _key_of(new))
 
 
-def transpose(columns: Sequence[Mobject], rows: Sequence[Mobject], lag_ratio: float = 0.35,
-              what: str = "transpose", **kw: Any) -> MovesGroup:
+class _Turn(Animation):
+    """Copies of a column's boxes lift, turn a quarter turn (anticlockwise: the top entry
+    ends on the left) while travelling to the row, and settle on the row's boxes."""
+
+    def __init__(self, boxes: VGroup, goal: VGroup, lift: float = 0.25, **kw: Any) -> None:
+        self.goal_points = []
+        for m in goal.family_members_with_points():
+            pts = m.points.copy()
+            # A rectangle turned a quarter turn starts its outline one side later.
+            self.goal_points.append(np.roll(pts, -4, axis=0) if len(pts) == 16 else pts)
+        self.lift = lift
+        self.c0, self.c1 = boxes.get_center(), goal.get_center()
+        super().__init__(boxes, remover=True, introducer=True, **kw)
+
+    def begin(self) -> None:
+        self.starts = [m.points.copy() for m in self.mobject.family_members_with_points()]
+        super().begin()
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        t = self.rate_func(alpha)
+        turn = smooth(min(1.0, max(0.0, (t - 0.1) / 0.65)))
+        settle = smooth(min(1.0, max(0.0, (t - 0.7) / 0.3)))
+        angle = turn * math.pi / 2
+        rot = np.array([[math.cos(angle), -math.sin(angle), 0], [math.sin(angle), math.cos(angle), 0],
+                        [0, 0, 1]])
+        centre = self.c0 + (self.c1 - self.c0) * turn + np.array([0, self.lift * math.sin(math.pi * t), 0])
+        for m, start, end in zip(self.mobject.family_members_with_points(), self.starts, self.goal_points):
+            turned = (start - self.c0) @ rot.T + centre
+            m.points = turned * (1 - settle) + end * settle if len(end) == len(turned) else turned
+
+
+#: How a transpose's columns leave: one after another (``"column"``) or all together (``"all"``).
+TURNS = ("column", "all")
+
+
+def transpose(columns: Sequence[Mobject], rows: Sequence[Mobject], turn: str = "column",
+              lag_ratio: float = 0.6, what: str = "transpose", **kw: Any) -> MovesGroup:
     """The transpose as motion: column ``k`` of a matrix becomes row ``k`` of its transpose.
 
-    The columns' digits fade out first (the first fifth), then each column's
-    boxes fly to its row's cells, one column after the other (``lag_ratio``
-    >= 0.3, STYLE.md §3.4), the column's boxes fading as they leave and the
-    row's as they land; the rows' digits fade in last. So no digits travel,
-    and a row's digits never appear over a column still waiting to leave
-    (a matrix and its transpose often share the same place). Works both ways
-    (rows into columns: pass the rows as ``columns``). The caller removes the
-    source matrix after the play (its fades give the cells their look back).
+    The columns' digits fade out first (the first tenth); then copies of each
+    column's boxes lift, turn a quarter turn (the top entry ends on the left)
+    and land on row ``k``'s cells; the column's own shapes fade as its copy
+    leaves, the row's as it lands; the rows' digits fade in last (the last
+    tenth), at the opacity they were given (``clarity_moves.set_quiet`` for
+    chips). So no digits travel, and a row's digits never appear over a column
+    still waiting to leave (a matrix and its transpose often share a place).
+
+    ``turn="column"`` (STYLE.md §4.6): one column after another, each starting
+    ``lag_ratio`` (>= 0.3) of a flight after the last, never every box at
+    once. ``turn="all"``: every column turns at the same time (a small matrix,
+    or a transpose already shown once in order). Works both ways (rows into
+    columns: pass the rows as ``columns``). The caller removes the source
+    matrix after the play. Each column records ``(what, ("column", k), ("row", k))``.
     """
+    if turn not in TURNS:
+        raise ValueError(f"transpose: turn {turn!r} is not one of {', '.join(TURNS)}")
     if len(columns) != len(rows):
         raise ValueError(f"transpose: {len(columns)} columns for {len(rows)} rows")
+    if turn == "column" and lag_ratio < 0.3:
+        raise ValueError(f"transpose: lag_ratio {lag_ratio} < 0.3 is a jumble, not an order")
+    lag = lag_ratio if turn == "column" else 0.0
     n = len(columns)
-    anims: list[Animation] = [fade_out(digits_of(VGroup(*columns)), rate_func=window(0.0, 0.2)),
-                              fade_in(digits_of(VGroup(*rows)), rate_func=window(0.8, 1.0))]
-    # Flight k runs over [start_k, start_k + span] within 0.2 .. 0.8, starts lag_ratio*span apart.
-    span = 0.6 / (1 + lag_ratio * (n - 1)) if n else 0.6
+    anims: list[Animation] = [fade_out(digits_of(VGroup(*columns)), rate_func=window(0.0, 0.1)),
+                              fade_in(digits_of(VGroup(*rows)), rate_func=window(0.9, 1.0))]
+    # Flight k runs over [a_k, a_k + span] within 0.1 .. 0.9, each starting lag * span after the last.
+    span = 0.8 / (1 + lag * (n - 1)) if n else 0.8
     for k, (col, row) in enumerate(zip(columns, rows)):
-        a = 0.2 + k * lag_ratio * span
+        a = 0.1 + k * lag * span
         b = a + span
         boxes = VGroup(*(m.copy() for m in cell_boxes(col)))
         goal = VGroup(*(m.copy() for m in cell_boxes(row)))
-        anims += [Transform(boxes, goal, remover=True, rate_func=window(a, b)),
-                  fade_out(_shapes_of(col), rate_func=window(a, (a + b) / 2)),
-                  fade_in(_shapes_of(row), rate_func=window((a + b) / 2, b))]
+        anims += [_Turn(boxes, goal, rate_func=window(a, b)),
+                  fade_out(_shapes_of(col), rate_func=window(a, a + 0.3 * span)),
+                  fade_in(_shapes_of(row), rate_func=window(a + 0.7 * span, b))]
     group = MovesGroup(*anims, **kw)
     for k in range(n):
         _note(group, what, ("column", k), ("row", k))

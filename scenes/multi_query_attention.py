@@ -53,7 +53,6 @@ from .clarity_moves import (
     quiet,
     set_quiet,
     shapes_of_legend,
-    turn_columns,
     voice,
     wait_for_reader,
 )
@@ -75,7 +74,7 @@ from .dot_product_attention import (
     rekey_transposed,
 )
 from .glyphs import NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, focus, gather, ring_to, slide
+from .motion import TRANSPOSE_TIME, focus, gather, ring_to, slide, transpose
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
@@ -435,7 +434,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         xt_rest = VGroup(XT.frame, XT.col_labels,
                          *(m for m in XT.grid if m not in XT.cell_by_index.values()))
         x_rest = VGroup(X.frame, X.row_labels, *(m for m in X.grid if m not in X.cell_by_index.values()))
-        self.play(turn_columns(cols, rows, lag_ratio=TRANSPOSE_LAG), caption_out(xt_rest),
+        self.play(transpose(cols, rows, turn="column", lag_ratio=TRANSPOSE_LAG), caption_out(xt_rest),
                   caption_in(x_rest), caption_in(names4[3]),
                   run_time=max(TRANSPOSE_TIME, 0.8 * len(cols)))
         self.remove(XT)

@@ -38,10 +38,10 @@ from attention_core.formatting import format_number
 from attention_core.formatting import sum_sign
 
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
-from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend, turn_columns,
+from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend,
                              voice, wait_for_reader)
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, focus, slide
+from .motion import TRANSPOSE_TIME, digits_of, focus, slide, transpose, window
 from .components import (
     caption_in,
     caption_out,
@@ -62,6 +62,7 @@ from .dot_product_attention import (
     CONTENT_BOTTOM,
     CONTENT_TOP,
     LABEL_SIZE,
+    LEGEND_Y,
     NAME_TEX,
     TRANSPOSE_LAG,
     fly,
@@ -93,8 +94,12 @@ ROW_ZOOM = 1.1
 DRAFT_GAP = 0.55
 #: The leftmost x of a layout that leaves room right of it for the draft's values.
 LEFT_EDGE = -6.85
-#: Where q^T's right edge rests in step 4 (the top right corner).
+#: The rightmost x of q^T's chip in step 4 (right of the names row).
 RIGHT_EDGE = 6.85
+#: q^T's chip in step 4: at most this part of its size (digits gone, its cells' tints and frame),
+#: and at least this, or it leaves (a chip too small to be seen as q^T).
+CHIP_SCALE = 0.5
+CHIP_SCALE_MIN = 0.25
 
 
 def printed_matrix(values: np.ndarray, theme: Any, key: str, decimals: int, cell_w: float,
@@ -182,6 +187,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                        r" \quad C = A^{T} X", theme, NAME_TEX),
             y=TITLE_Y,
         )
+        self.title = title
         self.add(title)  # the first frame is the title, never black
 
     def _fit_sizes(self) -> None:
@@ -261,28 +267,6 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.play(fade_in(qT), fade_in(names[1]), dim_labels(shapes_of_legend(names[:1])),
                   quiet(*(c for c in X2.cell_by_index.values() if c not in first)), run_time=1.0)
         self.wait(RESULT_PAUSE)
-
-    def _printed_beside(self, values: np.ndarray, kind: str, name: str, beside: Any,
-                        notes: list[str], notes_above: bool = False) -> VGroup:
-        """The draft's printed matrix ``kind`` right of ``beside``, its name above, notes below."""
-        theme, tr = self.theme, self.trace.worked_example
-        decimals = DRAFT_DECIMALS[kind]
-        cw = max(self.w, printed_width(values, decimals, self.nf))
-        mat = printed_matrix(values, theme, f"{self.key}.draft_check.printed_{kind}", decimals, cw,
-                             self.h, self.nf)
-        mat.next_to(beside, RIGHT, buff=DRAFT_GAP).align_to(beside, UP)
-        head = caption(f"the draft's {name}", theme, LABEL_SIZE, theme.negative)
-        head.next_to(mat.frame, UP, buff=0.08).align_to(mat.frame, LEFT)
-        lines = VGroup(*(caption(n, theme, LABEL_SIZE, theme.negative) for n in notes)).arrange(
-            DOWN, buff=0.06, aligned_edge=LEFT)
-        if notes_above:  # at the bottom of the frame (the caption below): name, notes, matrix
-            lines.next_to(mat.frame, UP, buff=0.1).align_to(mat.frame, LEFT)
-            head.next_to(lines, UP, buff=0.1).align_to(mat.frame, LEFT)
-        else:
-            lines.next_to(mat.frame, DOWN, buff=0.1).align_to(mat.frame, LEFT)
-        group = VGroup(mat, head, lines)
-        group.matrix, group.head, group.notes = mat, head, lines
-        return group
 
     def score_inputs_against_queries(self) -> None:
         """Step 2: E = X q^T; the first entry flown in, the rest after; the draft's s beside."""
@@ -384,54 +368,73 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         # Room above X for the scores' column names (E comes back beside X).
         place_product(aT, X4, C, CONTENT_TOP - 0.3 * self.z, gap=GAP, left_room=LEFT_ROOM * self.z)
         self._to_left(aT.row_labels, aT, X4, C)
-        # q^T stays in the figure: along its own row to the top right corner, when that
-        # corner is clear of X (which comes beside it) and of the draft's C (which comes under it).
-        # Its column names go first if that makes room (E's columns and A^T's rows name the queries).
-        qT, printed = self.qT, self._printed_context()
-        self.q_stays = False
-        for moving in (qT, VGroup(qT.grid, qT.frame)):
-            to = moving.get_center() + np.array([RIGHT_EDGE - moving.get_right()[0],
-                                                 CONTENT_TOP - moving.get_top()[1], 0])
-            corner = moving.copy().move_to(to)
-            if corner.get_left()[0] > X4.frame.get_right()[0] + 0.3 and (
-                    printed is None or corner.get_bottom()[1] > printed.get_top()[1] + 0.12):
-                self.q_stays, self.q_moving, self.q_to = True, moving, to
-                break
         entries = [("E", f"{N}\u00d7{M}", theme.score),
                    (r"A^{T}", f"{M}\u00d7{N}", theme.weight),
                    ("X", f"{N}\u00d7{D}", theme.key),
                    (r"C = A^{T} X", f"{M}\u00d7{D}: one context per query", theme.value)]
-        if self.q_stays:
-            entries.append(("q^{T}", f"{D}\u00d7{M}", theme.query))
         self.names4 = legend_row(theme, entries, heat=True, **self.heat_ends)
+        self._q_chip_layout()
+
+    def _q_chip_layout(self) -> None:
+        """Where q^T rests in step 4 (nothing played): the product E = X q^T is still on the
+        poster, so q^T stays, as a chip (its digits were read in steps 1-2), in the room right of
+        the names row, under the title and over X, with its name and shape before it."""
+        theme, D, M, qT, names4 = self.theme, self.D, self.M, self.qT, self.names4
+        self.q_name4 = name = VGroup(math_label("q^{T}", theme, NAME_TEX, theme.query),
+                                     caption(f"{D}\u00d7{M}", theme, LABEL_SIZE, theme.muted)).arrange(RIGHT, buff=0.2)
+        set_quiet(name[1], LABEL_DIM, texts=True)  # its shape was read in step 1
+        shown = names4[3]  # the last name shown (the heat key after it is not)
+        name.next_to(shown, RIGHT, buff=0.7).set_y(shown.get_y())
+        self.q_chip = chip = VGroup(qT.grid, qT.frame)
+        top = self.title.get_bottom()[1] - 0.1
+        bottom = self.X4.frame.get_top()[1] + 0.12
+        left = name.get_right()[0] + 0.25
+        scale = min(CHIP_SCALE, (top - bottom) / chip.height, (RIGHT_EDGE - left) / chip.width)
+        self.q_stays = scale >= CHIP_SCALE_MIN
+        if self.q_stays:
+            h = chip.height * scale
+            y = min(max(LEGEND_Y, bottom + h / 2), top - h / 2)
+            self.q_scale, self.q_to = scale, np.array([left + chip.width * scale / 2, y, 0.0])
 
     def lift_inputs(self) -> None:
-        """Step 4 begins: the sums leave, q^T slides to the top right corner (or leaves if
-        there is no room); X rises straight up to the rows of the next product."""
+        """Step 4 begins: the sums leave; q^T's digits (read in steps 1-2) fade as it slides
+        and shrinks to a chip right of the names row, beside its name, while X rises straight
+        up to the rows of the next product (q^T leaves only if there is no room for it)."""
         self.next_section(self.steps[3])
         self._step_4_layout()
-        M, D, X2, X4, names3, names4 = self.M, self.D, self.X2, self.X4, self.names3, self.names4
+        X2, X4, names3, names4, qT = self.X2, self.X4, self.names3, self.names4, self.qT
         leaving = [self.sums, self.sums_name]
-        leaving += [] if self.q_stays else [self.qT]
-        # The names of X (and of q^T) move to their new places in the names row (the same names).
-        kept = [slide(names3[0], names4[2], what="slide", src="X name", dst="X name")]
-        if self.q_stays:
-            kept.append(slide(names3[1], names4[4], what="slide", src="q name", dst="q name"))
+        leaving += [] if self.q_stays else [qT]
+        # The names of X (and of q^T) move to their new places (the same names): with q^T's,
+        # side by side once q^T's chip has passed where its name ends.
+        x_name = slide(names3[0], names4[2], what="slide", src="X name", dst="X name")
         self.pacer.swap("Step 4: C = A\u1d40\u00b7X: one context vector per query, "
                         "each a weighted average of the input vectors.",
-                        *(caption_out(m) for m in names3[1 + self.q_stays:]), *kept,
-                        *(fade_out(m) for m in leaving), run_time=1.0)
-        self.remove(*names3[:1 + self.q_stays])
-        self.add(names4[2], *([names4[4]] if self.q_stays else []))
-        if self.q_stays:
-            labels_go = self.q_moving is not self.qT
-            self.play(slide(self.q_moving, self.q_to, what="slide", src="q^T", dst="corner"),
-                      *([fade_out(self.qT.col_labels)] if labels_go else []), run_time=1.0)
-            if labels_go:
-                self.qT.remove(self.qT.col_labels)
-        # Straight up its own column (left of where q^T was: nothing there).
+                        *(caption_out(m) for m in names3[1 + self.q_stays:]),
+                        *([] if self.q_stays else [x_name]), *(fade_out(m) for m in leaving), run_time=1.0)
+        # X straight up its own column (left of where q^T was: nothing there); q^T itself
+        # to the top right, over X's new place, its column names gone (E's columns and
+        # A^T's rows name the queries).
         self.lift_to = X2.get_center() + np.array([0, X4.frame.get_top()[1] - X2.frame.get_top()[1], 0])
-        self.play(slide(X2, self.lift_to, what="slide", src="X", dst="X above C"), run_time=1.0)
+        if not self.q_stays:
+            self.remove(names3[0])
+            self.add(names4[2])
+            self.play(slide(X2, self.lift_to, what="slide", src="X", dst="X above C"), run_time=1.0)
+            return
+        # The chip first, then its name along the names row beside it (the chip passes
+        # over where the name ends).
+        self.play(slide(X2, self.lift_to, what="slide", src="X", dst="X above C", rate_func=window(0.0, 0.7)),
+                  slide(self.q_chip, self.q_to, scale=self.q_scale, what="slide", src="q^T", dst="q chip",
+                        rate_func=window(0.0, 0.6)),
+                  fade_out(digits_of(qT), rate_func=window(0.0, 0.3)),
+                  fade_out(qT.col_labels, rate_func=window(0.0, 0.3)),
+                  slide(names3[1], self.q_name4, what="slide", src="q name", dst="q name",
+                        rate_func=window(0.6, 1.0)),
+                  slide(names3[0], names4[2], what="slide", src="X name", dst="X name",
+                        rate_func=window(0.6, 1.0)), run_time=1.4)
+        qT.remove(qT.col_labels)
+        self.remove(*names3[:2])
+        self.add(names4[2], self.q_name4)
 
     def transpose_weights(self) -> None:
         """Step 4: column j of A (query j's weights) flies into row j of A^T, one after another."""
@@ -446,7 +449,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         set_quiet(VGroup(*(c for (j, _), c in aT.cell_by_index.items() if j != FOCUS)))
         aT_rest = VGroup(aT.frame, aT.row_labels,
                          *(m for m in aT.grid if m not in aT.cell_by_index.values()))
-        self.play(turn_columns(cols, rows, lag_ratio=TRANSPOSE_LAG), caption_out(a_rest), caption_in(aT_rest),
+        self.play(transpose(cols, rows, turn="column", lag_ratio=TRANSPOSE_LAG), caption_out(a_rest), caption_in(aT_rest),
                   caption_in(self.names4[1]), run_time=max(TRANSPOSE_TIME + 0.8, 0.8 * M))
         self.remove(alpha)
         self.add(aT)
@@ -516,17 +519,6 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
                             self.undim, quiet(*rest), fade_out(self.rings))
         end_on_poster(self, self.pacer)
 
-    def _printed_context(self) -> VGroup | None:
-        """The draft's C, struck through, right of C with its notes above (None: not the draft's numbers)."""
-        tr = self.trace.worked_example
-        if tr.draft_context is None or tr.draft_weight_sums is None:
-            return None
-        return self._printed_beside(
-            tr.draft_context, "context", "C", self.C.frame,
-            [f"{tr.draft_context_mismatches} of {tr.context.size} differ from A\u1d40\u00b7X;",
-             f"{tr.draft_context_own_mismatches} of {tr.context.size} differ even from",
-             "\u03b1\u1d40\u00b7X with its own \u03b1"], notes_above=True)
-
     def _draft_note(self) -> VGroup | None:
         """What the draft prints against what X and q give (only for the draft's X and q): the
         counts, and its row "the" of C, struck through, beside ours."""
@@ -547,6 +539,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         second = on_baseline(VGroup(
             caption(f"Its C, row \u201c{row}\u201d:", theme, LABEL_SIZE, theme.negative), printed,
             caption("; X and q give", theme, LABEL_SIZE), ours).arrange(RIGHT, buff=0.18))
+        VGroup(*second[2:]).shift(LEFT * 0.12)  # the semicolon against the draft's last number
         note = VGroup(first, second).arrange(DOWN, buff=0.1)
         fit_within(note, max_width=13.4)
         note.move_to([0, -3.88 + note.height / 2, 0])  # under the content, 0.12 above the frame's edge

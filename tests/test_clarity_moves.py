@@ -1,27 +1,22 @@
-"""scenes/clarity_moves.py: digits dimmed to chips and back, transposes in order, the ending's hold.
+"""scenes/clarity_moves.py: digits dimmed to chips and back, the ending's hold.
 
 Each builder is checked on small objects made here (no scene render): opacities read off the
-glyphs as the audit reads them, the transpose's flights probed along its run, a column's copy
-measured as it turns.
+glyphs as the audit reads them. (The transpose in order is motion's: tests/test_motion.py.)
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from manim import RIGHT, DOWN, VGroup
-from manim.utils.rate_functions import linear
+from manim import DOWN, VGroup
 
 from scenes.base import LEGIBLE_OPACITY
 from scenes.clarity_moves import (
     LABEL_DIM,
     QUIET,
-    _Turn,
     dim_labels,
     end_on_poster,
     quiet,
     set_quiet,
-    turn_columns,
     voice,
 )
 from scenes.components import ValueCell, caption
@@ -92,55 +87,6 @@ def test_quiet_adds_nothing_to_the_scene():
 
     anim._setup_scene(Recorder())
     assert Recorder.added == []
-
-
-def _flight_starts(group, n_probe: int = 2001) -> list[float]:
-    """When each column's copy starts to move: the first alpha its rate function leaves 0."""
-    turns = [a for a in group.animations if isinstance(a, _Turn)]
-    alphas = np.linspace(0, 1, n_probe)
-    return [float(next(x for x in alphas if t.rate_func(x) > 1e-9)) for t in turns]
-
-
-def test_turn_columns_moves_one_column_after_another():
-    cols = [_cells([1, 2, 3], f"c{k}").shift(RIGHT * k) for k in range(4)]
-    rows = [_cells([1, 2, 3], f"r{k}").arrange(RIGHT, buff=0).shift(DOWN * (3 + k)) for k in range(4)]
-    group = turn_columns(cols, rows, lag_ratio=0.6)
-    starts = _flight_starts(group)
-    assert len(starts) == 4
-    # Worked by hand: flights of span 0.8 / (1 + 0.6 * 3) = 0.2857 each, starting 0.6 * span apart
-    # after the digits' first tenth: 0.1, 0.2714, 0.4429, 0.6143.
-    span = 0.8 / 2.8
-    assert starts == pytest.approx([0.1 + k * 0.6 * span for k in range(4)], abs=1e-3)
-    gaps = np.diff(starts)
-    assert np.all(gaps >= 0.3 * span - 1e-3)  # never all twelve boxes at once
-    # The moves are recorded column k -> row k, in order.
-    assert group.move_records == [("transpose", ("column", k), ("row", k)) for k in range(4)]
-
-
-def test_turn_columns_refuses_a_jumble_and_a_mismatch():
-    cols = [_cells([1, 2]) for _ in range(2)]
-    with pytest.raises(ValueError, match="lag_ratio"):
-        turn_columns(cols, cols, lag_ratio=0.1)
-    with pytest.raises(ValueError, match="2 columns for 1 rows"):
-        turn_columns(cols, cols[:1])
-
-
-def test_a_column_turns_a_quarter_turn_and_lands_on_its_row():
-    column = VGroup(*(c.box.copy() for c in _cells([1, 2, 3])))  # 3 boxes stacked: 0.9 wide, 1.26 tall
-    row = VGroup(*(c.box.copy() for c in _cells([1, 2, 3]))).arrange(RIGHT, buff=0).shift(RIGHT * 4 + DOWN * 2)
-    w, h = column.width, column.height
-    turn = _Turn(column, row, rate_func=linear)
-    turn.begin()
-    _run(turn, 0.72)  # turned (smooth(0.954) ~ 0.99), barely settling (smooth(0.067) ~ 0.01)
-    assert column.width == pytest.approx(h, rel=0.06) and column.height == pytest.approx(w, rel=0.06)
-    _run(turn, 1.0)
-    # Landed: the same box as the row (each rectangle's outline starts one side later, same corners).
-    assert column.get_center() == pytest.approx(row.get_center(), abs=1e-6)
-    assert column.width == pytest.approx(row.width, abs=1e-6)
-    assert column.height == pytest.approx(row.height, abs=1e-6)
-    # Anticlockwise: the column's top box ends on the row's left.
-    first = column.submobjects[0]
-    assert first.get_center() == pytest.approx(row.submobjects[0].get_center(), abs=1e-6)
 
 
 class _Pacer:

@@ -13,11 +13,12 @@ import tempfile
 
 import numpy as np
 import pytest
-from manim import DOWN, LEFT, RIGHT, UP, Rectangle, tempconfig
+from manim import DOWN, LEFT, RIGHT, UP, Rectangle, VGroup, tempconfig
+from manim.utils.rate_functions import linear
 
 from scenes.base import WalkthroughScene, _sample_points
-from scenes.components import NumberLabel, VectorColumn, caption
-from scenes.motion import MAX_ARC, drop_row, feed_back, fly, gather, hand_off, slide
+from scenes.components import NumberLabel, ValueCell, VectorColumn, caption
+from scenes.motion import MAX_ARC, _Turn, drop_row, feed_back, fly, gather, hand_off, slide, transpose
 from scenes.theme import DARK, LIGHT, ROLES, delta_e_2000, hex_to_lab
 
 from .helpers import load_default_trace
@@ -292,3 +293,73 @@ def test_unfold_strip_grows_each_chip_into_its_column_and_records_it():
     assert moving and max(moving) < 0.05
     with pytest.raises(ValueError, match="2 chips for 1 columns"):
         unfold_strip(StateStrip(states, DARK), cols[:1])
+
+
+# -- the transpose: column k turns into row k ------------------------------------------
+
+def _cells(values, key="t") -> VGroup:
+    return VGroup(*(ValueCell(v, DARK, (key, k)) for k, v in enumerate(values))).arrange(DOWN, buff=0)
+
+
+def _flight_starts(group, n_probe: int = 2001) -> list[float]:
+    """When each column's copy starts to move: the first alpha its rate function leaves 0."""
+    turns = [a for a in group.animations if isinstance(a, _Turn)]
+    alphas = np.linspace(0, 1, n_probe)
+    return [float(next(x for x in alphas if t.rate_func(x) > 1e-9)) for t in turns]
+
+
+def test_transpose_by_column_moves_one_column_after_another():
+    cols = [_cells([1, 2, 3], f"c{k}").shift(RIGHT * k) for k in range(4)]
+    rows = [_cells([1, 2, 3], f"r{k}").arrange(RIGHT, buff=0).shift(DOWN * (3 + k)) for k in range(4)]
+    group = transpose(cols, rows, turn="column", lag_ratio=0.6)
+    starts = _flight_starts(group)
+    assert len(starts) == 4
+    # Worked by hand: flights of span 0.8 / (1 + 0.6 * 3) = 0.2857 each, starting 0.6 * span apart
+    # after the digits' first tenth: 0.1, 0.2714, 0.4429, 0.6143.
+    span = 0.8 / 2.8
+    assert starts == pytest.approx([0.1 + k * 0.6 * span for k in range(4)], abs=1e-3)
+    gaps = np.diff(starts)
+    assert np.all(gaps >= 0.3 * span - 1e-3)  # never all twelve boxes at once
+    # The moves are recorded column k -> row k, in order.
+    assert group.move_records == [("transpose", ("column", k), ("row", k)) for k in range(4)]
+
+
+def test_transpose_refuses_a_jumble_a_mismatch_and_an_unknown_turn():
+    cols = [_cells([1, 2]) for _ in range(2)]
+    with pytest.raises(ValueError, match="lag_ratio"):
+        transpose(cols, cols, lag_ratio=0.1)
+    with pytest.raises(ValueError, match="2 columns for 1 rows"):
+        transpose(cols, cols[:1])
+    with pytest.raises(ValueError, match="turn 'rows' is not one of column, all"):
+        transpose(cols, cols, turn="rows")
+    transpose(cols, cols, turn="all", lag_ratio=0.0)  # no order to keep: every column at once
+
+
+def test_a_column_turns_a_quarter_turn_and_lands_on_its_row():
+    column = VGroup(*(c.box.copy() for c in _cells([1, 2, 3])))  # 3 boxes stacked: 0.9 wide, 1.26 tall
+    row = VGroup(*(c.box.copy() for c in _cells([1, 2, 3]))).arrange(RIGHT, buff=0).shift(RIGHT * 4 + DOWN * 2)
+    w, h = column.width, column.height
+    turn = _Turn(column, row, rate_func=linear)
+    turn.begin()
+    turn.interpolate(0.72)  # turned (smooth(0.954) ~ 0.99), barely settling (smooth(0.067) ~ 0.01)
+    assert column.width == pytest.approx(h, rel=0.06) and column.height == pytest.approx(w, rel=0.06)
+    turn.interpolate(1.0)
+    # Landed: the same box as the row (each rectangle's outline starts one side later, same corners).
+    assert column.get_center() == pytest.approx(row.get_center(), abs=1e-6)
+    assert column.width == pytest.approx(row.width, abs=1e-6)
+    assert column.height == pytest.approx(row.height, abs=1e-6)
+    # Anticlockwise: the column's top box ends on the row's left.
+    first = column.submobjects[0]
+    assert first.get_center() == pytest.approx(row.submobjects[0].get_center(), abs=1e-6)
+
+
+def test_transpose_all_at_once_turns_every_column_together():
+    cols = [_cells([1, 2, 3], f"c{k}").shift(RIGHT * k) for k in range(4)]
+    rows = [_cells([1, 2, 3], f"r{k}").arrange(RIGHT, buff=0).shift(DOWN * (3 + k)) for k in range(4)]
+    group = transpose(cols, rows, turn="all", lag_ratio=0.6)  # the lag is a column-by-column option
+    # Every flight spans the whole 0.1 .. 0.9 stretch between the digits' fades.
+    assert _flight_starts(group) == pytest.approx([0.1] * 4, abs=1e-3)
+    ends = [float(next(x for x in np.linspace(0, 1, 2001) if t.rate_func(x) >= 1 - 1e-9))
+            for t in group.animations if isinstance(t, _Turn)]
+    assert ends == pytest.approx([0.9] * 4, abs=1e-3)
+    assert group.move_records == [("transpose", ("column", k), ("row", k)) for k in range(4)]

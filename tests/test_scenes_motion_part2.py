@@ -303,3 +303,28 @@ def test_cnn_poster_labels_read_as_two_lines(caption_words):
             texts = [m for m in line.submobjects if isinstance(m, Text)] if not isinstance(line, Text) else [line]
             assert max(baseline_of(t) for t in texts) - min(baseline_of(t) for t in texts) < 0.005
     assert scene.audit.faults == []
+
+
+def test_a_caption_line_writes_its_symbols_in_one_typeface():
+    """Issue 31: "s₂" as text beside a typeset $D_Q$ gave two typefaces on one line. A line with a
+    formula refuses a Unicode sub- or superscript in its text; a line without one may use them."""
+    from scenes.dot_product_attention import formula_caption
+    from scenes.theme import DARK
+
+    with pytest.raises(ValueError, match="'the query s\u2082 has' writes a symbol in text"):
+        formula_caption("the query s\u2082 has $D_Q$ numbers", DARK)
+    with pytest.raises(ValueError, match="X\u1d40"):
+        formula_caption("$N_X$ inputs\nas the columns of X\u1d40 and $h_i$", DARK)
+    plain = formula_caption("the query s\u2082\nthe keys $h_i$ and $X^{T}$", DARK)  # one kind per line
+    assert plain.text == "the query s\u2082\nthe keys h_i and X^T"
+
+
+def test_dot_product_attention_typesets_every_symbol_of_a_formula_line(dpa):
+    from scenes.dot_product_attention import UNICODE_SCRIPTS
+
+    said = [text for text, _, _ in dpa.pacer.log]
+    assert any("s_2" in t and "D_Q = " in t and "h_i" in t for t in said)  # step 1, typeset throughout
+    for text in said:
+        for line in text.split("\n"):
+            if any(sym in line for sym in ("D_Q", "N_X", "h_\u2022")):  # a formula line
+                assert not any(ch in UNICODE_SCRIPTS for ch in line), line
