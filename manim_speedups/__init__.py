@@ -70,7 +70,6 @@ _TEX = "ATTENTION_TEX_FORMAT"
 _MOB = "ATTENTION_FAST_MOBJECT"
 _TEXT = "ATTENTION_TEXT_CACHE"
 _GLYPH = "ATTENTION_GLYPH_TEXT"
-_FAMILY = "ATTENTION_FAST_FAMILY"
 _BACKDROPS = "ATTENTION_BACKDROPS"  # ATTENTION_FAST_RENDER=0 turns these off too
 
 #: Every replaced callable, in the order the modules are installed.
@@ -85,16 +84,6 @@ PATCHES: tuple[Patch, ...] = (
           "a new Text's SVG read with xml.etree, each glyph outline parsed once, points computed with "
           "svgelements' arithmetic, vectorised (9 ms instead of 26 for a number)",
           "MEASURED_GLYPH_TEXT"),
-    Patch("manim.mobject.mobject:Mobject.get_family", "fast_family.get_family", _FAMILY,
-          "the family walk as a plain recursion", "MEASURED_FAST_FAMILY"),
-    Patch("manim.utils.iterables:remove_list_redundancies", "fast_family.remove_list_redundancies", _FAMILY,
-          "the dedupe as dict.fromkeys", "(with the row above)"),
-    Patch("manim.utils.family:remove_list_redundancies", "fast_family.remove_list_redundancies", _FAMILY,
-          "(the same, imported by name there)", "(with the row above)"),
-    Patch("manim.mobject.mobject:remove_list_redundancies", "fast_family.remove_list_redundancies", _FAMILY,
-          "(the same, imported by name there)", "(with the row above)"),
-    Patch("manim.animation.composition:remove_list_redundancies", "fast_family.remove_list_redundancies",
-          _FAMILY, "(the same, imported by name there)", "(with the row above)"),
     Patch("manim.mobject.types.vectorized_mobject:VMobject.get_points_defining_boundary",
           "fast_mobject.get_points_defining_boundary", _MOB,
           "a family's anchors (every next_to, get_center, get_corner) by numpy slicing, joined once",
