@@ -68,18 +68,11 @@ _RENDER = "ATTENTION_FAST_RENDER"
 _HELD = "ATTENTION_HELD_FRAMES"
 _TEX = "ATTENTION_TEX_FORMAT"
 _MOB = "ATTENTION_FAST_MOBJECT"
-_TEXT = "ATTENTION_TEXT_CACHE"
 _GLYPH = "ATTENTION_GLYPH_TEXT"
 _BACKDROPS = "ATTENTION_BACKDROPS"  # ATTENTION_FAST_RENDER=0 turns these off too
 
 #: Every replaced callable, in the order the modules are installed.
 PATCHES: tuple[Patch, ...] = (
-    Patch("manim.mobject.text.text_mobject:Text.__init__", "text_cache._cached_init", _TEXT,
-          "a Text of arguments seen before is a structural copy of the first (~2 ms instead of ~26)",
-          "MEASURED_TEXT_CACHE"),
-    Patch("svgelements.svgelements:Path.__deepcopy__", "text_cache._shared", _TEXT,
-          "Mobject.copy shares each glyph's parsed SVG path (read only) instead of copying it",
-          "(with the row above)"),
     Patch("manim.mobject.svg.svg_mobject:SVGMobject.generate_mobject", "glyph_text._generate", _GLYPH,
           "a new Text's SVG read with xml.etree, each glyph outline parsed once, points computed with "
           "svgelements' arithmetic, vectorised (9 ms instead of 26 for a number)",
@@ -166,8 +159,8 @@ def install(text_subclass_modules: tuple[str, ...] = ()) -> bool:
                   f"with ({', '.join(TESTED_MANIM)}): nothing patched, rendering on Manim as it is",
                   file=sys.stderr)
         return False
-    if "text_cache" in MODULES:
-        _module("text_cache").TEXT_SUBCLASS_MODULES = tuple(text_subclass_modules)
+    if "glyph_text" in MODULES:
+        _module("glyph_text").TEXT_SUBCLASS_MODULES = tuple(text_subclass_modules)
     for name in MODULES:
         _module(name).install()
     _installed = True
