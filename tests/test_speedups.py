@@ -192,3 +192,15 @@ def test_a_sample_of_scenes_draws_the_same_frames_with_and_without_the_speedups(
                           f"by up to {int(np.abs(a - b).max())}")
         assert not different, f"{scene_id}: {len(different)} of {len(hashes)} frames differ from plain Manim, " \
                               f"the first {different[0]}{detail}"
+
+
+def test_the_performance_page_shows_the_table_as_it_is():
+    # docs/performance.md carries manim_speedups.markdown_table() verbatim: a row changed in the
+    # code and not on the page (or the other way round) fails here.
+    page = (ROOT / "docs" / "performance.md").read_text("utf-8")
+    assert manim_speedups.markdown_table() in page
+    firsts = {}
+    for p in PATCHES:
+        firsts.setdefault(p.module, p)
+    assert all("x" in p.measured and p.measured[0] != "(" for p in firsts.values()), \
+        [p.target for p in firsts.values()]
