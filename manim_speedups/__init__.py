@@ -76,7 +76,7 @@ PATCHES: tuple[Patch, ...] = (
     Patch("manim.mobject.svg.svg_mobject:SVGMobject.generate_mobject", "glyph_text._generate", _GLYPH,
           "a new Text's SVG read with xml.etree, each glyph outline parsed once, points computed with "
           "svgelements' arithmetic, vectorised (9 ms instead of 26 for a number)",
-          "off/on: encoder 1.08x processor time, 1.16x wall (with the old text cache on)"),
+          "off/on: encoder 1.25x processor time, 1.20x wall"),
     Patch("manim.mobject.types.vectorized_mobject:VMobject.get_points_defining_boundary",
           "fast_mobject.get_points_defining_boundary", _MOB,
           "a family's anchors (every next_to, get_center, get_corner) by numpy slicing, joined once",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -202,5 +203,5 @@ def test_the_performance_page_shows_the_table_as_it_is():
     firsts = {}
     for p in PATCHES:
         firsts.setdefault(p.module, p)
-    assert all("x" in p.measured and p.measured[0] != "(" for p in firsts.values()), \
-        [p.target for p in firsts.values()]
+    unmeasured = [p.target for p in firsts.values() if not re.search(r"\d\.\d\dx", p.measured)]
+    assert unmeasured == [], "each module's first row quotes its measured ratio"
