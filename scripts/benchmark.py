@@ -163,6 +163,13 @@ def _manim_file(path: Path, scene_ids: list[str]) -> list[str]:
     return names
 
 
+def _fresh_tmp(work: Path, name: str) -> dict[str, str]:
+    """A new empty temporary folder for one run (render.py keeps compiled LaTeX there)."""
+    tmp = work / f"tmp-{name}"
+    tmp.mkdir()
+    return {"TMPDIR": str(tmp)}
+
+
 def _patches(quality: str, scene: str, pairs: int) -> None:
     """Each speedup module's switch off against all on, in turn, ``pairs`` times: medians of wall
     and processor seconds and of the pair-by-pair ratios off / on."""
@@ -179,10 +186,13 @@ def _patches(quality: str, scene: str, pairs: int) -> None:
         _timed(render, env=base)  # warm: the LaTeX folder and the translator's cache are filled once
         for switch in switches:
             off_wall, off_cpu, on_wall, on_cpu = [], [], [], []
-            for _ in range(pairs):
-                off_wall.append(_timed(render, env={**base, switch: "0"})[0])
+            for i in range(pairs):
+                # The LaTeX format pays only where formulas are compiled: a cold LaTeX folder each run.
+                cold = switch == "ATTENTION_TEX_FORMAT"
+                off_wall.append(_timed(render, env={**base, switch: "0",
+                                                    **(_fresh_tmp(work, f"off-{i}") if cold else {})})[0])
                 off_cpu.append(CPU["last"])
-                on_wall.append(_timed(render, env=base)[0])
+                on_wall.append(_timed(render, env={**base, **(_fresh_tmp(work, f"on-{i}") if cold else {})})[0])
                 on_cpu.append(CPU["last"])
             wall_ratio = statistics.median(a / b for a, b in zip(off_wall, on_wall))
             cpu_ratio = statistics.median(a / b for a, b in zip(off_cpu, on_cpu))
