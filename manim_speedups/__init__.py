@@ -3,7 +3,8 @@
 Every Manim callable replaced is a row of :data:`PATCHES` (what is replaced, by what, what it
 buys, what it measured). Nothing here patches anything on import: :func:`install` does, and
 only the entry points call it, once per process (``render.py``'s commands that render, the
-local worker initialiser and the Dask worker plugin in ``publish.rendering.executors``,
+local worker initialiser in ``publish.rendering.executors``, the Dask worker plugin in
+``publish.rendering.dask_plugin``,
 ``publish.targets.notebook.show``, and the test suite's ``tests/conftest.py``). Rendering
 code works the same on plain Manim (``tests/test_speedups.py`` compares the frames).
 
@@ -11,8 +12,7 @@ code works the same on plain Manim (``tests/test_speedups.py`` compares the fram
   patches nothing and prints one notice line on stderr (once per process);
 - ``ATTENTION_SPEEDUPS=off`` (also ``0``, ``no``, ``false``) turns every patch off; each
   module's own switch (the ``switch`` column) turns that module off, for measurements;
-- :func:`uninstall` puts back every attribute the table names, as it was (an attribute that
-  was absent is removed again);
+- :func:`uninstall` puts back every attribute the table names, as it was;
 - :func:`status` says which rows are in place now.
 
 ``Scene.play_internal``, the one Manim method the project wraps in more than one place, is
