@@ -9,7 +9,7 @@ Keys: any ``TrainConfig`` field (``steps``, ``learning_rate``,
 ``sched=linear|exp`` (the learning rate decays linearly, as ``train()``
 does, or exponentially, to a tenth). The loop is ``train()``'s; only the
 decay's rounding differs, which is enough for a run to end elsewhere
-(README, "Learned, not taught"). The README's table was made with it;
+(docs/trained-models.md, "Learned, not taught"). That page's table was made with it;
 ``render.py train`` makes the shipped weights.
 """
 

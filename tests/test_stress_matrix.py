@@ -1,8 +1,8 @@
 """The stress matrix (issue 15): numbers files at the documented limits,
 built headless for every scene they affect.
 
-Each case is the shipped numbers file with some tables pushed to a limit the
-README documents (longest and shortest sentences, the largest sizes and
+Each case is the shipped numbers file with some tables pushed to a limit
+docs/numbers-file.md documents (longest and shortest sentences, the largest sizes and
 tables, values at the edges of their ranges, long and accented words). Each
 (case, scene) pair is built headless with the audit on and must show: nothing
 outside the frame, no two texts overlapping, every number equal to the core's

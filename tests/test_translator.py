@@ -137,7 +137,7 @@ def test_gru_step_by_hand():
 
 
 def test_gru_candidate_applies_the_reset_gate_before_U():
-    # The README's convention: n = tanh(W_n x + U_n (r * h) + b_n). Worked by
+    # The convention of docs/trained-models.md: n = tanh(W_n x + U_n (r * h) + b_n). Worked by
     # hand with h = [1, 2], U_n swapping the two units, b_r = [0, ln 1/3] so
     # r = [0.5, 0.25], z = 0.5:
     #   U_n (r * h) = swap([0.5, 0.5]) = [0.5, 0.5] -> n = [0.46212, 0.46212]
@@ -278,7 +278,7 @@ def test_shipped_weights_meet_the_targets():
     # Trained on the translation loss alone: nothing pulls attention to the grammar's words.
     assert w.config.guide == 0.0 == DEFAULT_CONFIG.guide
     assert ev.exact_match >= 0.95
-    # Issue 23 asks >= 0.90 alignment; unguided, this model reaches about 0.8 (the README
+    # Issue 23 asks >= 0.90 alignment; unguided, this model reaches about 0.8 (docs/trained-models.md
     # reports the gap and why). The figure shipped is the one measured here.
     assert ev.alignment == w.evaluation["alignment"] and ev.exact_match == w.evaluation["exact_match"]
     assert ev.alignment > 0.7
