@@ -66,7 +66,6 @@ class Patch:
 
 _RENDER = "ATTENTION_FAST_RENDER"
 _HELD = "ATTENTION_HELD_FRAMES"
-_TEX = "ATTENTION_TEX_FORMAT"
 _MOB = "ATTENTION_FAST_MOBJECT"
 _GLYPH = "ATTENTION_GLYPH_TEXT"
 _BACKDROPS = "ATTENTION_BACKDROPS"  # ATTENTION_FAST_RENDER=0 turns these off too
@@ -110,10 +109,6 @@ PATCHES: tuple[Patch, ...] = (
           "hands libx264 the last frame still converting, then Manim's finish", "(with write_frame)"),
     Patch("manim.scene.video_segment_encoder:VideoSegmentEncoder.abort", "held_frames.abort", _HELD,
           "drops a frame still converting, then Manim's abort", "(with write_frame)"),
-    Patch("manim.utils.tex_file_writing:compile_tex", "tex_format.compile_tex", _TEX,
-          "each formula's latex run loads the template's preamble from a format dumped once per "
-          "LaTeX folder (93 ms a formula instead of 124); the same svg files",
-          "not measured this round (a cold LaTeX folder only)"),
 )
 
 #: Our modules, in the order :func:`install` installs them (the order of :data:`PATCHES`).
