@@ -208,6 +208,16 @@ def render_scene(scene_id: str, trace, out_dir: Path, quality: str = "low", fmt:
     return render_formats(scene_id, trace, out_dir, quality, (fmt,), theme_name)[0]
 
 
+def _install_speedups() -> None:
+    """Manim's speedups (``manim_speedups``), installed once for this process by each command
+    that renders, just before it does: not in :func:`main` itself, so that a run with nothing
+    to do imports no Manim. Workers install their own (``publish.rendering.executors``).
+    ``ATTENTION_SPEEDUPS=off``: plain Manim (docs/performance.md)."""
+    from publish.rendering.render_setup import install_speedups
+
+    install_speedups()
+
+
 def _choice(value: str, allowed, what: str) -> str:
     value = value.strip().lower()
     if value not in allowed:
@@ -369,6 +379,7 @@ def render(scene_ids: tuple[str, ...], all_scenes: bool, quality: str, fmt: tupl
     from publish.rendering.progress import LiveProgress
 
     options = OutputOptions(steps=steps, naming=naming.lower(), transparent=transparent)
+    _install_speedups()  # a scene may render in this process (one job)
     try:
         # A live panel (scenes done/total, each running scene's animation, ETA) on a
         # terminal; plain lines with the count otherwise.
@@ -545,6 +556,7 @@ def post(draft: str, out: str | None, to: str | None, links: str | None, numbers
         except PostError as exc:
             raise UserError(str(exc)) from None
         return
+    _install_speedups()  # the page's scenes may render in this process (one job)
     try:
         for attempt in range(1, _POST_ATTEMPTS + 1):
             report = build_post(Path(draft), site, links=Path(links) if links else None, numbers=numbers,
@@ -805,7 +817,8 @@ def show(scene_id: str, **options: Any) -> Any:
 
 
 def main(args: list[str] | None = None) -> None:
-    """Console-script entry point.
+    """Console-script entry point (the commands that render install Manim's speedups first:
+    :func:`_install_speedups`).
 
     Not click's standalone mode: it turns a Ctrl-C that lands before a
     command's own handler (while manim is imported, the first second or so)

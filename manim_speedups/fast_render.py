@@ -63,6 +63,9 @@ MAX_ENTRIES = 8192  # ~a few kB each (the key holds the points' bytes)
 _original: Any = None
 _originals: dict[str, Any] = {}  # the backdrop patches: name -> the method it replaced
 _paths: dict[tuple, tuple] = {}
+#: Cameras whose path for given points depends only on the points and the context's matrix
+#: (both in the key): Manim's Camera and MovingCamera (set at install: their classes).
+_KNOWN_CAMERAS: tuple[type, ...] = ()
 _hits = 0
 _misses = 0
 _frames = {"backdrop": 0, "manim": 0, "shapes_lifted": 0, "backdrops_drawn": 0, "changed": 0,
@@ -78,6 +81,10 @@ def _cached_path(camera: Any, ctx: Any, vmobject: Any, matrix: tuple | None = No
     points = vmobject.points
     if not len(points):
         return _original(camera, ctx, vmobject)  # Manim leaves the context's path as it was
+    if type(camera) not in _KNOWN_CAMERAS:
+        # A camera that moves points before drawing them (ThreeDCamera projects them by its
+        # orientation) draws other paths from the same points: Manim's way, uncached.
+        return _original(camera, ctx, vmobject)
     # The path is kept as Cairo holds it (device space, 1/256 pixel), so the key names the
     # context's matrix too: the same points under another matrix are another path.
     key = (points.tobytes(), points.shape, points.dtype.str, type(vmobject), type(camera),
@@ -176,17 +183,21 @@ def install() -> None:
     from manim.renderer.cairo_renderer import CairoRenderer
     from manim.scene.scene import Scene
 
+    global _KNOWN_CAMERAS
+    from manim.camera.moving_camera import MovingCamera
+
+    # Checked, not assumed: a release that moves points in either camera drops it from the cache.
+    _KNOWN_CAMERAS = tuple(c for c in (Camera, MovingCamera)
+                           if c.transform_points_pre_display is Camera.transform_points_pre_display)
     if _original is None:
         _original = Camera.set_cairo_context_path
         Camera.set_cairo_context_path = _cached_path  # type: ignore[method-assign]
     if not _originals and os.environ.get(BACKDROPS_ENV, "1") != "0":
         _originals["begin_animations"] = Scene.begin_animations
-        _originals["play_internal"] = Scene.play_internal
         _originals["render"] = CairoRenderer.render
         _originals["save_static_frame_data"] = CairoRenderer.save_static_frame_data
         CairoRenderer.save_static_frame_data = _save_static_frame_data  # type: ignore[method-assign]
         Scene.begin_animations = _begin_animations  # type: ignore[method-assign]
-        Scene.play_internal = _play_internal  # type: ignore[method-assign]
         CairoRenderer.render = _render  # type: ignore[method-assign]
 
 
@@ -201,7 +212,6 @@ def uninstall() -> None:
         _original = None
     if _originals:
         Scene.begin_animations = _originals.pop("begin_animations")  # type: ignore[method-assign]
-        Scene.play_internal = _originals.pop("play_internal")  # type: ignore[method-assign]
         CairoRenderer.render = _originals.pop("render")  # type: ignore[method-assign]
         CairoRenderer.save_static_frame_data = _originals.pop("save_static_frame_data")  # type: ignore[method-assign]
     clear()
@@ -232,12 +242,13 @@ def stats() -> dict[str, int]:
 class _Plan:
     """One ``play``: which shapes are still, their boxes, and the backdrops drawn so far."""
 
-    __slots__ = ("still", "boxes", "snapshot", "backdrops", "line_unit", "pad", "order", "shape")
+    __slots__ = ("still", "boxes", "snapshot", "backdrops", "line_unit", "pad", "order", "shape", "animations")
 
     def __init__(self, still: list[Any], line_unit: float, pad: float, order: list[Any], shape: list[tuple]) -> None:
         self.line_unit, self.pad = line_unit, pad
         self.order, self.shape = order, shape
         self.backdrops: dict[tuple[int, ...], np.ndarray] = {}
+        self.animations: Any = None  # the play's list of animations (Manim makes one per play)
         self._take(still)
 
     def _take(self, still: list[Any]) -> None:
@@ -316,20 +327,19 @@ def _make_plan(scene: Any) -> _Plan | None:
         moving.update(id(f) for f in m.get_family())
     still = [m for m in order if id(m) not in moving]  # may be none: the order is still kept
     pixel = camera.frame_width / camera.pixel_width
-    return _Plan(still, camera.cairo_line_width_multiple, PAD_PIXELS * pixel, order,
-                 _shape(scene.moving_mobjects))
+    plan = _Plan(still, camera.cairo_line_width_multiple, PAD_PIXELS * pixel, order, _shape(scene.moving_mobjects))
+    plan.animations = scene.animations
+    return plan
 
 
 def _begin_animations(self: Any) -> None:
+    # The last play's plan (and its backdrops) goes now, not when that play ended: Cairo's
+    # renderer draws a frame only inside play_internal, and every play begins here, so no
+    # frame meets a stale plan (``_render`` also checks the plan is this play's), without a
+    # wrapper around play_internal.
+    self._backdrop_plan = None
     _originals["begin_animations"](self)
     self._backdrop_plan = _make_plan(self)
-
-
-def _play_internal(self: Any, *args: Any, **kwargs: Any) -> None:
-    try:
-        _originals["play_internal"](self, *args, **kwargs)
-    finally:
-        self._backdrop_plan = None
 
 
 def _split(plan: _Plan, order: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -376,7 +386,7 @@ def _start_from_static_image(renderer: Any) -> None:
 
 def _render(self: Any, scene: Any, time: float, moving_mobjects: Any = None) -> None:
     plan = getattr(scene, "_backdrop_plan", None)
-    if plan is None or moving_mobjects is not scene.moving_mobjects:
+    if plan is None or moving_mobjects is not scene.moving_mobjects or plan.animations is not scene.animations:
         _originals["render"](self, scene, time, moving_mobjects)
         return
     camera = self.camera

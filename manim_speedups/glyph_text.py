@@ -33,10 +33,10 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 import numpy as np
+from manim import Mobject, Text
 
-from manim_speedups.text_cache import structural_copy
-
-__all__ = ["install", "uninstall", "clear", "stats", "ENV"]
+__all__ = ["install", "uninstall", "installed", "clear", "stats", "structural_copy", "builds_as_text",
+           "TEXT_SUBCLASS_MODULES", "ENV"]
 
 ENV = "ATTENTION_GLYPH_TEXT"
 MAX_TEMPLATES = 2048
@@ -49,6 +49,49 @@ _outlines: dict[str, "_Glyph"] = {}  # by the path's d
 _styles: dict[tuple, Any] = {}  # a glyph mobject by style (config, root, path and group styles)
 _empty_group: Any = None
 _counts = {"fast": 0, "usual": 0, "templates": 0}
+
+
+#: Modules whose ``Text`` subclasses build exactly as ``Text`` does (they only add
+#: methods or defaults), so the glyph assembly may serve them: set by :func:`manim_speedups.install`.
+TEXT_SUBCLASS_MODULES: tuple[str, ...] = ()
+
+
+def builds_as_text(cls: type) -> bool:
+    """``Text`` itself, or a subclass from a module the caller vouched for at install."""
+    return cls is Text or (issubclass(cls, Text) and any(
+        cls.__module__ == m or cls.__module__.startswith(m + ".") for m in TEXT_SUBCLASS_MODULES))
+
+
+def structural_copy(mob: Mobject) -> Mobject:
+    """A copy of ``mob``: mobjects and arrays copied, lists and dicts rebuilt, references between
+    the copied mobjects pointing to the new ones, immutable values (and parsed SVG paths) shared
+    (a fraction of ``Mobject.copy``'s cost, a ``deepcopy`` that also copies the parsed SVG)."""
+    return _clone(mob, {})
+
+
+#: Exact types returned as they are without a look at what they hold (most of a glyph's
+#: attributes): what the checks below return them as anyway, a function call sooner.
+_AS_IS = frozenset({int, float, str, bool, type(None), bytes, complex, np.float64, np.int64, np.bool_})
+
+
+def _clone(value: Any, memo: dict[int, Any]) -> Any:
+    if type(value) in _AS_IS:
+        return value
+    if isinstance(value, Mobject):
+        done = memo.get(id(value))
+        if done is None:
+            done = memo[id(value)] = object.__new__(type(value))
+            done.__dict__.update({k: v if type(v) in _AS_IS else _clone(v, memo) for k, v in value.__dict__.items()})
+        return done
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return [_clone(v, memo) for v in value]
+    if isinstance(value, dict):
+        return {k: _clone(v, memo) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_clone(v, memo) for v in value)
+    return value  # immutable, or never changed after the build (the parsed SVG path)
 
 
 class _Unsupported(Exception):
@@ -362,8 +405,6 @@ class _MovedPath:
 
 
 def _generate(self: Any) -> Any:
-    from .text_cache import builds_as_text
-
     if builds_as_text(type(self)):
         try:
             result = _fast_generate(self)
@@ -384,6 +425,10 @@ def install() -> None:
 
     _original = SVGMobject.generate_mobject
     SVGMobject.generate_mobject = _generate  # type: ignore[method-assign]
+
+
+def installed() -> bool:
+    return _original is not None
 
 
 def uninstall() -> None:

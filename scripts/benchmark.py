@@ -20,7 +20,14 @@ Prints, in one run, the wall time (median of ``--repeat`` runs) of:
    the command line, from a tiny manim file that instantiates each scene
    with the default trace (caching off, as a cold render);
 
-then the ratios against the baseline. Every step runs in a fresh process,
+then the ratios against the baseline. ``--steps patches`` (not in the default run) measures each
+module of ``manim_speedups`` instead: ``--pairs`` pairs of renders of ``--patch-scene`` (default
+``encoder``), the module's switch off (``ATTENTION_FAST_RENDER=0`` ...) then everything on, in
+turn, and prints the medians and the median of the pair-by-pair ratios (off / on: above 1, the
+patch saves time), as ``docs/performance.md`` quotes them:
+
+    .venv/bin/python scripts/benchmark.py --steps patches --pairs 3 --quality low
+ Every step runs in a fresh process,
 so imports count, as they do for a user. Next to the wall time, each step's
 processor time (user + system of the processes it started, as the kernel
 counts them for reaped children: complete for one process, possibly
@@ -60,6 +67,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 STEPS = ("plain", "jobs1", "jobs", "split", "dask", "warm", "changed", "long")
+EXTRA_STEPS = ("patches",)  # only when asked for
+COLD_LATEX: tuple[str, ...] = ()  # switches measured with an empty LaTeX folder each run (none now)
 MANIM_FLAGS = {"low": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
 
 
@@ -155,6 +164,51 @@ def _manim_file(path: Path, scene_ids: list[str]) -> list[str]:
     return names
 
 
+def _fresh_tmp(work: Path, name: str) -> dict[str, str]:
+    """A new empty temporary folder for one run (render.py keeps compiled LaTeX there)."""
+    tmp = work / f"tmp-{name}"
+    tmp.mkdir()
+    return {"TMPDIR": str(tmp)}
+
+
+def _patches(quality: str, scene: str, pairs: int) -> None:
+    """Each speedup module's switch off against all on, in turn, ``pairs`` times: medians of wall
+    and processor seconds and of the pair-by-pair ratios off / on."""
+    import manim_speedups
+
+    switches = list(dict.fromkeys(p.switch for p in manim_speedups.PATCHES))
+    work = Path(tempfile.mkdtemp(prefix="attention-benchmark-"))
+    render = [sys.executable, "render.py", "render", scene, "--quality", quality, "--force", "--out", str(work / "out")]
+    base = {k: v for k, v in os.environ.items() if not k.startswith("ATTENTION_")}
+    print(f"benchmark: {scene} at {quality} quality, each speedup module off against all on, {pairs} pairs, "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
+    rows = []
+    try:
+        _timed(render, env=base)  # warm: the LaTeX folder and the translator's cache are filled once
+        for switch in switches:
+            off_wall, off_cpu, on_wall, on_cpu = [], [], [], []
+            for i in range(pairs):
+                # A patch that pays only where formulas are compiled would need a cold LaTeX folder each run.
+                cold = switch in COLD_LATEX
+                off_wall.append(_timed(render, env={**base, switch: "0",
+                                                    **(_fresh_tmp(work, f"off-{i}") if cold else {})})[0])
+                off_cpu.append(CPU["last"])
+                on_wall.append(_timed(render, env={**base, **(_fresh_tmp(work, f"on-{i}") if cold else {})})[0])
+                on_cpu.append(CPU["last"])
+            wall_ratio = statistics.median(a / b for a, b in zip(off_wall, on_wall))
+            cpu_ratio = statistics.median(a / b for a, b in zip(off_cpu, on_cpu))
+            rows.append((switch, statistics.median(off_wall), statistics.median(on_wall), wall_ratio,
+                         statistics.median(off_cpu), statistics.median(on_cpu), cpu_ratio))
+            print(f"  {switch}=0: wall {rows[-1][1]:.1f} s vs {rows[-1][2]:.1f} s ({wall_ratio:.3f}x), "
+                  f"cpu {rows[-1][4]:.1f} s vs {rows[-1][5]:.1f} s ({cpu_ratio:.3f}x)", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"\n{'switch off':<28} {'wall off':>9} {'wall on':>8} {'off/on':>7} {'cpu off':>8} {'cpu on':>7} {'off/on':>7}")
+    for switch, w_off, w_on, w_ratio, c_off, c_on, c_ratio in rows:
+        print(f"{switch:<28} {w_off:9.1f} {w_on:8.1f} {w_ratio:6.3f}x {c_off:8.1f} {c_on:7.1f} {c_ratio:6.3f}x")
+    print(f"(medians of {pairs} pairs; ratios taken pair by pair; load average now {os.getloadavg()[0]:.1f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quality", default="low", choices=list(MANIM_FLAGS))
@@ -171,10 +225,19 @@ def main() -> None:
     parser.add_argument("--steps", default=None,
                         help="comma-separated subset of the steps: plain,jobs1,jobs,split,dask,warm,changed,long "
                              "(default: all; without plain, no ratios to it)")
+    parser.add_argument("--pairs", type=int, default=3, help="pairs of runs per patch (--steps patches)")
+    parser.add_argument("--patch-scene", default="encoder", help="the scene rendered for --steps patches")
     args = parser.parse_args()
     steps = set(STEPS if args.steps is None else [s.strip() for s in args.steps.split(",")])
-    if steps - set(STEPS):
-        parser.error(f"unknown steps: {', '.join(sorted(steps - set(STEPS)))} (known: {', '.join(STEPS)})")
+    if steps - set(STEPS) - set(EXTRA_STEPS):
+        parser.error(f"unknown steps: {', '.join(sorted(steps - set(STEPS) - set(EXTRA_STEPS)))} "
+                     f"(known: {', '.join(STEPS + EXTRA_STEPS)})")
+    if steps == {"patches"}:
+        _patches(args.quality, args.patch_scene, args.pairs)
+        return
+    steps.discard("patches")
+    if "patches" in (args.steps or ""):
+        parser.error("--steps patches is measured on its own (give it alone)")
 
     from publish.rendering import play_costs
     from scenes import DARK, SCENES

@@ -27,11 +27,13 @@ atexit.register(shutil.rmtree, _MEDIA, True)
 
 @pytest.fixture(autouse=True, scope="session")
 def render_speedups():
-    """Scenes are built with the render path's speedups, as render.py builds them (they change
-    no pixel: tests/test_text_cache.py, test_glyph_text.py and test_fast_render.py show it)."""
-    import manim_speedups as speedups
+    """Scenes are built with Manim's speedups, as render.py builds them: the suite is an entry
+    point and installs them once (manim_speedups/__init__.py). They change no pixel
+    (tests/test_speedups.py compares frames with plain Manim's); ``ATTENTION_SPEEDUPS=off``
+    runs the suite on plain Manim (the equivalence tests still install their own module)."""
+    from publish.rendering.render_setup import install_speedups
 
-    speedups.install(text_subclass_modules=("scenes",))
+    install_speedups()
     yield
 
 

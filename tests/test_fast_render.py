@@ -90,6 +90,48 @@ def test_a_shape_without_points_leaves_the_path_as_manim_does():
     assert np.array_equal(draw(), plain) and np.array_equal(draw(), plain)
 
 
+def test_a_three_d_camera_draws_its_own_projection_not_a_kept_path():
+    # A ThreeDCamera projects the points by its orientation before it draws them: the same
+    # points seen from two angles are two paths. The cache keys on the points and the
+    # context's matrix only, so such a camera is left to Manim (a kept path from the first
+    # angle would be drawn at the second).
+    from manim import DEGREES, ThreeDCamera
+
+    def draw(phi):
+        with tempconfig({"quality": "low_quality"}):
+            camera = ThreeDCamera(phi=phi * DEGREES, theta=-60 * DEGREES)
+            camera.capture_mobjects([Square(2.0).set_fill(RED, opacity=1.0), Text("3D", font_size=60)])
+            return camera.pixel_array.copy()
+
+    fast_render.uninstall()
+    plain = {phi: draw(phi) for phi in (0, 60)}
+    assert not np.array_equal(plain[0], plain[60])  # the angle shows
+    fast_render.install()
+    fast_render.clear()
+    assert np.array_equal(draw(0), plain[0]) and np.array_equal(draw(60), plain[60])
+    assert fast_render.stats()["recorded"] == fast_render.stats()["replayed"] == 0
+
+
+def test_a_moving_camera_keeps_paths_under_its_frames_matrix():
+    # MovingCamera is known: it makes a context per frame with the frame's matrix (in the key).
+    from manim import MovingCamera
+
+    def draw(shift):
+        with tempconfig({"quality": "low_quality"}):
+            camera = MovingCamera()
+            camera.frame.shift(RIGHT * shift)
+            camera.capture_mobjects(_shapes())
+            return camera.pixel_array.copy()
+
+    fast_render.uninstall()
+    plain = {s: draw(s) for s in (0, 1)}
+    fast_render.install()
+    fast_render.clear()
+    drawn = {s: draw(s) for s in (0, 1, 0)}
+    assert fast_render.stats()["replayed"] > 0
+    assert all(np.array_equal(drawn[s], plain[s]) for s in (0, 1))
+
+
 def test_points_changed_in_place_are_drawn_where_they_now_are():
     fast_render.install()
     square = Square(1.0).set_fill(opacity=1.0)
@@ -111,7 +153,8 @@ def test_a_render_is_the_same_video_with_and_without_replayed_paths(tmp_path):
     render_scene(cls, trace, off, "low", ("mp4", "png"), "dark")
     on = tmp_path / "on"
     on.mkdir()
-    render_scene(cls, trace, on, "low", ("mp4", "png"), "dark")  # installs it
+    fast_render.install()  # as an entry point does (render_scene itself installs nothing)
+    render_scene(cls, trace, on, "low", ("mp4", "png"), "dark")
     assert fast_render.stats()["replayed"] > 0
 
     def frames(path):
@@ -186,7 +229,8 @@ def _render_backdrop_scene(out, monkeypatch, backdrops: bool):
     else:
         monkeypatch.setenv(fast_render.BACKDROPS_ENV, "0")
     out.mkdir()
-    render_scene(BackdropScene, trace_from(varied()), out, "low", ("mp4",), "dark")  # installs fast_render
+    fast_render.install()  # as an entry point does (render_scene itself installs nothing)
+    render_scene(BackdropScene, trace_from(varied()), out, "low", ("mp4",), "dark")
     return _frames(out / "tiny_backdrop.mp4"), fast_render.stats()
 
 

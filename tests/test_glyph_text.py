@@ -10,7 +10,6 @@ import pytest
 from manim import BLUE, RED, Text
 
 from manim_speedups import glyph_text
-from manim_speedups import text_cache
 
 
 def _state(text: Text) -> tuple:
@@ -24,8 +23,7 @@ def _state(text: Text) -> tuple:
 
 
 def _both(text: str, **kw) -> tuple[tuple, tuple, dict[str, int]]:
-    """The usual build and the glyph build of the same Text (no whole-text cache)."""
-    text_cache.uninstall()
+    """The usual build and the glyph build of the same Text."""
     glyph_text.uninstall()
     usual = _state(Text(text, **kw))
     glyph_text.install()
@@ -35,9 +33,11 @@ def _both(text: str, **kw) -> tuple[tuple, tuple, dict[str, int]]:
 
 @pytest.fixture(autouse=True)
 def restore():
+    was_on = glyph_text.installed()
     yield
     glyph_text.uninstall()
-    text_cache.install()
+    if was_on:
+        glyph_text.install()
 
 
 CASES = [
@@ -72,7 +72,6 @@ def test_random_numbers_at_several_sizes_equal_the_usual_build():
 def test_each_glyph_outline_is_parsed_once():
     glyph_text.install()
     glyph_text.clear()
-    text_cache.uninstall()
     Text("-0.84", font="DejaVu Sans Mono", font_size=20)
     made = glyph_text.stats()["templates"]
     assert made == 5  # '-', '0', '.', '8', '4'
@@ -85,7 +84,6 @@ def test_each_glyph_outline_is_parsed_once():
 
 def test_glyphs_of_a_text_are_independent_of_the_templates():
     glyph_text.install()
-    text_cache.uninstall()
     a = Text("0.25", font_size=20)
     a[0].points[:] = 0
     a.set_color(BLUE)
@@ -96,7 +94,6 @@ def test_glyphs_of_a_text_are_independent_of_the_templates():
 
 def test_a_rebuilt_glyph_reads_its_moved_outline():
     # path_obj is what VMobjectFromSVGPath rebuilds its points from: the outline at the glyph's place.
-    text_cache.uninstall()
     glyph_text.uninstall()
     usual = Text("-0.84", font="DejaVu Sans Mono", font_size=20)
     glyph_text.install()
@@ -114,7 +111,6 @@ def test_a_rebuilt_glyph_reads_its_moved_outline():
 ], ids=["a rect", "a transformed surface", "a transformed use"])
 def test_documents_of_another_shape_are_not_read(tmp_path, change):
     glyph_text.install()
-    text_cache.uninstall()
     from manim import config
     from pathlib import Path
 

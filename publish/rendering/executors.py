@@ -192,6 +192,11 @@ def _worker_init(parent_pid: int) -> None:
         signal.signal(s, _on_stop_signal)
     sys.unraisablehook = _deliver_again
     _die_with_parent(parent_pid)
+    # Every task of this worker renders: Manim's speedups once, here (the parent's
+    # environment is this worker's, ATTENTION_SPEEDUPS=off included).
+    from publish.rendering.render_setup import install_speedups
+
+    install_speedups()
 
 
 def _run_in_worker(fn: Callable[[Any], Any], arg: Any) -> Any:
@@ -407,6 +412,10 @@ class DaskPool:
             self.client = Client(self.cluster)
         else:
             self.client = _connect(Client, scheduler, SCHEDULER_TIMEOUT)
+        # Every worker, those that join later too, installs Manim's speedups once.
+        from publish.rendering.dask_plugin import SpeedupsPlugin  # imports distributed
+
+        self.client.register_plugin(SpeedupsPlugin())
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})) or (workers or 1))
 
     def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Outcome]:

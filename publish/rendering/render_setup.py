@@ -4,7 +4,8 @@ The quality names, how many partial movies may encode at once within the
 memory budget, the encoders' options, the process's own LaTeX folder and the
 scene class from its reference. :mod:`publish.rendering.scene_render` (a whole scene)
 and :mod:`publish.rendering.split` (a scene drawn in parts) both read it, and neither
-imports the other's caller, :mod:`publish.rendering.pipeline`. Manim-free.
+imports the other's caller, :mod:`publish.rendering.pipeline`. Manim-free (but
+:func:`install_speedups`, which the entry points call, imports Manim).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["QUALITIES", "WORK_PREFIX", "FRAME_BUDGET_MB", "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL", "MAX_INFLIGHT",
+__all__ = ["install_speedups", "SPEEDUP_TEXT_MODULES", "QUALITIES", "WORK_PREFIX", "FRAME_BUDGET_MB", "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL", "MAX_INFLIGHT",
            "PIXELS", "encoder_bytes", "inflight_encoders", "ENCODER_OPTIONS", "X264_OPTIONS", "encoder_options",
            "tex_slot", "scene_ref", "resolve_scene", "capture_poster"]
 
@@ -143,3 +144,17 @@ def capture_poster(renderer: Any, poster_time: float, on_capture: Callable[[Any]
         add_frame(frame, num_frames)
 
     renderer.add_frame = capture
+
+
+#: Our packages whose ``Text`` subclasses build exactly as ``Text`` (the patches never name them).
+SPEEDUP_TEXT_MODULES = ("scenes",)
+
+
+def install_speedups() -> bool:
+    """Manim's speedups (:mod:`manim_speedups`) in this process: what each entry point calls
+    once (``render.py``'s rendering commands, a local worker's initialiser, a Dask worker's
+    plugin, ``publish.targets.notebook.show``), never a render itself. Returns whether they are
+    in place (``ATTENTION_SPEEDUPS=off``, or an untested Manim: plain Manim)."""
+    import manim_speedups
+
+    return manim_speedups.install(text_subclass_modules=SPEEDUP_TEXT_MODULES)

@@ -96,11 +96,9 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     from scenes.base import Timeline
 
     from publish.rendering import encode
-    import manim_speedups as speedups
     from publish.rendering import vector
     from publish.rendering.play_costs import PlayClock
 
-    speedups.install(text_subclass_modules=("scenes",))  # same pixels, less work (manim_speedups/__init__.py)
     cls = resolve_scene(scene)
     scene_id = cls.scene_id
     stem = options.stem(scene_id)

@@ -119,10 +119,8 @@ def render_part(task: PartTask) -> PartOutput:
     from scenes import THEMES
     from scenes.base import Timeline
 
-    import manim_speedups as speedups
     from publish.rendering.play_costs import PlayClock
 
-    speedups.install(text_subclass_modules=("scenes",))
     job = task.job
     cls = resolve_scene(job.scene)
     poster_time = getattr(cls, "poster_time", None)

@@ -84,6 +84,7 @@ def show(scene_id: str, numbers: str | os.PathLike[str] | None = None, quality: 
     from scenes import SCENES
 
     from publish.rendering.pipeline import OutputOptions, QUALITIES, run_renders
+    from publish.rendering.render_setup import install_speedups
     from publish.tables import scene_sections, to_html
 
     quality = {"l": "low", "m": "medium", "h": "high", "k": "4k"}.get(str(quality).lower(), str(quality).lower())
@@ -98,6 +99,7 @@ def show(scene_id: str, numbers: str | os.PathLike[str] | None = None, quality: 
     except NumbersError as exc:
         raise ValueError(f"numbers file {exc}") from None
     folder = Path(out) if out is not None else _default_out(theme)
+    install_speedups()  # the notebook's kernel is an entry point: once per process
     folder.mkdir(parents=True, exist_ok=True)
     summary = run_renders([scene_id], trace, folder, quality, ("mp4", "vtt"), theme, jobs, False,
                           echo=lambda line: None, options=OutputOptions())
