@@ -180,9 +180,14 @@ def check_site(site: Path, draft: Path | None = None, force: bool = False) -> No
 
 # -- what the build wrote, and only that, is removed --------------------------------------------
 
-def remove_unlisted(site: Path, previous: Iterable[str], written: Iterable[str]) -> list[str]:
+def remove_unlisted(site: Path, previous: Iterable[str], written: Iterable[str],
+                    prune_within: Path | None = None) -> list[str]:
     """Remove the files the last build wrote (``previous``, its manifest) that this build did not
-    write again (``written``); nothing else, and nothing reached through a symlink. Returns them."""
+    write again (``written``); nothing else, and nothing reached through a symlink. Returns them.
+
+    A folder emptied by it goes too: one of ours under SITE (``v/<hash>/``, never SITE's own
+    folders), or, with ``prune_within``, only a folder strictly inside that one (a site
+    generator's media folder of this post)."""
     keep = set(written)
     removed = []
     for rel in sorted(set(previous) - keep):
@@ -196,7 +201,9 @@ def remove_unlisted(site: Path, previous: Iterable[str], written: Iterable[str])
         removed.append(rel)
         # An emptied folder of ours goes too (v/<hash>/), never SITE's own folders.
         parent = path.parent
-        while parent != site and parent.name not in _OWN_FOLDERS and inside(site, parent):
+        while (parent != site and inside(site, parent) and (
+                parent.name not in _OWN_FOLDERS if prune_within is None
+                else prune_within in parent.parents)):
             try:
                 parent.rmdir()
             except OSError:

@@ -646,30 +646,6 @@ def _place(source: Path, target: Path) -> None:
         raise
 
 
-def _remove(out: Path, previous: dict[str, str], written: set[str], own: str) -> list[str]:
-    """Files the last build wrote and this one did not; emptied folders under ``own`` go too."""
-    from publish.post.manifest import inside
-
-    removed = []
-    for rel in sorted(set(previous) - written):
-        path = out / rel
-        if rel.startswith("/") or not inside(out, path) or not path.is_file():
-            continue
-        try:
-            path.unlink()
-        except OSError:
-            continue
-        removed.append(rel)
-        parent = path.parent
-        while parent != out / own and (out / own) in parent.parents and inside(out, parent):
-            try:
-                parent.rmdir()
-            except OSError:
-                break
-            parent = parent.parent
-    return removed
-
-
 def build_site(draft: Path, out: Path, to: str, *, links: Path | None = None, numbers: str | None = None,
                quality: str = "low", themes: tuple[str, ...] = ("light",), jobs: int | None = None,
                force: bool = False, echo: Callable[[str], None] = print,
@@ -721,7 +697,9 @@ def build_site(draft: Path, out: Path, to: str, *, links: Path | None = None, nu
     # The record first lists both builds' files, so an interruption leaves nothing unrecorded.
     _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page, "front": front_text,
                                                           "files": {**record["files"], **written}}, indent=0))
-    report.removed = _remove(out, record["files"], set(written), layout.media)
+    from publish.post.manifest import remove_unlisted
+
+    report.removed = remove_unlisted(out, record["files"], set(written), prune_within=out / layout.media)
     _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page, "front": front_text,
                                                           "files": written}, indent=0))
     report.written = sorted(written)
