@@ -39,7 +39,7 @@ from manim import (
     config,
 )
 
-from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
+from .base import FINAL_HOLD, SAFE_EDGE, CaptionPacer, WalkthroughScene, reading_time
 from .learning_moves import count_to
 from .components import (
     NumberLabel,
@@ -66,10 +66,10 @@ LABEL_TOP = 3.2  # top of the English words over the columns
 LABEL_STEP = 0.34  # a level of staggered column words
 MAX_LEVELS = 3
 MATRIX_BOTTOM = -2.45
-LEFT_EDGE = -6.9
+LEFT_EDGE = -SAFE_EDGE
 ROW_LABEL_AREA = 2.15  # "économique" at 23.5 pt
 GAP = 0.9  # between the two matrices
-RIGHT_EDGE = 6.9
+RIGHT_EDGE = SAFE_EDGE
 MAX_PITCH = 0.7
 MAX_ROW = 0.45
 WRITES_Y = -2.84  # what the snapshot writes; later the matrices' names

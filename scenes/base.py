@@ -47,7 +47,8 @@ __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline"
            "BLINK_SECONDS", "BLANK_SHAPES", "SPARSE_HEIGHT",
            "CaptionPacer", "reading_time", "WORDS_PER_SECOND", "RESULT_PAUSE", "FINAL_HOLD",
            "Clarity", "clarity_of", "numbers_in", "LEGIBLE_MEDIAN", "LEGIBLE_MAX", "CLOSE_UP_SHARE",
-           "FINAL_HOLD_MAX", "FROZEN_MAX", "RETURN_SECONDS", "TEXT_FLOOR_PX", "EDGE_MARGIN"]
+           "FINAL_HOLD_MAX", "FROZEN_MAX", "RETURN_SECONDS", "TEXT_FLOOR_PX", "EDGE_MARGIN",
+           "SAFE_EDGE", "SAFE_EDGE_TEXT"]
 
 #: A caption stays on screen at least one second per this many words.
 WORDS_PER_SECOND = 3.0
@@ -99,6 +100,15 @@ RETURN_SECONDS = 30.0
 TEXT_FLOOR_PX = 14.0
 #: Texts keep at least this far (frame units; 480p: 60 px a unit) from the frame's edges.
 EDGE_MARGIN = 0.1
+#: The frame's safe edge: layouts keep what they draw within x = -SAFE_EDGE..SAFE_EDGE. The frame
+#: ends at +-7.11 and the audit wants texts EDGE_MARGIN inside it (+-7.01): 0.11 is left for a
+#: stroke's width or a rounding.
+SAFE_EDGE = 6.9
+#: A few text fits reach 0.05 further, still 0.06 inside EDGE_MARGIN: attention_process's
+#: explanation panel, names and source words, dot_product's u label, word_embeddings' shape note
+#: and vector heading, seq2seq_overview's written words and headers. Their shrink and cut points
+#: were set against this edge; moving them in to SAFE_EDGE would shrink or cut words that fit today.
+SAFE_EDGE_TEXT = 6.95
 #: A number is legible when its glyphs are at least this opaque and no veil covers it.
 LEGIBLE_OPACITY = 0.5
 #: A background-coloured rectangle at least this opaque, drawn over a text, veils it.

@@ -37,7 +37,7 @@ from manim import (
 )
 
 from .motion import unfold_strip, window
-from .base import CaptionPacer, FINAL_HOLD, WalkthroughScene
+from .base import FINAL_HOLD, SAFE_EDGE, CaptionPacer, WalkthroughScene
 from .components import (
     CellBox,
     NumberLabel,
@@ -109,10 +109,10 @@ class BottleneckScene(WalkthroughScene):
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         colour = theme.highlight if view.untrained else theme.muted
         note = caption(network_note(self.trace), theme, TEXT_FONT, colour)
-        if note.width > 13.8:
+        if note.width > 2 * SAFE_EDGE:
             # Long unknown words: the note keeps its one line at the floor size, without their list.
             note = caption(re.sub(r" \([^)]*\)", "", network_note(self.trace)), theme, TEXT_FONT, colour)
-        fit_within(note, max_width=13.8).move_to([0, NOTE_Y, 0])
+        fit_within(note, max_width=2 * SAFE_EDGE).move_to([0, NOTE_Y, 0])
         tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=24,
                             max_width=13.6).move_to([0, TOKENS_Y, 0])
         if tokens.get_top()[1] > note.get_bottom()[1] - 0.1:
@@ -281,7 +281,7 @@ class BottleneckScene(WalkthroughScene):
         slot = min(1.25, 13.5 / T)
         buff = max(slot - CELL_W - 0.08, 0.1)
         width = (T - 1) * (CELL_W + 0.08) + DIGITS_W + 0.08 + (T - 1) * buff
-        self.decoder_beside = width + DECODER_ROOM <= 13.8
+        self.decoder_beside = width + DECODER_ROOM <= 2 * SAFE_EDGE
         top = min(STATES_TOP, tokens.get_bottom()[1] - 0.25)
         # Down to the captions (beside) or to the decoder (under), less the names and "discarded".
         floor = FOOT_Y + 0.6 if self.decoder_beside else DECODER_Y + 0.45
@@ -299,7 +299,7 @@ class BottleneckScene(WalkthroughScene):
             name = caption(f"{letter}{subscript(t + 1)}", theme, 24, theme.encoder).next_to(col, DOWN, buff=0.1)
             states.add(VGroup(col, name))
         states.arrange(RIGHT, buff=buff, aligned_edge=UP)
-        left = -6.9 + (13.8 - DECODER_ROOM - width) / 2 if self.decoder_beside else -states.width / 2
+        left = -SAFE_EDGE + (2 * SAFE_EDGE - DECODER_ROOM - width) / 2 if self.decoder_beside else -states.width / 2
         states.move_to([left + states.width / 2, 0, 0]).align_to([0, top, 0], UP)
         return states
 

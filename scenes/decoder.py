@@ -38,7 +38,7 @@ from manim import (
     VGroup,
 )
 
-from .base import FINAL_HOLD, WalkthroughScene
+from .base import FINAL_HOLD, SAFE_EDGE, WalkthroughScene
 from .components import (
     WORD_MAX_W,
     _kept_indices,
@@ -304,7 +304,7 @@ class DecoderScene(WalkthroughScene):
             end_lines = [f"{n} steps, without choosing <END>"]
         self.end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
         self.end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
-        self.end.shift(LEFT * max(0.0, self.end.get_right()[0] - 6.9))  # a long note stays inside
+        self.end.shift(LEFT * max(0.0, self.end.get_right()[0] - SAFE_EDGE))  # a long note stays inside
         last = SurroundingRectangle(self.rows.written_box(n - 1), color=theme.highlight, buff=0.05)
         self.play(Create(last), fade_in(self.end))
         self.wait(1.0)
@@ -327,7 +327,7 @@ class DecoderScene(WalkthroughScene):
         verdict = _centred_lines(lines, theme, TEXT_FONT, colour)
         fit_within(verdict, max_width=NOTES_W)
         verdict.next_to(end, DOWN, buff=0.1 if self.tall else 0.2).set_x(NOTES_X)
-        verdict.shift(LEFT * max(0.0, verdict.get_right()[0] - 6.9))
+        verdict.shift(LEFT * max(0.0, verdict.get_right()[0] - SAFE_EDGE))
         if view.reference is None:
             self.play(fade_in(verdict))
             self.pause_on_result("translation", END_HOLD)
