@@ -32,7 +32,7 @@ from manim import (
     VGroup,
 )
 
-from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene
+from .base import RESULT_PAUSE, SAFE_EDGE, CaptionPacer, WalkthroughScene
 from .components import (
     CELL_H,
     caption_in,
@@ -427,8 +427,8 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             XT.col_labels.set_color(theme.key)
             set_quiet(XT.grid)
             XT.shift(X.frame.get_corner(UP + LEFT) - XT.frame.get_corner(UP + LEFT))
-            if XT.get_right()[0] > 6.9:
-                XT.shift(LEFT * (XT.get_right()[0] - 6.9))
+            if XT.get_right()[0] > SAFE_EDGE:
+                XT.shift(LEFT * (XT.get_right()[0] - SAFE_EDGE))
             self.play(fade_in(XT), run_time=0.6)
         cols = [VGroup(*(XT.cell(k, i) for k in range(D))) for i in shown]
         rows = [VGroup(*(X.cell(i, k) for k in range(D))) for i in shown]
