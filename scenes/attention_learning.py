@@ -228,8 +228,8 @@ class AttentionLearningScene(WalkthroughScene):
         names.units = units
         return names
 
-    def _maker(self, field: str, decimals: int, like: NumberLabel):
-        """Builds the label of a passing value of ``field`` in ``like``'s style (while counting)."""
+    def _maker(self, decimals: int):
+        """Builds the label of a passing value of a measure shown with ``decimals`` (while counting)."""
         def make(value: float) -> NumberLabel:
             return NumberLabel(value, self.theme, key=None, font_size=PANEL_FONT, colour=self.theme.weight,
                                decimals=decimals)
@@ -295,8 +295,8 @@ class AttentionLearningScene(WalkthroughScene):
                 else f"After {d['steps'][k]} steps: the end of training")
         # The matrix tweens into the snapshot, and the measures count to theirs, in place.
         self.pacer.swap(text, ReplacementTransform(self.grid, grid),
-                        *[count_to(a, b, self._maker(field, decimals, b))
-                          for a, b, (_, field, decimals, _) in zip(self.panel, panel, self.MEASURES)],
+                        *[count_to(a, b, self._maker(decimals))
+                          for a, b, (_, _, decimals, _) in zip(self.panel, panel, self.MEASURES)],
                         *swap_writes, run_time=SLOW_MORPH if slow else FAST_MORPH)
         self.grid, self.panel, self.writes, self.writes_k = grid, panel, writes, k
         self.shown_matrices.append(np.array([c.value for c in grid]).reshape(len(d["rows"]), -1))

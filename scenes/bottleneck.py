@@ -53,7 +53,6 @@ from .components import (
     subscript,
     word_box,
 )
-from .decoder import legible_dots
 from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["BottleneckScene"]
@@ -292,10 +291,10 @@ class BottleneckScene(WalkthroughScene):
         for t in range(T):
             # Digits only on h_T, the one vector the decoder gets (12 numbers, not T x 12):
             # the others are read by their colours.
-            col = legible_dots(VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
-                                            cell_width=DIGITS_W if t == T - 1 else CELL_W,
-                                            cell_height=cell_h, max_rows=rows,
-                                            show_numbers=t == T - 1))
+            col = VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
+                               cell_width=DIGITS_W if t == T - 1 else CELL_W,
+                               cell_height=cell_h, max_rows=rows,
+                               show_numbers=t == T - 1)
             name = caption(f"{letter}{subscript(t + 1)}", theme, 24, theme.encoder).next_to(col, DOWN, buff=0.1)
             states.add(VGroup(col, name))
         states.arrange(RIGHT, buff=buff, aligned_edge=UP)

@@ -26,7 +26,6 @@ from manim import (
     SurroundingRectangle,
     Text,
     VGroup,
-    VMobject,
     smooth,
 )
 
@@ -601,11 +600,6 @@ class StateStrip(VGroup):
     def context_ring(self, theme: Theme) -> Mobject:
         """The ring round the last chip, h_T (how ``encoder`` ends)."""
         return SurroundingRectangle(self[len(self) - 1], color=theme.highlight, buff=0.08)
-
-
-def set_dimmed(mob: VMobject, dimmed: bool = True, opacity: float = 0.25) -> VMobject:
-    """Fade what is not in focus (used with ``.animate``)."""
-    return mob.set_opacity(opacity if dimmed else 1.0)
 
 
 class OpacityScaling(Animation):

@@ -29,7 +29,6 @@ from manim import (
     FadeIn,
     GrowArrow,
     Indicate,
-    MathTex,
     Rectangle,
     ReplacementTransform,
     RoundedRectangle,
@@ -64,11 +63,10 @@ from .motion import crossfade, feed_back, hand_off, moved, window
 from .part1_words import become_chip, chip_column, reader_note
 from .seq2seq_view import decoder_view
 
-__all__ = ["DecoderScene", "ComparedRows", "legible_dots"]
+__all__ = ["DecoderScene", "ComparedRows"]
 
 TITLE_Y = 3.6
 NOTE_Y = 3.1
-START_Y = 1.72
 WORK_Y = 0.74
 # The inputs, left to right: the previous word, the context h_T, s_{t-1}; s_{t-1} sits next to
 # the cell, so s_t's way back into its slot crosses only the cell. 1.55 apart: "generated" and
@@ -85,7 +83,6 @@ TEXT_FONT = 24  # over the legibility floor: 14 px capitals at 480p
 #: Seconds each quick step's moves take, as a share of the told ones' (issue 31: at most 40 %
 #: of the first step in all).
 QUICK = 0.45
-MEANING_TOP = -1.2
 # The words written (and, at the end, the reference) under the diagram.
 ROWS_TOP = -2.25  # room above for the word fed back (the op word's lane)
 ROWS_TOP_TALL = -1.15  # two pairs of rows (24 pt): the meanings make room
@@ -392,8 +389,7 @@ class DecoderScene(WalkthroughScene):
     def _column(self, values, key: str, name: str, colour, x: float) -> VectorColumn:
         """A vector on the working row, named in plain text above it (no
         LaTeX run per step: the names change every step)."""
-        col = legible_dots(VectorColumn(values, self.theme, key=key, colour=colour, cell_width=CELL_W,
-                                        cell_height=CELL_H))
+        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=CELL_W, cell_height=CELL_H)
         _place(col, x)
         col.label = caption(name, self.theme, 24, colour, slant="ITALIC").next_to(col.frame, UP, buff=0.08)
         col.add(col.label)
@@ -446,17 +442,6 @@ class DecoderScene(WalkthroughScene):
 
 
 PROB_BAR_W = 1.6
-
-
-def legible_dots(col: VectorColumn, font_size: float = 30) -> VectorColumn:
-    """Enlarge a column's elision dots to the formula floor (28.2 pt): the
-    shared column draws them at 1.2 times its number size, 24 pt for 20 pt
-    numbers, 10 px at 480p."""
-    for cell in col.cells:
-        for mob in cell.submobjects:
-            if isinstance(mob, MathTex) and mob.font_size < font_size:
-                mob.scale(font_size / mob.font_size)
-    return col
 
 
 def _halves(text: str) -> tuple[str, str]:
