@@ -210,11 +210,6 @@ class StepLog:
                 and max(float(m.get_fill_opacity()), float(m.get_stroke_opacity())) > 0.02}
 
 
-def _centred_top(height: float, ceiling: float = 3.0, floor: float = -2.8) -> float:
-    """Top edge of a block ``height`` tall centred between title and caption."""
-    return min(ceiling, (ceiling + floor) / 2 + height / 2)
-
-
 #: Zooms tried for small tables, largest first (1.5: digits at 30 pt).
 ZOOMS = (1.5, 1.4, 1.3, 1.2, 1.1)
 
