@@ -41,7 +41,7 @@ from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
 from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend, turn_columns,
                              voice, wait_for_reader)
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, focus, slide
+from .motion import TRANSPOSE_TIME, fly, focus, slide
 from .components import (
     caption_in,
     caption_out,
@@ -58,13 +58,12 @@ from .components import (
     subscript,
     title_bar,
 )
-from .dot_product_attention import (
+from .matrix_layout import (
     CONTENT_BOTTOM,
     CONTENT_TOP,
     LABEL_SIZE,
     NAME_TEX,
     TRANSPOSE_LAG,
-    fly,
     legend_row,
     table_cell_width,
     zoom_for,
