@@ -57,7 +57,7 @@ from .clarity_moves import (
     voice,
     wait_for_reader,
 )
-from .dot_product_attention import (
+from .matrix_layout import (
     CONTENT_BOTTOM,
     CONTENT_TOP,
     LABEL_SIZE,
@@ -65,7 +65,6 @@ from .dot_product_attention import (
     NAME_TEX,
     TRANSPOSE_LAG,
     ZOOMS,
-    fly,
     legend_row,
     table_cell_width,
     zoom_for,
@@ -75,7 +74,7 @@ from .dot_product_attention import (
     rekey_transposed,
 )
 from .glyphs import NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, focus, gather, ring_to, slide
+from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
