@@ -355,7 +355,7 @@ class AttentionLearningScene(WalkthroughScene):
             fit_within(line, max_width=TEXT_WIDTH).move_to([0, y, 0])
 
         # The measures and the step's caption make way for the grammar's matrix.
-        self.pacer._wait_for_reader()
+        self.pacer.wait_for_reader()
         self.play(fade_out(self.panel), fade_out(self.panel_names), fade_out(self.panel_names.units),
                   fade_out(self.writes), fade_out(self.pacer.current), run_time=0.6)
         self.pacer.current = None

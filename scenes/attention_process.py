@@ -755,7 +755,7 @@ class AttentionProcessScene(WalkthroughScene):
         to name its columns and the strip's words travel to name its rows. Heat only: the
         weights' digits were read in the close-up."""
         st = self.stage
-        st.pacer._wait_for_reader()
+        st.pacer.wait_for_reader()
         parts = self._alignment_parts()
         matrix, heading, note = parts["matrix"], parts["heading"], parts["note"]
         self.align_parts = parts

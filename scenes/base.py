@@ -40,7 +40,7 @@ from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGrou
 from attention_core import Trace
 
 from .components import NumberLabel, caption_in, declared_reading, caption_out, fade_in, step_caption, STEP_CAPTION_SIZE, \
-    STEP_CAPTION_Y
+    STEP_CAPTION_Y, text_leaves
 from .theme import DARK, Theme
 
 __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px",
@@ -188,16 +188,6 @@ def _shown(text: Mobject) -> bool:
     object itself (a formula's own fill is transparent, and fades
     (``components._Fade``) change the glyphs' opacity, not the text's)."""
     return any(_visible(m) for m in text.family_members_with_points())
-
-
-def _text_leaves(mob: Mobject) -> list[Mobject]:
-    """Whole text objects (a Text, a formula), not their glyphs."""
-    if isinstance(mob, (Text, MathTex, SingleStringMathTex, Tex)):
-        return [mob]
-    out: list[Mobject] = []
-    for sub in mob.submobjects:
-        out.extend(_text_leaves(sub))
-    return out
 
 
 #: Bounds already worked out during the audit snapshot under way (id -> bounds): a text's box
@@ -621,7 +611,7 @@ class WalkthroughScene(Scene):
                     fault = f"outside the frame: {_describe(mob)} at ({x0:.2f},{y0:.2f})-({x1:.2f},{y1:.2f})"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
-            texts.extend(t for t in _text_leaves(top) if _shown(t))
+            texts.extend(t for t in text_leaves(top) if _shown(t))
             for fault in _numbers_read_apart(top):
                 if fault not in self.audit.faults:
                     self.audit.faults.append(fault)
@@ -831,7 +821,7 @@ def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
     seen: dict[tuple, np.ndarray] = {}
     shapes = 0
     for top in mobjects:
-        texts = _text_leaves(top)
+        texts = text_leaves(top)
         glyphs = {id(g) for t in texts for g in t.get_family()}
         group, centres = [], []
         for mob in texts:
@@ -861,7 +851,7 @@ def _content_height(mobjects: list[Mobject]) -> float:
     at opacity >= :data:`SPARSE_OPACITY`, the title band and the captions (sentences) aside."""
     top, bottom = -np.inf, np.inf
     for mob in mobjects:
-        captions = {id(g) for t in _text_leaves(mob)
+        captions = {id(g) for t in text_leaves(mob)
                     if len(str(getattr(t, "original_text", "") or "").split()) >= CAPTION_MIN_WORDS
                     or declared_reading(t) is not None for g in t.get_family()}
         for m in mob.family_members_with_points():
@@ -900,7 +890,8 @@ class CaptionPacer:
     def needed(text: str) -> float:
         return max(1.5, reading_time(text))
 
-    def _wait_for_reader(self, extra: float = 0.0) -> None:
+    def wait_for_reader(self, extra: float = 0.0) -> None:
+        """Wait until the current caption has been up its reading time (less ``extra`` s)."""
         if self.current is None:
             return
         due = self.since + self.needed(self.current.text) - self.scene.time - extra
@@ -913,7 +904,7 @@ class CaptionPacer:
 
         ``text`` may be a built caption (a group with a ``text`` attribute).
         """
-        self._wait_for_reader(extra=run_time / 2)
+        self.wait_for_reader(extra=run_time / 2)
         new = text if isinstance(text, VGroup) else step_caption(text, self.scene.theme, self.y,
                                                                  self.font_size)
         start = self.scene.time
@@ -929,7 +920,7 @@ class CaptionPacer:
 
     def finish(self, hold: float = FINAL_HOLD) -> None:
         """Let the last caption be read, then hold the final figure."""
-        self._wait_for_reader()
+        self.wait_for_reader()
         self.scene.wait(hold)
         if hasattr(self.scene, "close_step"):
             self.scene.close_step()

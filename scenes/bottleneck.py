@@ -204,7 +204,7 @@ class BottleneckScene(WalkthroughScene):
         # Its texts (names, digits, "discarded") would be too small to read once shrunk: they
         # go first (and stay gone), the shapes shrink: h_T is its colours now, still ringed.
         texts = VGroup(*(m for m in figure.get_family() if isinstance(m, (Text, MathTex))))
-        pacer._wait_for_reader(extra=0.8)  # the cost is read before the figure makes way
+        pacer.wait_for_reader(extra=0.8)  # the cost is read before the figure makes way
         self.play(_Dim(texts, 0.0), fade_out(VGroup(self.tokens, self.context)), run_time=0.5)
         target = figure.copy()
         target.scale(min(FIGURE_H / figure.height, 12.0 / figure.width)).move_to([0, FIGURE_Y, 0])

@@ -40,7 +40,7 @@ from manim import (
 from .base import FINAL_HOLD, SAFE_EDGE, WalkthroughScene
 from .components import (
     WORD_MAX_W,
-    _kept_indices,
+    kept_indices,
     CellBox,
     NumberLabel,
     VectorColumn,
@@ -381,7 +381,7 @@ class DecoderScene(WalkthroughScene):
 
     def _chip(self, values, name: str, colour, x: float, scale: float = 1.0) -> VectorColumn:
         """A vector as a chip as tall as a column of digits, centred on the working row at ``x``."""
-        rows = len(_kept_indices(len(values), 8))
+        rows = len(kept_indices(len(values), 8))
         chip = chip_column(values, self.theme, name, colour, scale, CELL_H * rows, slant="ITALIC")
         chip.label.next_to(chip.frame, UP, buff=0.08)
         return chip.shift([x, WORK_Y, 0] - chip.frame.get_center())

@@ -448,7 +448,7 @@ class HiddenStateMapScene(WalkthroughScene):
         """The next caption once the current one has been read: out, then in (two
         captions in one place never share a frame)."""
         if pacer.current is not None:
-            pacer._wait_for_reader()
+            pacer.wait_for_reader()
             self.play(fade_out(pacer.current), run_time=0.4)
             pacer.current = None
         pacer.swap(text, *anims)
