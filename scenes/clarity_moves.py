@@ -25,7 +25,7 @@ from manim.utils.rate_functions import smooth
 
 from .base import FINAL_HOLD, FINAL_HOLD_MAX
 from .components import NumberLabel, fade_in, fade_out
-from .motion import MovesGroup, _note, _shapes_of, cell_boxes, digits_of, window
+from .motion import MovesGroup, cell_boxes, digits_of, record_move, shapes_of, window
 
 __all__ = ["QUIET", "LABEL_DIM", "quiet", "voice", "set_quiet", "dim_labels", "shapes_of_legend",
            "turn_columns", "end_on_poster", "wait_for_reader", "DigitsTo"]
@@ -185,11 +185,11 @@ def turn_columns(columns: Sequence[Mobject], rows: Sequence[Mobject], lag_ratio:
         boxes = VGroup(*(m.copy() for m in cell_boxes(col)))
         goal = VGroup(*(m.copy() for m in cell_boxes(row)))
         anims += [_Turn(boxes, goal, rate_func=window(a, b)),
-                  fade_out(_shapes_of(col), rate_func=window(a, a + 0.3 * span)),
-                  fade_in(_shapes_of(row), rate_func=window(a + 0.7 * span, b))]
+                  fade_out(shapes_of(col), rate_func=window(a, a + 0.3 * span)),
+                  fade_in(shapes_of(row), rate_func=window(a + 0.7 * span, b))]
     group = MovesGroup(*anims, **kw)
     for k in range(n):
-        _note(group, what, ("column", k), ("row", k))
+        record_move(group, what, ("column", k), ("row", k))
     return group
 
 
