@@ -39,7 +39,7 @@ from .components import (
     caption_out,
     ValueCell,
     ValueMatrix,
-    _kept_indices,
+    kept_indices,
     caption,
     fade_in,
     fade_out,
@@ -100,7 +100,7 @@ def winners_kept(weights: np.ndarray, max_shown: int) -> list[int]:
                   key=lambda i: -float(np.max(weights[:, i])))
     keep: list[int] = []
     for i in best:
-        if len(_kept_indices(n, max_shown, [*keep, i])) <= max_shown:
+        if len(kept_indices(n, max_shown, [*keep, i])) <= max_shown:
             keep.append(i)
     return keep
 
@@ -143,7 +143,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         NQ = tr.queries.shape[0]
         z, w, h, max_shown, stack, under = self._sizes()
         keep = winners_kept(tr.weights, max_shown)
-        shown = [i for i in _kept_indices(N, max_shown, keep) if i is not None]
+        shown = [i for i in kept_indices(N, max_shown, keep) if i is not None]
         mat = dict(cell_width=w, cell_height=h, font_size=NUMBER_FONT * z,
                    label_size=max(20 * z, LABEL_SIZE))
         title = title_bar(
