@@ -39,8 +39,8 @@ from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGrou
 
 from attention_core import Trace
 
-from .components import NumberLabel, caption_in, declared_reading, caption_out, fade_in, step_caption, STEP_CAPTION_SIZE, \
-    STEP_CAPTION_Y, text_leaves
+from .components import NumberLabel, caption_in, declared_reading, caption_out, fade_in, step_caption, text_leaves, \
+    STEP_CAPTION_SIZE, STEP_CAPTION_Y
 from .theme import DARK, Theme
 
 __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline", "text_height_px",

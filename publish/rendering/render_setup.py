@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["QUALITIES", "FORMATS", "WORK_PREFIX", "FRAME_BUDGET_MB", "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL", "MAX_INFLIGHT",
-           "PIXELS", "encoder_bytes", "inflight_encoders", "ENCODER_OPTIONS", "X264_OPTIONS", "encoder_options",
+__all__ = ["QUALITIES", "FORMATS", "WORK_PREFIX", "FRAME_BUDGET_MB", "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL",
+           "MAX_INFLIGHT", "PIXELS", "encoder_bytes", "inflight_encoders", "ENCODER_OPTIONS", "X264_OPTIONS", "encoder_options",
            "tex_slot", "scene_ref", "resolve_scene", "capture_poster", "manim_settings"]
 
 #: Our quality names and Manim's. The one definition: render.py, the pipeline and the notebook read it.
@@ -54,7 +54,8 @@ def inflight_encoders(quality: str, budget_mb: float | None = None) -> int:
         return int(value)
     if budget_mb is None:
         env = os.environ.get("ATTENTION_FRAME_BUDGET_MB", "")
-        budget_mb = float(env) if env.isascii() and env.replace(".", "", 1).isdigit() and float(env) > 0 else FRAME_BUDGET_MB
+        readable = env.isascii() and env.replace(".", "", 1).isdigit()
+        budget_mb = float(env) if readable and float(env) > 0 else FRAME_BUDGET_MB
     width, height = PIXELS[quality]
     return max(1, min(MAX_INFLIGHT, int(budget_mb * (1 << 20) // encoder_bytes(width, height))))
 
