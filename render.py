@@ -42,11 +42,11 @@ if __name__ == "__main__":
 
 import click  # noqa: E402 (after the handler: importing click alone takes a second on a loaded machine)
 
+# One definition of each, in render_setup (Manim-free: `--help` still needs no manim).
+from publish.rendering.render_setup import FORMATS, QUALITIES
+
 __all__ = ["cli", "main", "render_scene", "show", "QUALITIES", "FORMATS", "THEME_NAMES"]
 
-# Kept in sync with publish.rendering.pipeline (imported lazily: `--help` needs no manim).
-QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
-FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
 THEME_NAMES = ("dark", "light")
 
 # -- output options (issue 14): Manim's short quality names, naming, steps ----

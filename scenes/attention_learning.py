@@ -39,7 +39,7 @@ from manim import (
     config,
 )
 
-from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
+from .base import FINAL_HOLD, SAFE_EDGE, CaptionPacer, WalkthroughScene, reading_time
 from .learning_moves import count_to
 from .components import (
     NumberLabel,
@@ -66,10 +66,10 @@ LABEL_TOP = 3.2  # top of the English words over the columns
 LABEL_STEP = 0.34  # a level of staggered column words
 MAX_LEVELS = 3
 MATRIX_BOTTOM = -2.45
-LEFT_EDGE = -6.9
+LEFT_EDGE = -SAFE_EDGE
 ROW_LABEL_AREA = 2.15  # "économique" at 23.5 pt
 GAP = 0.9  # between the two matrices
-RIGHT_EDGE = 6.9
+RIGHT_EDGE = SAFE_EDGE
 MAX_PITCH = 0.7
 MAX_ROW = 0.45
 WRITES_Y = -2.84  # what the snapshot writes; later the matrices' names
@@ -228,8 +228,8 @@ class AttentionLearningScene(WalkthroughScene):
         names.units = units
         return names
 
-    def _maker(self, field: str, decimals: int, like: NumberLabel):
-        """Builds the label of a passing value of ``field`` in ``like``'s style (while counting)."""
+    def _maker(self, decimals: int):
+        """Builds the label of a passing value of a measure shown with ``decimals`` (while counting)."""
         def make(value: float) -> NumberLabel:
             return NumberLabel(value, self.theme, key=None, font_size=PANEL_FONT, colour=self.theme.weight,
                                decimals=decimals)
@@ -295,8 +295,8 @@ class AttentionLearningScene(WalkthroughScene):
                 else f"After {d['steps'][k]} steps: the end of training")
         # The matrix tweens into the snapshot, and the measures count to theirs, in place.
         self.pacer.swap(text, ReplacementTransform(self.grid, grid),
-                        *[count_to(a, b, self._maker(field, decimals, b))
-                          for a, b, (_, field, decimals, _) in zip(self.panel, panel, self.MEASURES)],
+                        *[count_to(a, b, self._maker(decimals))
+                          for a, b, (_, _, decimals, _) in zip(self.panel, panel, self.MEASURES)],
                         *swap_writes, run_time=SLOW_MORPH if slow else FAST_MORPH)
         self.grid, self.panel, self.writes, self.writes_k = grid, panel, writes, k
         self.shown_matrices.append(np.array([c.value for c in grid]).reshape(len(d["rows"]), -1))
@@ -355,7 +355,7 @@ class AttentionLearningScene(WalkthroughScene):
             fit_within(line, max_width=TEXT_WIDTH).move_to([0, y, 0])
 
         # The measures and the step's caption make way for the grammar's matrix.
-        self.pacer._wait_for_reader()
+        self.pacer.wait_for_reader()
         self.play(fade_out(self.panel), fade_out(self.panel_names), fade_out(self.panel_names.units),
                   fade_out(self.writes), fade_out(self.pacer.current), run_time=0.6)
         self.pacer.current = None

@@ -56,7 +56,7 @@ from manim import (
     config,
 )
 
-from .base import FINAL_HOLD, CaptionPacer, WalkthroughScene, reading_time
+from .base import FINAL_HOLD, SAFE_EDGE, SAFE_EDGE_TEXT, CaptionPacer, WalkthroughScene, reading_time
 from .motion import file_row, focus, hand_off, moved, ring_to, slide, unfold_strip, window
 from .part1_layout import wrapped_note
 from .process_view import ProcessView, process_view
@@ -99,7 +99,7 @@ WORD_FONT = TEXT_SIZE
 BAR_MAX_H = 0.48
 PANEL_TOP = -2.1  # top of the decoder panel's columns (their labels above)
 STRIP_Y = -3.64  # the "French so far" strip (clear of the bottom edge)
-EXPLAIN_LEFT, EXPLAIN_RIGHT, EXPLAIN_TOP = 2.7, 6.95, -1.3  # the equation and caption of the moment
+EXPLAIN_LEFT, EXPLAIN_RIGHT, EXPLAIN_TOP = 2.7, SAFE_EDGE_TEXT, -1.3  # the equation and caption of the moment
 EQUATION_SIZE = 34  # >= 33.2 pt: 14 px capitals at 480p
 DOTS_SIZE = 34
 STRIP_WORD = TEXT_SIZE
@@ -384,7 +384,7 @@ class AttentionProcessScene(WalkthroughScene):
         right = self.xs[0] - self.cell_w / 2 - 0.2
         symbol = math_label(tex, self.theme, EQUATION_SIZE, colour)
         name = VGroup(caption(word, self.theme, TEXT_SIZE, self.theme.muted), symbol).arrange(RIGHT, buff=0.12)
-        if name.width > right + 6.95:
+        if name.width > right + SAFE_EDGE_TEXT:
             name = VGroup(symbol)
         return name.move_to([0, y, 0]).align_to([right, 0, 0], RIGHT)
 
@@ -425,7 +425,7 @@ class AttentionProcessScene(WalkthroughScene):
         """Positions of the strip's words, and how many at the front are hidden
         (the last words always show; hidden ones give way to an ellipsis)."""
         left = self.strip_label.get_right()[0] + 0.3
-        room = 6.95 - left
+        room = SAFE_EDGE_TEXT - left
         gap = 0.22
         first = 0
         while first < len(words) - 1 and (sum(w.width for w in words[first:]) + gap * (len(words) - first - 1)
@@ -468,7 +468,7 @@ class AttentionProcessScene(WalkthroughScene):
         view, n = self.view, len(self.view.steps)
         first = view.steps[0]
         self.stage = st = Stage(title=caption("Attention over the encoder states", theme, 28))
-        st.title.move_to([0, TITLE_Y, 0]).align_to([-6.9, 0, 0], LEFT)
+        st.title.move_to([0, TITLE_Y, 0]).align_to([-SAFE_EDGE, 0, 0], LEFT)
         st.kind = self._kind_note(st.title, n)
         st.words = word_labels(view.source_tokens, self.xs, self.words_y, self.pitch, theme)
         st.states = self._encoder_states()
@@ -483,7 +483,7 @@ class AttentionProcessScene(WalkthroughScene):
         st.box.move_to([self.x_box, st.s_prev.frame.get_center()[1], 0])
         # The strip starts with <START>, op_0: the word the decoder reads next is always its last.
         self.strip_label = caption("French so far:", theme, TEXT_SIZE, theme.muted)
-        self.strip_label.move_to([0, STRIP_Y, 0]).align_to([-6.9, 0, 0], LEFT)
+        self.strip_label.move_to([0, STRIP_Y, 0]).align_to([-SAFE_EDGE, 0, 0], LEFT)
         self.strip_dots = caption(ELLIPSIS, theme, STRIP_WORD, theme.muted)
         self.strip_dots.move_to([self.strip_label.get_right()[0] + 0.3 + self.strip_dots.width / 2, STRIP_Y, 0])
         st.strip_words = [self._strip_word(first.input_word, theme.target_embedding)]
@@ -494,7 +494,7 @@ class AttentionProcessScene(WalkthroughScene):
         self.strip = StateStrip(view.encoder_states, theme)
         self.strip_note = self.strip.place_note(wrapped_note(
             f"h\u2081 \u2026 h{subscript(self.T)} from the network with attention (its own encoder)",
-            theme, TEXT_SIZE, theme.muted, max_width=6.9 - self.strip.get_right()[0] - 0.3))
+            theme, TEXT_SIZE, theme.muted, max_width=SAFE_EDGE - self.strip.get_right()[0] - 0.3))
         self.add(st.title, st.kind, st.words, self.strip, self.strip_note)
 
     def carry_the_states_up(self) -> None:
@@ -518,7 +518,7 @@ class AttentionProcessScene(WalkthroughScene):
         st, theme, n = self.stage, self.theme, len(self.view.steps)
         st.step_start = self.time
         label = caption(f"step {t + 1} of {n}", theme, TEXT_SIZE, theme.highlight)
-        label.align_to(st.title, DOWN).align_to([6.9, 0, 0], RIGHT)
+        label.align_to(st.title, DOWN).align_to([SAFE_EDGE, 0, 0], RIGHT)
         # The counter's texts swap without crossing (each is its own caption cue).
         st.label_anim = (fade_in(label) if st.step_label is None
                          else AnimationGroup(caption_out(st.step_label), caption_in(label)))
@@ -755,7 +755,7 @@ class AttentionProcessScene(WalkthroughScene):
         to name its columns and the strip's words travel to name its rows. Heat only: the
         weights' digits were read in the close-up."""
         st = self.stage
-        st.pacer._wait_for_reader()
+        st.pacer.wait_for_reader()
         parts = self._alignment_parts()
         matrix, heading, note = parts["matrix"], parts["heading"], parts["note"]
         self.align_parts = parts
@@ -879,7 +879,7 @@ class AttentionProcessScene(WalkthroughScene):
         ("step 13 of 13") keeps the right end of the line."""
         view, theme = self.view, self.theme
         which = self._how_learned() if view.trained else "untrained"
-        counter_left = 6.9 - caption(f"step {n} of {n}", theme, TEXT_SIZE).width - 0.3
+        counter_left = SAFE_EDGE - caption(f"step {n} of {n}", theme, TEXT_SIZE).width - 0.3
         for said in (f"{_SCORE_NAME[view.score]} score, {which}", f"{view.score.replace('_', ' ')} score, {which}",
                      which, "untrained" if view.untrained else "trained"):  # the note shortened when the counter leaves it no room
             kind = caption(said, theme, TEXT_SIZE, theme.muted)
@@ -947,13 +947,13 @@ class AttentionProcessScene(WalkthroughScene):
                  [right - src.width / 2, top_room + 0.9]]
 
         def clear(mob: Mobject) -> bool:
-            inside = mob.get_left()[0] >= -6.95 and mob.get_right()[0] <= 6.95
+            inside = mob.get_left()[0] >= -SAFE_EDGE_TEXT and mob.get_right()[0] <= SAFE_EDGE_TEXT
             return inside and not any(_touch(mob, other) for other in [*cols, out])
 
         for x, y in spots:
             if clear(src.move_to([x, y, 0])):
                 return src
-        return src.move_to([spots[0][0], spots[0][1], 0]) if spots[0][0] - src.width / 2 >= -6.95 else src
+        return src.move_to([spots[0][0], spots[0][1], 0]) if spots[0][0] - src.width / 2 >= -SAFE_EDGE_TEXT else src
 
     # -- moves between steps ----------------------------------------------------
 

@@ -40,6 +40,7 @@ from manim import MathTex, Mobject, Scene, SingleStringMathTex, Tex, Text, VGrou
 from attention_core import Trace
 
 from .components import NumberLabel, caption_in, declared_reading, caption_out, fade_in, restore_faded, step_caption, \
+    text_leaves, \
     STEP_CAPTION_SIZE, STEP_CAPTION_Y
 from .theme import DARK, Theme
 
@@ -47,7 +48,8 @@ __all__ = ["WalkthroughScene", "Audit", "ShownNumber", "Step", "Cue", "Timeline"
            "BLINK_SECONDS", "BLANK_SHAPES", "SPARSE_HEIGHT",
            "CaptionPacer", "reading_time", "WORDS_PER_SECOND", "RESULT_PAUSE", "FINAL_HOLD",
            "Clarity", "clarity_of", "numbers_in", "LEGIBLE_MEDIAN", "LEGIBLE_MAX", "CLOSE_UP_SHARE",
-           "FINAL_HOLD_MAX", "FROZEN_MAX", "RETURN_SECONDS", "TEXT_FLOOR_PX", "EDGE_MARGIN"]
+           "FINAL_HOLD_MAX", "FROZEN_MAX", "RETURN_SECONDS", "TEXT_FLOOR_PX", "EDGE_MARGIN",
+           "SAFE_EDGE", "SAFE_EDGE_TEXT"]
 
 #: A caption stays on screen at least one second per this many words.
 WORDS_PER_SECOND = 3.0
@@ -99,6 +101,15 @@ RETURN_SECONDS = 30.0
 TEXT_FLOOR_PX = 14.0
 #: Texts keep at least this far (frame units; 480p: 60 px a unit) from the frame's edges.
 EDGE_MARGIN = 0.1
+#: The frame's safe edge: layouts keep what they draw within x = -SAFE_EDGE..SAFE_EDGE. The frame
+#: ends at +-7.11 and the audit wants texts EDGE_MARGIN inside it (+-7.01): 0.11 is left for a
+#: stroke's width or a rounding.
+SAFE_EDGE = 6.9
+#: A few text fits reach 0.05 further, still 0.06 inside EDGE_MARGIN: attention_process's
+#: explanation panel, names and source words, dot_product's u label, word_embeddings' shape note
+#: and vector heading, seq2seq_overview's written words and headers. Their shrink and cut points
+#: were set against this edge; moving them in to SAFE_EDGE would shrink or cut words that fit today.
+SAFE_EDGE_TEXT = 6.95
 #: A number is legible when its glyphs are at least this opaque and no veil covers it.
 LEGIBLE_OPACITY = 0.5
 #: A background-coloured rectangle at least this opaque, drawn over a text, veils it.
@@ -178,16 +189,6 @@ def _shown(text: Mobject) -> bool:
     object itself (a formula's own fill is transparent, and fades
     (``components._Fade``) change the glyphs' opacity, not the text's)."""
     return any(_visible(m) for m in text.family_members_with_points())
-
-
-def _text_leaves(mob: Mobject) -> list[Mobject]:
-    """Whole text objects (a Text, a formula), not their glyphs."""
-    if isinstance(mob, (Text, MathTex, SingleStringMathTex, Tex)):
-        return [mob]
-    out: list[Mobject] = []
-    for sub in mob.submobjects:
-        out.extend(_text_leaves(sub))
-    return out
 
 
 #: Bounds already worked out during the audit snapshot under way (id -> bounds): a text's box
@@ -619,7 +620,7 @@ class WalkthroughScene(Scene):
                     fault = f"outside the frame: {_describe(mob)} at ({x0:.2f},{y0:.2f})-({x1:.2f},{y1:.2f})"
                     if fault not in self.audit.faults:
                         self.audit.faults.append(fault)
-            texts.extend(t for t in _text_leaves(top) if _shown(t))
+            texts.extend(t for t in text_leaves(top) if _shown(t))
             for fault in _numbers_read_apart(top):
                 if fault not in self.audit.faults:
                     self.audit.faults.append(fault)
@@ -829,7 +830,7 @@ def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
     seen: dict[tuple, np.ndarray] = {}
     shapes = 0
     for top in mobjects:
-        texts = _text_leaves(top)
+        texts = text_leaves(top)
         glyphs = {id(g) for t in texts for g in t.get_family()}
         group, centres = [], []
         for mob in texts:
@@ -859,7 +860,7 @@ def _content_height(mobjects: list[Mobject]) -> float:
     at opacity >= :data:`SPARSE_OPACITY`, the title band and the captions (sentences) aside."""
     top, bottom = -np.inf, np.inf
     for mob in mobjects:
-        captions = {id(g) for t in _text_leaves(mob)
+        captions = {id(g) for t in text_leaves(mob)
                     if len(str(getattr(t, "original_text", "") or "").split()) >= CAPTION_MIN_WORDS
                     or declared_reading(t) is not None for g in t.get_family()}
         for m in mob.family_members_with_points():
@@ -898,7 +899,8 @@ class CaptionPacer:
     def needed(text: str) -> float:
         return max(1.5, reading_time(text))
 
-    def _wait_for_reader(self, extra: float = 0.0) -> None:
+    def wait_for_reader(self, extra: float = 0.0) -> None:
+        """Wait until the current caption has been up its reading time (less ``extra`` s)."""
         if self.current is None:
             return
         due = self.since + self.needed(self.current.text) - self.scene.time - extra
@@ -911,7 +913,7 @@ class CaptionPacer:
 
         ``text`` may be a built caption (a group with a ``text`` attribute).
         """
-        self._wait_for_reader(extra=run_time / 2)
+        self.wait_for_reader(extra=run_time / 2)
         new = text if isinstance(text, VGroup) else step_caption(text, self.scene.theme, self.y,
                                                                  self.font_size)
         start = self.scene.time
@@ -927,7 +929,7 @@ class CaptionPacer:
 
     def finish(self, hold: float = FINAL_HOLD) -> None:
         """Let the last caption be read, then hold the final figure."""
-        self._wait_for_reader()
+        self.wait_for_reader()
         self.scene.wait(hold)
         if hasattr(self.scene, "close_step"):
             self.scene.close_step()

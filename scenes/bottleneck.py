@@ -37,7 +37,7 @@ from manim import (
 )
 
 from .motion import unfold_strip, window
-from .base import CaptionPacer, FINAL_HOLD, WalkthroughScene
+from .base import FINAL_HOLD, SAFE_EDGE, CaptionPacer, WalkthroughScene
 from .components import (
     CellBox,
     NumberLabel,
@@ -53,7 +53,6 @@ from .components import (
     subscript,
     word_box,
 )
-from .decoder import legible_dots
 from .seq2seq_view import encoder_view, network_note
 
 __all__ = ["BottleneckScene"]
@@ -109,10 +108,10 @@ class BottleneckScene(WalkthroughScene):
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         colour = theme.highlight if view.untrained else theme.muted
         note = caption(network_note(self.trace), theme, TEXT_FONT, colour)
-        if note.width > 13.8:
+        if note.width > 2 * SAFE_EDGE:
             # Long unknown words: the note keeps its one line at the floor size, without their list.
             note = caption(re.sub(r" \([^)]*\)", "", network_note(self.trace)), theme, TEXT_FONT, colour)
-        fit_within(note, max_width=13.8).move_to([0, NOTE_Y, 0])
+        fit_within(note, max_width=2 * SAFE_EDGE).move_to([0, NOTE_Y, 0])
         tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=24,
                             max_width=13.6).move_to([0, TOKENS_Y, 0])
         if tokens.get_top()[1] > note.get_bottom()[1] - 0.1:
@@ -205,7 +204,7 @@ class BottleneckScene(WalkthroughScene):
         # Its texts (names, digits, "discarded") would be too small to read once shrunk: they
         # go first (and stay gone), the shapes shrink: h_T is its colours now, still ringed.
         texts = VGroup(*(m for m in figure.get_family() if isinstance(m, (Text, MathTex))))
-        pacer._wait_for_reader(extra=0.8)  # the cost is read before the figure makes way
+        pacer.wait_for_reader(extra=0.8)  # the cost is read before the figure makes way
         self.play(_Dim(texts, 0.0), fade_out(VGroup(self.tokens, self.context)), run_time=0.5)
         target = figure.copy()
         target.scale(min(FIGURE_H / figure.height, 12.0 / figure.width)).move_to([0, FIGURE_Y, 0])
@@ -281,7 +280,7 @@ class BottleneckScene(WalkthroughScene):
         slot = min(1.25, 13.5 / T)
         buff = max(slot - CELL_W - 0.08, 0.1)
         width = (T - 1) * (CELL_W + 0.08) + DIGITS_W + 0.08 + (T - 1) * buff
-        self.decoder_beside = width + DECODER_ROOM <= 13.8
+        self.decoder_beside = width + DECODER_ROOM <= 2 * SAFE_EDGE
         top = min(STATES_TOP, tokens.get_bottom()[1] - 0.25)
         # Down to the captions (beside) or to the decoder (under), less the names and "discarded".
         floor = FOOT_Y + 0.6 if self.decoder_beside else DECODER_Y + 0.45
@@ -292,14 +291,14 @@ class BottleneckScene(WalkthroughScene):
         for t in range(T):
             # Digits only on h_T, the one vector the decoder gets (12 numbers, not T x 12):
             # the others are read by their colours.
-            col = legible_dots(VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
-                                            cell_width=DIGITS_W if t == T - 1 else CELL_W,
-                                            cell_height=cell_h, max_rows=rows,
-                                            show_numbers=t == T - 1))
+            col = VectorColumn(values[t], theme, key=keys[t], colour=theme.encoder,
+                               cell_width=DIGITS_W if t == T - 1 else CELL_W,
+                               cell_height=cell_h, max_rows=rows,
+                               show_numbers=t == T - 1)
             name = caption(f"{letter}{subscript(t + 1)}", theme, 24, theme.encoder).next_to(col, DOWN, buff=0.1)
             states.add(VGroup(col, name))
         states.arrange(RIGHT, buff=buff, aligned_edge=UP)
-        left = -6.9 + (13.8 - DECODER_ROOM - width) / 2 if self.decoder_beside else -states.width / 2
+        left = -SAFE_EDGE + (2 * SAFE_EDGE - DECODER_ROOM - width) / 2 if self.decoder_beside else -states.width / 2
         states.move_to([left + states.width / 2, 0, 0]).align_to([0, top, 0], UP)
         return states
 

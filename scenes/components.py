@@ -24,9 +24,9 @@ from manim import (
     RoundedRectangle,
     SingleStringMathTex,
     SurroundingRectangle,
+    Tex,
     Text,
     VGroup,
-    VMobject,
     smooth,
 )
 
@@ -71,6 +71,8 @@ __all__ = [
     "caption_out",
     "STEP_CAPTION_Y",
     "STEP_CAPTION_SIZE",
+    "text_leaves",
+    "kept_indices",
 ]
 
 _SUBSCRIPT_DIGITS = str.maketrans("0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089")
@@ -102,6 +104,17 @@ def caption(text: str, theme: Theme, font_size: float = 24, colour: Any = None, 
 def math_label(tex: str, theme: Theme, font_size: float = 30, colour: Any = None) -> MathTex:
     """A short formula or symbol such as ``h_{3}``."""
     return MathTex(tex, font_size=font_size, color=colour or theme.text)
+
+
+def text_leaves(mob: Mobject) -> list[Mobject]:
+    """Whole text objects (a Text, a formula), not their glyphs: what the audit and the
+    moves take for a text."""
+    if isinstance(mob, (Text, MathTex, SingleStringMathTex, Tex)):
+        return [mob]
+    out: list[Mobject] = []
+    for sub in mob.submobjects:
+        out.extend(text_leaves(sub))
+    return out
 
 
 def declared_reading(mob: Mobject) -> str | None:
@@ -330,7 +343,7 @@ def grown_pitch(cells: Iterable[Any], width: float, height: float) -> tuple[floa
     return width, height
 
 
-def _kept_indices(n: int, max_shown: int, keep: Sequence[int] = ()) -> list[int | None]:
+def kept_indices(n: int, max_shown: int, keep: Sequence[int] = ()) -> list[int | None]:
     """Indices to show, with ``None`` where dots stand for the elided rows.
 
     The first rows, the last one and every index in ``keep`` (e.g. the row
@@ -391,7 +404,7 @@ class VectorColumn(VGroup):
         colour = colour or theme.text
         self.cells = VGroup()
         self.cell_by_index: dict[int, ValueCell] = {}
-        for i in _kept_indices(len(values), max_rows, keep):
+        for i in kept_indices(len(values), max_rows, keep):
             if i is None:
                 dots = VGroup(Rectangle(width=cell_width, height=cell_height, stroke_width=0),
                               MathTex(r"\vdots", font_size=max(font_size * 1.2, ELIDED_DOTS_SIZE), color=theme.muted))
@@ -437,8 +450,8 @@ class ValueMatrix(VGroup):
         values = np.atleast_2d(np.asarray(values, dtype=float))
         n_rows, n_cols = values.shape
         scale = scale if scale is not None else max(float(np.max(np.abs(values))), 1e-9)
-        rows_shown = _kept_indices(n_rows, max_rows, keep_rows)
-        cols_shown = _kept_indices(n_cols, max_cols, keep_cols)
+        rows_shown = kept_indices(n_rows, max_rows, keep_rows)
+        cols_shown = kept_indices(n_cols, max_cols, keep_cols)
         self.cell_by_index: dict[tuple[int, int], ValueCell] = {}
         self.grid = VGroup()
         for i in rows_shown:
@@ -649,11 +662,6 @@ class StateStrip(VGroup):
     def context_ring(self, theme: Theme) -> Mobject:
         """The ring round the last chip, h_T (how ``encoder`` ends)."""
         return SurroundingRectangle(self[len(self) - 1], color=theme.highlight, buff=0.08)
-
-
-def set_dimmed(mob: VMobject, dimmed: bool = True, opacity: float = 0.25) -> VMobject:
-    """Fade what is not in focus (used with ``.animate``)."""
-    return mob.set_opacity(opacity if dimmed else 1.0)
 
 
 class OpacityScaling(Animation):

@@ -29,7 +29,6 @@ from manim import (
     FadeIn,
     GrowArrow,
     Indicate,
-    MathTex,
     Rectangle,
     ReplacementTransform,
     RoundedRectangle,
@@ -38,10 +37,10 @@ from manim import (
     VGroup,
 )
 
-from .base import FINAL_HOLD, WalkthroughScene
+from .base import FINAL_HOLD, SAFE_EDGE, WalkthroughScene
 from .components import (
     WORD_MAX_W,
-    _kept_indices,
+    kept_indices,
     CellBox,
     NumberLabel,
     VectorColumn,
@@ -64,11 +63,10 @@ from .motion import crossfade, feed_back, hand_off, moved, window
 from .part1_words import become_chip, chip_column, reader_note
 from .seq2seq_view import decoder_view
 
-__all__ = ["DecoderScene", "ComparedRows", "legible_dots"]
+__all__ = ["DecoderScene", "ComparedRows"]
 
 TITLE_Y = 3.6
 NOTE_Y = 3.1
-START_Y = 1.72
 WORK_Y = 0.74
 # The inputs, left to right: the previous word, the context h_T, s_{t-1}; s_{t-1} sits next to
 # the cell, so s_t's way back into its slot crosses only the cell. 1.55 apart: "generated" and
@@ -85,7 +83,6 @@ TEXT_FONT = 24  # over the legibility floor: 14 px capitals at 480p
 #: Seconds each quick step's moves take, as a share of the told ones' (issue 31: at most 40 %
 #: of the first step in all).
 QUICK = 0.45
-MEANING_TOP = -1.2
 # The words written (and, at the end, the reference) under the diagram.
 ROWS_TOP = -2.25  # room above for the word fed back (the op word's lane)
 ROWS_TOP_TALL = -1.15  # two pairs of rows (24 pt): the meanings make room
@@ -304,7 +301,7 @@ class DecoderScene(WalkthroughScene):
             end_lines = [f"{n} steps, without choosing <END>"]
         self.end = _centred_lines(end_lines, theme, TEXT_FONT, theme.decoder)
         self.end.move_to([NOTES_X, 0.1 if self.tall else -0.75, 0], aligned_edge=UP)
-        self.end.shift(LEFT * max(0.0, self.end.get_right()[0] - 6.9))  # a long note stays inside
+        self.end.shift(LEFT * max(0.0, self.end.get_right()[0] - SAFE_EDGE))  # a long note stays inside
         last = SurroundingRectangle(self.rows.written_box(n - 1), color=theme.highlight, buff=0.05)
         self.play(Create(last), fade_in(self.end))
         self.wait(1.0)
@@ -327,7 +324,7 @@ class DecoderScene(WalkthroughScene):
         verdict = _centred_lines(lines, theme, TEXT_FONT, colour)
         fit_within(verdict, max_width=NOTES_W)
         verdict.next_to(end, DOWN, buff=0.1 if self.tall else 0.2).set_x(NOTES_X)
-        verdict.shift(LEFT * max(0.0, verdict.get_right()[0] - 6.9))
+        verdict.shift(LEFT * max(0.0, verdict.get_right()[0] - SAFE_EDGE))
         if view.reference is None:
             self.play(fade_in(verdict))
             self.pause_on_result("translation", END_HOLD)
@@ -384,7 +381,7 @@ class DecoderScene(WalkthroughScene):
 
     def _chip(self, values, name: str, colour, x: float, scale: float = 1.0) -> VectorColumn:
         """A vector as a chip as tall as a column of digits, centred on the working row at ``x``."""
-        rows = len(_kept_indices(len(values), 8))
+        rows = len(kept_indices(len(values), 8))
         chip = chip_column(values, self.theme, name, colour, scale, CELL_H * rows, slant="ITALIC")
         chip.label.next_to(chip.frame, UP, buff=0.08)
         return chip.shift([x, WORK_Y, 0] - chip.frame.get_center())
@@ -392,8 +389,7 @@ class DecoderScene(WalkthroughScene):
     def _column(self, values, key: str, name: str, colour, x: float) -> VectorColumn:
         """A vector on the working row, named in plain text above it (no
         LaTeX run per step: the names change every step)."""
-        col = legible_dots(VectorColumn(values, self.theme, key=key, colour=colour, cell_width=CELL_W,
-                                        cell_height=CELL_H))
+        col = VectorColumn(values, self.theme, key=key, colour=colour, cell_width=CELL_W, cell_height=CELL_H)
         _place(col, x)
         col.label = caption(name, self.theme, 24, colour, slant="ITALIC").next_to(col.frame, UP, buff=0.08)
         col.add(col.label)
@@ -446,17 +442,6 @@ class DecoderScene(WalkthroughScene):
 
 
 PROB_BAR_W = 1.6
-
-
-def legible_dots(col: VectorColumn, font_size: float = 30) -> VectorColumn:
-    """Enlarge a column's elision dots to the formula floor (28.2 pt): the
-    shared column draws them at 1.2 times its number size, 24 pt for 20 pt
-    numbers, 10 px at 480p."""
-    for cell in col.cells:
-        for mob in cell.submobjects:
-            if isinstance(mob, MathTex) and mob.font_size < font_size:
-                mob.scale(font_size / mob.font_size)
-    return col
 
 
 def _halves(text: str) -> tuple[str, str]:

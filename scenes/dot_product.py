@@ -51,7 +51,7 @@ from manim import (
     VMobject,
 )
 
-from .base import WalkthroughScene
+from .base import SAFE_EDGE, SAFE_EDGE_TEXT, WalkthroughScene
 from .components import (
     NumberLabel,
     ValueCell,
@@ -79,6 +79,8 @@ PLANE_ORIGIN = np.array([3.75, 0.6, 0.0])
 PLANE_R = 2.3
 # The waterfall of running sums: a strip this wide right of the table.
 WATERFALL_W = 1.3
+#: The widest the cosine's formula and first line may be on one row (the left column, set at x = -3.6).
+COSINE_ROW_W = 6.9
 WATERFALL_GAP = 0.3
 # The score-versus-angle plot under the plane.
 CURVE_LEFT, CURVE_RIGHT = 1.55, 5.95
@@ -421,7 +423,7 @@ class DotProductScene(WalkthroughScene):
             caption(") \u2248", theme, 24, theme.highlight),
             _degrees(theme, ("dot_product.shown.angle_deg",), dp.shown_angle_deg, theme.highlight),
         )
-        if _row(formula.copy(), first.copy()).width <= 6.9:
+        if _row(formula.copy(), first.copy()).width <= COSINE_ROW_W:
             rows = VGroup(_row(formula, first), second).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         else:  # long numbers: the formula on its own line rather than shrunk
             rows = VGroup(formula, first, second).arrange(DOWN, buff=0.2, aligned_edge=LEFT)
@@ -468,7 +470,7 @@ class DotProductScene(WalkthroughScene):
         m_label = math_label("m", theme, 36, theme.key).next_to(m.get_end(), DOWN, buff=0.12)
         u_dir = (u.get_end() - self.plane_origin) / max(np.linalg.norm(u.get_end() - self.plane_origin), 1e-9)
         u_label = math_label("u", theme, 36, theme.query).move_to(u.get_end() + u_dir * 0.3)
-        if u_label.get_right()[0] > 6.95:  # u nearly along m, at the frame's edge: above its tip
+        if u_label.get_right()[0] > SAFE_EDGE_TEXT:  # u nearly along m, at the frame's edge: above its tip
             u_label.next_to(u.get_end(), UP, buff=0.12).shift(LEFT * 0.1)
         theta_rad = np.radians(dp.angle_deg)
         arc_r = 0.6
@@ -564,8 +566,8 @@ class DotProductScene(WalkthroughScene):
         width = labels.width + 0.1 + widest * CHAR_W
         labels.move_to([self.plane_origin[0] - (width - labels.width) / 2, self.plane_origin[1] - 1.5, 0])
         right = labels.get_left()[0] + width
-        if right > 6.9:  # a plane pushed right by wide numbers
-            labels.shift(LEFT * (right - 6.9))
+        if right > SAFE_EDGE:  # a plane pushed right by wide numbers
+            labels.shift(LEFT * (right - SAFE_EDGE))
         slots = [np.array([line.get_right()[0] + 0.12, line.get_y(), 0.0]) for line in labels]
         return labels, slots
 

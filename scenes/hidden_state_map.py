@@ -40,7 +40,7 @@ from manim import (
     VGroup,
 )
 
-from .base import FINAL_HOLD, RESULT_PAUSE, CaptionPacer, WalkthroughScene, reading_time
+from .base import FINAL_HOLD, RESULT_PAUSE, SAFE_EDGE, CaptionPacer, WalkthroughScene, reading_time
 from .components import (
     NumberLabel,
     ValueCell,
@@ -62,7 +62,7 @@ LEGEND_TOP = 2.65
 CAPTION_Y = -3.35
 # The plot's frame; points are mapped inside it with a margin for labels.
 # Its top is under the legend (set per scene, as the legend may wrap).
-PLOT_LEFT, PLOT_RIGHT = -6.3, 6.9
+PLOT_LEFT, PLOT_RIGHT = -6.3, SAFE_EDGE
 PLOT_BOTTOM = -2.45
 LABEL_SIZE = 23.5  # 14.3 px capitals at 480p, the legibility floor (issue 31)
 TEXT_SIZE = 24  # the statement and the captions
@@ -448,7 +448,7 @@ class HiddenStateMapScene(WalkthroughScene):
         """The next caption once the current one has been read: out, then in (two
         captions in one place never share a frame)."""
         if pacer.current is not None:
-            pacer._wait_for_reader()
+            pacer.wait_for_reader()
             self.play(fade_out(pacer.current), run_time=0.4)
             pacer.current = None
         pacer.swap(text, *anims)

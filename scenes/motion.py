@@ -33,7 +33,8 @@ from manim import (
 )
 from manim.utils.rate_functions import smooth
 
-from .components import NumberLabel, OpacityScaling, ValueCell, caption_in, caption_out, fade_in, fade_out
+from .components import NumberLabel, OpacityScaling, ValueCell, caption_in, caption_out, fade_in, fade_out, \
+    text_leaves
 
 __all__ = [
     "MAX_ARC",
@@ -59,6 +60,8 @@ __all__ = [
     "digits_of",
     "cell_boxes",
     "moved",
+    "record_move",
+    "shapes_of",
 ]
 
 #: The widest arc a path may take (STYLE §3.4: arcs stay in the frame).
@@ -77,7 +80,8 @@ def window(start: float, end: float, rate: Callable[[float], float] = smooth) ->
     return f
 
 
-def _note(anim: Animation, what: str, src: Any, dst: Any) -> Animation:
+def record_move(anim: Animation, what: str, src: Any, dst: Any) -> Animation:
+    """Record on ``anim`` that it moves ``what`` from ``src`` to ``dst`` (read once it is played)."""
     anim.move_records = [*getattr(anim, "move_records", []), (what, src, dst)]
     return anim
 
@@ -87,7 +91,7 @@ def moved(*anims: Animation, what: str, src: Any = None, dst: Any = None, **kw: 
     the moves inside it are recorded as this one only."""
     for anim in anims:
         anim.move_records = []
-    return _note(MovesGroup(*anims, **kw), what, src, dst)
+    return record_move(MovesGroup(*anims, **kw), what, src, dst)
 
 
 def _record(anim: Animation, scene: Any) -> None:
@@ -186,8 +190,8 @@ class Slide(Animation):
         self.end_scale, self.shrink = scale, shrink
         _path(np.zeros(3), np.ones(3), path_arc, ())  # reject a too-wide arc now, not mid-play
         super().__init__(mobject, **kw)
-        _note(self, what, src if src is not None else _key_of(mobject),
-              dst if dst is not None else _key_of(to) if isinstance(to, Mobject) else None)
+        record_move(self, what, src if src is not None else _key_of(mobject),
+                    dst if dst is not None else _key_of(to) if isinstance(to, Mobject) else None)
         self.audit_samples = QUARTERS
 
     def create_starting_mobject(self) -> Mobject:
@@ -246,8 +250,8 @@ def fly(sources: Any, targets: Any, remove: bool = False, path_arc: float = 0.0,
     anims = [Transform(boxes, goal, remover=True, path_arc=path_arc), caption_in(targets)]
     if remove:
         anims.append(caption_out(sources))
-    return _note(MovesGroup(*anims, **kw), what, src if src is not None else _key_of(sources),
-                 dst if dst is not None else _key_of(targets))
+    return record_move(MovesGroup(*anims, **kw), what, src if src is not None else _key_of(sources),
+                       dst if dst is not None else _key_of(targets))
 
 
 def hand_off(col: Mobject, slot: Any, leaving: Sequence[Mobject] = (), via: Sequence[Any] = (),
@@ -265,9 +269,7 @@ def hand_off(col: Mobject, slot: Any, leaving: Sequence[Mobject] = (), via: Sequ
     the slot does not keep). ``col`` is then the slot's occupant: one value,
     one mobject.
     """
-    from .base import _text_leaves  # the audit's own notion of a text
-
-    digits = VGroup(*(m for m in _text_leaves(col) if m is not label))
+    digits = VGroup(*(m for m in text_leaves(col) if m is not label))
     chip = Slide(col, slot, path_arc=path_arc, via=via, shrink=shrink, rate_func=window(0.2, 0.8))
     chip.move_records = []  # the hand-off records the move once, below
     anims: list[Animation] = [chip]
@@ -281,8 +283,8 @@ def hand_off(col: Mobject, slot: Any, leaving: Sequence[Mobject] = (), via: Sequ
         anims.append(fade_in(slot_label, rate_func=window(0.8, 1.0)))
     group = MovesGroup(*anims, run_time=run_time, **kw)
     group.audit_samples = QUARTERS
-    return _note(group, what, src if src is not None else _key_of(col),
-                 dst if dst is not None else _key_of(slot) if isinstance(slot, Mobject) else None)
+    return record_move(group, what, src if src is not None else _key_of(col),
+                       dst if dst is not None else _key_of(slot) if isinstance(slot, Mobject) else None)
 
 
 class _Blink(OpacityScaling):
@@ -377,10 +379,10 @@ def file_row(row: Mobject, target: Mobject, i: int, what: str = "drop_row", **kw
     boxes = VGroup(*(b.copy() for b in cell_boxes(row)))
     goal = VGroup(*(b.copy() for b in cell_boxes(target)))
     anims = [fade_out(digits, rate_func=window(0.0, 0.2)),
-             fade_out(_shapes_of(row), rate_func=window(0.2, 0.25)),
+             fade_out(shapes_of(row), rate_func=window(0.2, 0.25)),
              Transform(boxes, goal, path_func=_elbow, remover=True, rate_func=window(0.2, 0.95)),
              fade_in(target, rate_func=window(0.9, 1.0))]
-    return _note(MovesGroup(*anims, **kw), what, ("row", i), ("matrix", i))
+    return record_move(MovesGroup(*anims, **kw), what, ("row", i), ("matrix", i))
 
 
 def gather(parts: Sequence[Mobject], total: Mobject, weights: Sequence[float] | None = None,
@@ -402,7 +404,7 @@ def gather(parts: Sequence[Mobject], total: Mobject, weights: Sequence[float] | 
         flights.append(Transform(boxes.set_opacity(k), end, remover=True))
     anims = [LaggedStart(*flights, lag_ratio=lag_ratio), fade_in(total, rate_func=window(0.8, 1.0))]
     group = MovesGroup(*anims, **kw)
-    return _note(group, what, tuple(_key_of(p) for p in parts), dst if dst is not None else _key_of(total))
+    return record_move(group, what, tuple(_key_of(p) for p in parts), dst if dst is not None else _key_of(total))
 
 
 def veil(theme: Any, *mobs: Any, opacity: float = 0.72, buff: float = 0.04) -> VGroup:
@@ -429,12 +431,12 @@ def ring_to(ring: VMobject, target: Mobject, buff: float = 0.06, what: str = "ri
     """One focus ring travels to ``target`` (the same ring: the eye follows it)."""
     goal = Rectangle(width=target.width + 2 * buff, height=target.height + 2 * buff).move_to(target)
     goal.match_style(ring)
-    return _note(MovesGroup(Transform(ring, goal), **kw), what, None, _key_of(target))
+    return record_move(MovesGroup(Transform(ring, goal), **kw), what, None, _key_of(target))
 
 
 def crossfade(old: Mobject, new: Mobject, what: str = "crossfade", **kw: Any) -> MovesGroup:
     """A value recomputed *in place*: the old fades out, then the new fades in (never both)."""
-    return _note(MovesGroup(caption_out(old), caption_in(new), **kw), what, _key_of(old), _key_of(new))
+    return record_move(MovesGroup(caption_out(old), caption_in(new), **kw), what, _key_of(old), _key_of(new))
 
 
 class _Turn(Animation):
@@ -509,11 +511,11 @@ def transpose(columns: Sequence[Mobject], rows: Sequence[Mobject], turn: str = "
         boxes = VGroup(*(m.copy() for m in cell_boxes(col)))
         goal = VGroup(*(m.copy() for m in cell_boxes(row)))
         anims += [_Turn(boxes, goal, rate_func=window(a, b)),
-                  fade_out(_shapes_of(col), rate_func=window(a, a + 0.3 * span)),
-                  fade_in(_shapes_of(row), rate_func=window(a + 0.7 * span, b))]
+                  fade_out(shapes_of(col), rate_func=window(a, a + 0.3 * span)),
+                  fade_in(shapes_of(row), rate_func=window(a + 0.7 * span, b))]
     group = MovesGroup(*anims, **kw)
     for k in range(n):
-        _note(group, what, ("column", k), ("row", k))
+        record_move(group, what, ("column", k), ("row", k))
     return group
 
 
@@ -547,16 +549,14 @@ def unfold_strip(strip: Sequence[Mobject], columns: Sequence[Mobject], leaving: 
                   fade_in(col, rate_func=window(b - 0.12 * span, b))]
     group = MovesGroup(*anims, **kw)
     for j, col in enumerate(columns):
-        _note(group, what, ("strip", j), _key_of(col))
+        record_move(group, what, ("strip", j), _key_of(col))
     return group
 
 
 def _outline_of(mob: Mobject) -> VGroup:
     """Copies of the shapes drawn in ``mob`` (frame, cell boxes), none of its texts:
     what a chip becomes as it lands (the texts fade in in place)."""
-    from .base import _text_leaves  # the audit's own notion of a text
-
-    texts = {id(m) for t in _text_leaves(mob) for m in t.get_family()}
+    texts = {id(m) for t in text_leaves(mob) for m in t.get_family()}
     out = VGroup()
     for m in mob.get_family():
         if len(m.points) and id(m) not in texts:
@@ -566,7 +566,7 @@ def _outline_of(mob: Mobject) -> VGroup:
     return out
 
 
-def _shapes_of(mob: Mobject) -> VGroup:
+def shapes_of(mob: Mobject) -> VGroup:
     """Everything drawn in ``mob`` except its digits (boxes, level bars, gauges):
     what travels with a cell while its digits fade separately."""
     digits = {id(m) for label in mob.get_family() if isinstance(label, NumberLabel)

@@ -32,14 +32,14 @@ from manim import (
     VGroup,
 )
 
-from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene
+from .base import RESULT_PAUSE, SAFE_EDGE, CaptionPacer, WalkthroughScene
 from .components import (
     CELL_H,
     caption_in,
     caption_out,
     ValueCell,
     ValueMatrix,
-    _kept_indices,
+    kept_indices,
     caption,
     fade_in,
     fade_out,
@@ -56,7 +56,7 @@ from .clarity_moves import (
     voice,
     wait_for_reader,
 )
-from .dot_product_attention import (
+from .matrix_layout import (
     CONTENT_BOTTOM,
     CONTENT_TOP,
     LABEL_SIZE,
@@ -64,7 +64,6 @@ from .dot_product_attention import (
     NAME_TEX,
     TRANSPOSE_LAG,
     ZOOMS,
-    fly,
     legend_row,
     table_cell_width,
     zoom_for,
@@ -74,7 +73,7 @@ from .dot_product_attention import (
     rekey_transposed,
 )
 from .glyphs import NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, focus, gather, ring_to, slide, transpose
+from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, transpose
 
 __all__ = ["MultiQueryAttentionScene", "winners_kept"]
 
@@ -100,7 +99,7 @@ def winners_kept(weights: np.ndarray, max_shown: int) -> list[int]:
                   key=lambda i: -float(np.max(weights[:, i])))
     keep: list[int] = []
     for i in best:
-        if len(_kept_indices(n, max_shown, [*keep, i])) <= max_shown:
+        if len(kept_indices(n, max_shown, [*keep, i])) <= max_shown:
             keep.append(i)
     return keep
 
@@ -143,7 +142,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         NQ = tr.queries.shape[0]
         z, w, h, max_shown, stack, under = self._sizes()
         keep = winners_kept(tr.weights, max_shown)
-        shown = [i for i in _kept_indices(N, max_shown, keep) if i is not None]
+        shown = [i for i in kept_indices(N, max_shown, keep) if i is not None]
         mat = dict(cell_width=w, cell_height=h, font_size=NUMBER_FONT * z,
                    label_size=max(20 * z, LABEL_SIZE))
         title = title_bar(
@@ -426,8 +425,8 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             XT.col_labels.set_color(theme.key)
             set_quiet(XT.grid)
             XT.shift(X.frame.get_corner(UP + LEFT) - XT.frame.get_corner(UP + LEFT))
-            if XT.get_right()[0] > 6.9:
-                XT.shift(LEFT * (XT.get_right()[0] - 6.9))
+            if XT.get_right()[0] > SAFE_EDGE:
+                XT.shift(LEFT * (XT.get_right()[0] - SAFE_EDGE))
             self.play(fade_in(XT), run_time=0.6)
         cols = [VGroup(*(XT.cell(k, i) for k in range(D))) for i in shown]
         rows = [VGroup(*(X.cell(i, k) for k in range(D))) for i in shown]

@@ -37,7 +37,7 @@ from manim import (
 
 from attention_core.formatting import sum_sign
 
-from .base import FINAL_HOLD, WalkthroughScene, reading_time
+from .base import FINAL_HOLD, SAFE_EDGE, WalkthroughScene, reading_time
 from .components import (
     NumberLabel,
     ValueCell,
@@ -127,10 +127,10 @@ class OutputMappingScene(WalkthroughScene):
             said += ": not a translation"
         colour = theme.highlight if view.untrained else theme.muted
         note = caption(said, theme, TEXT_FONT, colour)
-        if note.width > 13.8:
+        if note.width > 2 * SAFE_EDGE:
             # Long unknown words: one line at the floor size, without their list.
             note = caption(re.sub(r" \([^)]*\)", "", said), theme, TEXT_FONT, colour)
-        fit_within(note, max_width=13.8).move_to([0, NOTE_Y, 0])
+        fit_within(note, max_width=2 * SAFE_EDGE).move_to([0, NOTE_Y, 0])
         # The first frame is the title, never black.
         self.add(title, note)
 

@@ -140,9 +140,6 @@ class PickedRowsMatrix(VGroup):
     def label(self, i: int) -> Text:
         return self._labels[i]
 
-    def has_row(self, i: int) -> bool:
-        return i in self._rows
-
 
 def elided_cell(theme: Theme, width: float, height: float, font_size: float) -> VGroup:
     """A cell standing for the columns left out: dots in an empty box."""

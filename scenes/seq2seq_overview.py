@@ -42,7 +42,7 @@ from manim import (
 
 from attention_core.text import END, START
 
-from .base import CaptionPacer, WalkthroughScene
+from .base import SAFE_EDGE_TEXT, CaptionPacer, WalkthroughScene
 from .components import (
     ValueCell,
     VectorColumn,
@@ -74,7 +74,7 @@ X_CONTEXT = -0.8
 X_DECODER = 1.75
 X_MAP = 3.4
 X_OUT_LEFT = 4.4
-MAX_OUT_W = 6.95 - X_OUT_LEFT  # the widest written word (longer ones are shrunk, then cut)
+MAX_OUT_W = SAFE_EDGE_TEXT - X_OUT_LEFT  # the widest written word (longer ones are shrunk, then cut)
 BOX_W = 1.45  # "encoder" at 24 pt fits uncut
 MAP_W = 1.3
 CHIP_W, CHIP_H = 0.13, 0.24
@@ -406,8 +406,8 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         header = VGroup(badge, caption(name, theme, TEXT_FONT)).arrange(RIGHT, buff=0.1)
         header.move_to([x, self.stage.header_y, 0])
         # Keep headers in the frame (the first column sits near the left edge).
-        if header.get_left()[0] < -6.95:
-            header.shift(RIGHT * (-6.95 - header.get_left()[0]))
-        if header.get_right()[0] > 6.95:
-            header.shift(LEFT * (header.get_right()[0] - 6.95))
+        if header.get_left()[0] < -SAFE_EDGE_TEXT:
+            header.shift(RIGHT * (-SAFE_EDGE_TEXT - header.get_left()[0]))
+        if header.get_right()[0] > SAFE_EDGE_TEXT:
+            header.shift(LEFT * (header.get_right()[0] - SAFE_EDGE_TEXT))
         return header

@@ -30,7 +30,7 @@ from manim import (
     VGroup,
 )
 
-from .base import WalkthroughScene
+from .base import SAFE_EDGE_TEXT, WalkthroughScene
 from .components import (
     ELIDED_DOTS_SIZE,
     NUMBER_SIZE,
@@ -227,8 +227,8 @@ class WordEmbeddingsScene(WalkthroughScene):
         shape = f"matrix: {V} words \u00d7 {E} numbers" + (" (rows looked up)" if only_looked_up else "")
         st.shape_note = readable_text(shape, theme, TEXT_FONT, max_width=max(matrix.width, 6.0), colour=theme.muted)
         st.shape_note.move_to([0, st.heads_y, 0]).align_to(matrix.frame, RIGHT)
-        if st.shape_note.get_left()[0] < -6.95:
-            st.shape_note.shift(RIGHT * (-6.95 - st.shape_note.get_left()[0]))
+        if st.shape_note.get_left()[0] < -SAFE_EDGE_TEXT:
+            st.shape_note.shift(RIGHT * (-SAFE_EDGE_TEXT - st.shape_note.get_left()[0]))
         self.cell_h = cell_h
 
     def _lay_out_vectors(self) -> None:
@@ -240,11 +240,11 @@ class WordEmbeddingsScene(WalkthroughScene):
         st.vec_x = vec_x = st.matrix.frame.get_right()[0] + GAP + self.name_w
         head = (f"x\u2081 \u2026 x{subscript(T)}: what the encoder reads" if T > 1
                 else "x\u2081: what the encoder reads")
-        st.vec_head = readable_text(head, theme, TEXT_FONT, max_width=6.95 - vec_x + self.name_w,
+        st.vec_head = readable_text(head, theme, TEXT_FONT, max_width=SAFE_EDGE_TEXT - vec_x + self.name_w,
                                     colour=theme.embedding)
         st.vec_head.move_to([0, st.heads_y, 0]).align_to([vec_x - self.name_w, 0, 0], LEFT)
-        if st.vec_head.get_right()[0] > 6.95:
-            st.vec_head.shift(LEFT * (st.vec_head.get_right()[0] - 6.95))
+        if st.vec_head.get_right()[0] > SAFE_EDGE_TEXT:
+            st.vec_head.shift(LEFT * (st.vec_head.get_right()[0] - SAFE_EDGE_TEXT))
         if st.vec_head.get_left()[0] < st.shape_note.get_right()[0] + 0.3:
             # Both heads on one line do not fit: the matrix's goes.
             st.shape_note.set_opacity(0)

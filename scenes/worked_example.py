@@ -41,7 +41,7 @@ from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
 from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend,
                              voice, wait_for_reader)
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
-from .motion import TRANSPOSE_TIME, digits_of, focus, slide, transpose, window
+from .motion import TRANSPOSE_TIME, digits_of, fly, focus, slide, transpose, window
 from .components import (
     caption_in,
     caption_out,
@@ -58,14 +58,13 @@ from .components import (
     subscript,
     title_bar,
 )
-from .dot_product_attention import (
+from .matrix_layout import (
     CONTENT_BOTTOM,
     CONTENT_TOP,
     LABEL_SIZE,
     LEGEND_Y,
     NAME_TEX,
     TRANSPOSE_LAG,
-    fly,
     legend_row,
     table_cell_width,
     zoom_for,

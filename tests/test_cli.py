@@ -210,11 +210,15 @@ def test_manim_style_options_and_draft_names():
     (["render", "encoder", "--names", "nick"], ["unknown naming 'nick'"]),
     (["render", "encoder", "--transparent", "--format", "mp4,png"], ["mp4 cannot be transparent"]),
     (["render", "encoder", "--transparent", "--format", "gif"], ["gif cannot be transparent"]),
+    # post checks --jobs and --port as render does ("\u00b2" passes str.isdigit, not int()).
+    (["post", "draft.md", "--jobs", "\u00b2"], ["--jobs must be a whole number"]),
+    (["post", "draft.md", "--port", "\u00b2"], ["--port must be a port number"]),
+    (["post", "draft.md", "--port", "65536"], ["--port must be a port number"]),
 ], ids=["numbers-scene", "numbers-format", "render-scene", "format", "empty-format", "theme", "quality",
         "jobs", "jobs-text", "no-scene", "ids-and-all", "short-quality", "naming", "transparent-mp4",
-        "transparent-gif"])
+        "transparent-gif", "post-jobs-digit", "post-port-digit", "post-port-range"])
 def test_bad_arguments(args, needles, tmp_path):
-    result = _invoke(*args, *(["--out", str(tmp_path / "out")] if args[0] == "render" else []))
+    result = _invoke(*args, *(["--out", str(tmp_path / "out")] if args[0] in ("render", "post") else []))
     _one_line_error(result, *needles)
     assert not (tmp_path / "out").exists()  # rejected before touching the output folder
 

@@ -292,8 +292,8 @@ def test_draft_check_is_absent_for_other_numbers():
 @pytest.mark.parametrize("n,max_shown,keep", [(10, 8, [7]), (10, 8, [8]), (10, 5, [6]), (10, 8, [3, 7]),
                                               (6, 8, [2]), (30, 6, [15])])
 def test_elision_never_hides_a_kept_row(n, max_shown, keep):
-    from scenes.components import _kept_indices
-    shown = _kept_indices(n, max_shown, keep)
+    from scenes.components import kept_indices
+    shown = kept_indices(n, max_shown, keep)
     assert len(shown) <= max_shown
     rows = [i for i in shown if i is not None]
     assert set(keep) <= set(rows) and rows == sorted(rows) and rows[-1] == n - 1

@@ -226,3 +226,22 @@ def test_the_speedups_know_no_module_of_ours():
         text = path.read_text("utf-8")
         for name in ("scenes", "publish", "attention_core"):
             assert f'"{name}' not in text and f"'{name}" not in text, f"{path.name} names the package {name!r}"
+
+
+def _scene_modules() -> set[str]:
+    """The modules registered as scenes in ``scenes.SCENE_MODULES`` (read as text: no manim)."""
+    tree = ast.parse((ROOT / "scenes" / "__init__.py").read_text("utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "SCENE_MODULES":
+            return {ref.value.split(":")[0] for ref in node.value.values}
+    raise AssertionError("scenes/__init__.py has no SCENE_MODULES")
+
+
+def test_no_scene_module_imports_another_scene():
+    # A helper two scenes share lives in a shared module (components, motion, matrix_layout...),
+    # so a scene's module can change without another scene changing with it.
+    scenes = _scene_modules()
+    graph = import_graph()
+    assert {"scenes.decoder", "scenes.worked_example"} <= scenes and len(scenes) > 10
+    found = sorted(f"{a} -> {b}" for a in scenes for b in graph[a] & scenes)
+    assert not found, "scene modules that import another scene's module:\n" + "\n".join(found)

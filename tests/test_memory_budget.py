@@ -50,6 +50,16 @@ def test_the_environment_sets_the_budget_or_the_count(monkeypatch):
     assert inflight_encoders("4k") == 3
 
 
+def test_a_digit_int_cannot_read_in_the_environment_is_ignored(monkeypatch):
+    # "²" and "٣" pass str.isdigit but not int(): the default, not a traceback.
+    monkeypatch.delenv("ATTENTION_INFLIGHT_ENCODERS", raising=False)
+    default = inflight_encoders("high", pipeline.FRAME_BUDGET_MB)
+    monkeypatch.setenv("ATTENTION_FRAME_BUDGET_MB", "²")
+    assert inflight_encoders("high") == default
+    monkeypatch.setenv("ATTENTION_INFLIGHT_ENCODERS", "٣")
+    assert inflight_encoders("high") == default
+
+
 def test_the_mp4_encoder_looks_10_frames_ahead_on_one_thread_with_the_veryfast_preset():
     from publish.rendering.pipeline import encoder_options
 

@@ -9,7 +9,8 @@ import pytest
 from PIL import Image
 
 from scenes import LIGHT
-from scenes.base import _text_leaves, _visible
+from scenes.base import _visible
+from scenes.components import text_leaves
 from scenes.cnn_attention import CnnAttentionScene
 
 from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
@@ -28,7 +29,7 @@ def smallest_text(monkeypatch):
     def snapshot(self):
         original(self)
         for top in self.mobjects:
-            for leaf in _text_leaves(top):
+            for leaf in text_leaves(top):
                 if _visible(leaf):
                     label = getattr(leaf, "text", None) or getattr(leaf, "tex_string", "")
                     seen.append((float(leaf.font_size), label))

@@ -17,7 +17,7 @@ from manim import Rectangle, Text
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
 from scenes.base import WalkthroughScene
-from scenes.components import NumberLabel, _kept_indices, subscript
+from scenes.components import NumberLabel, kept_indices, subscript
 from scenes.part1_words import PLAIN_TRAINED_NOTE
 from scenes.output_mapping import MAX_COLS as OM_MAX_COLS
 from scenes.picked_rows import pick_cols
@@ -97,7 +97,7 @@ def decoder_keys(trace) -> set[tuple]:
     """Digits once (issue 31): s_0's zeros and s_1 in step 1, every step's p; from the trace's JSON."""
     m = _plain(trace)
     # Columns of more than 8 numbers show their first ones, dots, and the last.
-    rows = [j for j in _kept_indices(len(m["initial_state"]), 8) if j is not None]
+    rows = [j for j in kept_indices(len(m["initial_state"]), 8) if j is not None]
     keys = {(name, j) for name in ("plain_model.initial_state", "plain_model.steps.0.state") for j in rows}
     keys |= {(f"plain_model.steps.{t}.chosen_probability",) for t in range(len(m["steps"]))}
     return keys
@@ -144,7 +144,7 @@ def test_decoder_default_is_the_translator_every_frame(number_fonts):
     H = len(m["initial_state"])
     assert m["initial_state"] == [0.0] * H
     assert all(shown[("plain_model.initial_state", j)].shown == "0.00"
-               for j in _kept_indices(H, 8) if j is not None)
+               for j in kept_indices(H, 8) if j is not None)
 
 
 def test_decoder_tanh_fallback(number_fonts):

@@ -9,7 +9,7 @@ from manim import Text
 
 from attention_core.text import tokenize
 from attention_core.translator.corpus import source_words
-from scenes.components import TokenStrip, _kept_indices
+from scenes.components import TokenStrip, kept_indices
 from scenes.picked_rows import pick_cols
 from scenes.word_embeddings import MAX_COLS as WE_MAX_COLS
 from scenes.part1_words import PLAIN_TRAINED_NOTE
@@ -51,10 +51,10 @@ def expected_keys(scene_id: str, trace) -> set[tuple]:
         rows = {(f"{view.embedding_matrix_key}.{i}", j) for i in set(view.token_ids) for j in cols}
         return {(view.input_keys[t], j) for t in range(T) for j in cols} | rows
     # Columns of more than 8 numbers show their first ones, dots, and the last.
-    rows = [i for i in _kept_indices(H, 8) if i is not None]
+    rows = [i for i in kept_indices(H, 8) if i is not None]
     if scene_id == "encoder":
         # Digits once (issue 31): x_1, h_0 (zeros) and h_1, whichever network; later ones are chips.
-        inputs = {(view.input_keys[0], j) for j in _kept_indices(E, 8) if j is not None}
+        inputs = {(view.input_keys[0], j) for j in kept_indices(E, 8) if j is not None}
         return inputs | {(f"plain_model.encoder_states.{t}", i) for t in (0, 1) for i in rows}
     if scene_id == "bottleneck":
         # Digits once (issue 31): only h_T's; h_1 .. h_{T-1} are read by their colours.
@@ -81,7 +81,7 @@ def _check(scene_id, scene, independent):
         shown = scene.audit.by_key()
         assert not view.states[0].any()
         assert all(shown[(view.state_keys[0], i)].shown == "0.00"
-                   for i in _kept_indices(view.states.shape[1], 8) if i is not None)
+                   for i in kept_indices(view.states.shape[1], 8) if i is not None)
     texts = _texts(scene)
     if ex is None:
         # Which network it is, and the untrained note when it learned nothing (on the last

@@ -9,7 +9,7 @@ from manim import Text
 
 from attention_core.translator.corpus import source_words
 from scenes import SCENES
-from scenes.components import _kept_indices
+from scenes.components import kept_indices
 from scenes.hidden_state_map import place_label_options, place_labels, shorten
 from scenes.seq2seq_view import mismatches
 from scenes.seq2seq_view import decoder_view, encoder_view
@@ -28,7 +28,7 @@ def _expected_keys(scene_id: str, trace) -> set[tuple]:
     if scene_id == "seq2seq_overview":
         # The context the plain decoder gets: h_T, whichever network.
         enc = encoder_view(trace)
-        return {(enc.context_key, i) for i in _kept_indices(len(enc.context), 8) if i is not None}
+        return {(enc.context_key, i) for i in kept_indices(len(enc.context), 8) if i is not None}
     if scene_id == "dot_product":
         dp = trace.dot_product
         keys = {(f"dot_product.{name}", i) for name in ("movie", "user", "products", "running_sum")

@@ -276,10 +276,6 @@ def generate_pairs(seed: int, count: int) -> list[Pair]:
     return pairs
 
 
-def _lexicon_pairs() -> list[Pair]:
-    return [*DRAFT_PAIRS]
-
-
 def source_words() -> tuple[str, ...]:
     """Every English word the grammar can write, in a fixed order."""
     words: dict[str, None] = {}

@@ -30,9 +30,9 @@ from publish.rendering import cache
 from publish.rendering.executors import DaskPool, Interrupted, LocalPool, Outcome, publish_files, stop_signals
 # The settings and the one-scene render live below this module (publish.rendering.split
 # uses them too); their names stay importable from here.
-from publish.rendering.render_setup import (FRAME_BUDGET_MB, MAX_INFLIGHT, PIXELS, QUALITIES, WORK_PREFIX, encoder_bytes,
+from publish.rendering.render_setup import (FORMATS, FRAME_BUDGET_MB, MAX_INFLIGHT, PIXELS, QUALITIES, WORK_PREFIX, encoder_bytes,
                            encoder_options, inflight_encoders, scene_ref)
-from publish.rendering.scene_render import (FORMATS, STEP_FORMATS, VIDEO_FORMATS, OutputFolderMoved, OutputOptions, keep_costs,
+from publish.rendering.scene_render import (STEP_FORMATS, VIDEO_FORMATS, OutputFolderMoved, OutputOptions, keep_costs,
                            manim_media_dir, release_media_dir, render_scene)
 from publish.tables import dumps, scene_sections, to_json
 

@@ -17,11 +17,15 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["install_speedups", "SPEEDUP_TEXT_MODULES", "QUALITIES", "WORK_PREFIX", "FRAME_BUDGET_MB", "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL", "MAX_INFLIGHT",
-           "PIXELS", "encoder_bytes", "inflight_encoders", "ENCODER_OPTIONS", "X264_OPTIONS", "encoder_options",
-           "tex_slot", "scene_ref", "resolve_scene", "capture_poster"]
+__all__ = ["install_speedups", "SPEEDUP_TEXT_MODULES", "QUALITIES", "FORMATS", "WORK_PREFIX", "FRAME_BUDGET_MB",
+           "ENCODER_QUEUE", "X264_BYTES_PER_PIXEL", "MAX_INFLIGHT", "PIXELS", "encoder_bytes", "inflight_encoders",
+           "ENCODER_OPTIONS", "X264_OPTIONS", "encoder_options", "tex_slot", "scene_ref", "resolve_scene",
+           "capture_poster", "manim_settings"]
 
+#: Our quality names and Manim's. The one definition: render.py, the pipeline and the notebook read it.
 QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
+#: Every output format, in the order a scene's files are written (the CLI and the gallery read it).
+FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
 #: The work folders of a render (OUT/.rendering-<pid>-...), removed when it ends.
 WORK_PREFIX = ".rendering-"
 #: Partial movie files Manim may encode while the scene goes on drawing are bounded by
@@ -47,11 +51,13 @@ def inflight_encoders(quality: str, budget_mb: float | None = None) -> int:
     """How many partial movies may encode at once within the frame budget (at least 1);
     ``ATTENTION_INFLIGHT_ENCODERS`` overrides it (1 is Manim's way)."""
     value = os.environ.get("ATTENTION_INFLIGHT_ENCODERS", "")
-    if value.isdigit() and int(value) > 0:
+    # isascii: "²" passes isdigit but not int() (the CLI's --jobs had the same trap).
+    if value.isascii() and value.isdigit() and int(value) > 0:
         return int(value)
     if budget_mb is None:
         env = os.environ.get("ATTENTION_FRAME_BUDGET_MB", "")
-        budget_mb = float(env) if env.replace(".", "", 1).isdigit() and float(env) > 0 else FRAME_BUDGET_MB
+        readable = env.isascii() and env.replace(".", "", 1).isdigit()
+        budget_mb = float(env) if readable and float(env) > 0 else FRAME_BUDGET_MB
     width, height = PIXELS[quality]
     return max(1, min(MAX_INFLIGHT, int(budget_mb * (1 << 20) // encoder_bytes(width, height))))
 
@@ -158,3 +164,38 @@ def install_speedups() -> bool:
     import manim_speedups
 
     return manim_speedups.install(text_subclass_modules=SPEEDUP_TEXT_MODULES)
+
+
+def manim_settings(quality: str, background: str, media_dir: str, output_file: str, *, fmt: str = "mp4",
+                   transparent: bool = False) -> dict[str, Any]:
+    """Manim's settings for one render, whole scene or part (the one place they are written).
+
+    Parameters
+    ----------
+    quality : str
+        One of :data:`QUALITIES`' names.
+    background : str
+        The theme's background colour.
+    media_dir : str
+        Where Manim writes its partial movies.
+    output_file : str
+        The movie's name (the scene's id).
+    fmt : str
+        Manim's movie format: ``"mp4"``, ``"webm"`` (transparent) or ``"png"`` (a still only).
+    transparent : bool
+        Keep the alpha channel (webm and png only).
+    """
+    return {
+        "quality": QUALITIES[quality],
+        "format": fmt,
+        "transparent": transparent,
+        "media_dir": media_dir,
+        "tex_dir": str(tex_slot()),
+        "background_color": background,
+        "disable_caching": True,
+        "progress_bar": "none",
+        "verbosity": "ERROR",
+        "max_inflight_encoders": inflight_encoders(quality),
+        "video_encoder_options": encoder_options(transparent),
+        "output_file": output_file,
+    }

@@ -25,13 +25,11 @@ from publish.rendering.captions import to_webvtt, window
 from publish.rendering.executors import track_work, untrack_work
 from publish.rendering.names import output_stem, step_stem
 from publish.rendering.progress import write_status
-from publish.rendering.render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
-    tex_slot
+from publish.rendering.render_setup import FORMATS, WORK_PREFIX, capture_poster, manim_settings, resolve_scene
 
-__all__ = ["FORMATS", "VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "render_scene", "OutputFolderMoved",
+__all__ = ["VIDEO_FORMATS", "STEP_FORMATS", "OutputOptions", "render_scene", "OutputFolderMoved",
            "manim_media_dir", "release_media_dir", "keep_costs"]
 
-FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
 VIDEO_FORMATS = ("mp4", "webm", "gif")
 #: The formats each step is written in, with --steps.
 STEP_FORMATS = ("png", "svg", "mp4", "vtt")
@@ -120,21 +118,10 @@ def render_scene(scene: str | type, trace: Any, out_dir: Path, quality: str = "l
     cues: list[tuple[str, float, float]] = []
     steps: list[dict[str, Any]] = []  # per step: name, start, end, frame, svg, video
     try:
-        settings = {
-            "quality": QUALITIES[quality],
-            "format": ("webm" if transparent else "mp4") if need_video else "png",
-            "transparent": transparent,
-            "media_dir": manim_media_dir(work),
-            "tex_dir": str(tex_slot()),
-            "background_color": theme.background,
-            "disable_caching": True,
-            "progress_bar": "none",
-            "verbosity": "ERROR",
-            "max_inflight_encoders": inflight_encoders(quality),
-            "video_encoder_options": encoder_options(transparent),
-            "output_file": scene_id,
-            "save_sections": "mp4" in step_formats,
-        }
+        settings = manim_settings(quality, theme.background, manim_media_dir(work), scene_id,
+                                  fmt=("webm" if transparent else "mp4") if need_video else "png",
+                                  transparent=transparent)
+        settings["save_sections"] = "mp4" in step_formats
         poster: list[Any] = []
         if derive_only:
             # Keep a private copy: the source is an output that may be replaced.

@@ -37,8 +37,7 @@ from typing import Any
 import av
 
 from publish.rendering.executors import track_work, untrack_work
-from publish.rendering.render_setup import QUALITIES, WORK_PREFIX, capture_poster, encoder_options, inflight_encoders, resolve_scene, \
-    tex_slot
+from publish.rendering.render_setup import WORK_PREFIX, capture_poster, manim_settings, resolve_scene
 from publish.rendering.scene_render import render_scene
 
 __all__ = ["PartTask", "PartOutput", "JoinTask", "part_tasks", "render_part", "join_parts", "joined_costs",
@@ -126,19 +125,7 @@ def render_part(task: PartTask) -> PartOutput:
     poster_time = getattr(cls, "poster_time", None)
     work = track_work(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{job.scene_id}-part{task.part}-")))
     try:
-        settings = {
-            "quality": QUALITIES[job.quality],
-            "format": "mp4",
-            "media_dir": str(work),
-            "tex_dir": str(tex_slot()),
-            "background_color": THEMES[job.theme].background,
-            "disable_caching": True,
-            "progress_bar": "none",
-            "verbosity": "ERROR",
-            "max_inflight_encoders": inflight_encoders(job.quality),
-            "video_encoder_options": encoder_options(),
-            "output_file": job.scene_id,
-        }
+        settings = manim_settings(job.quality, THEMES[job.theme].background, str(work), job.scene_id)
         poster: list[Any] = []
         still_time: list[float] = []
         with tempconfig(settings):

@@ -20,9 +20,10 @@ from urllib.parse import quote
 
 from publish.rendering.cache import CACHE_DIR, atomic_write_text
 from publish.rendering.names import draft_name
+from publish.rendering.render_setup import FORMATS
 from publish.tables import to_html
 
-__all__ = ["write_gallery", "gallery_html", "embed_snippet", "FILE_FORMATS"]
+__all__ = ["write_gallery", "gallery_html", "embed_snippet"]
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
@@ -47,16 +48,15 @@ def _href(name: str) -> str:
     return html.escape(quote(name))
 
 
-FILE_FORMATS = ("mp4", "webm", "gif", "png", "svg", "vtt")
 _STEP_NAME = re.compile(r"^(\d\d)-(.+)$")
 
 
 def _stem(out_dir: Path, scene_id: str) -> str:
     """The name the scene's files have here: its id or its draft name (the newer if both)."""
     candidates = [scene_id] + ([draft_name(scene_id)] if draft_name(scene_id) else [])
-    found = [(max((out_dir / f"{c}.{f}").stat().st_mtime for f in FILE_FORMATS
+    found = [(max((out_dir / f"{c}.{f}").stat().st_mtime for f in FORMATS
                   if (out_dir / f"{c}.{f}").is_file()), c)
-             for c in candidates if any((out_dir / f"{c}.{f}").is_file() for f in FILE_FORMATS)]
+             for c in candidates if any((out_dir / f"{c}.{f}").is_file() for f in FORMATS)]
     return max(found)[1] if found else scene_id
 
 
@@ -89,7 +89,7 @@ def _steps_html(out_dir: Path, stem: str) -> str:
         return ""
     steps: dict[str, dict[str, str]] = {}
     for path in sorted(folder.iterdir()):
-        if _STEP_NAME.match(path.stem) and path.suffix[1:] in FILE_FORMATS:
+        if _STEP_NAME.match(path.stem) and path.suffix[1:] in FORMATS:
             steps.setdefault(path.stem, {})[path.suffix[1:]] = f"{stem}/{path.name}"
     if not steps:
         return ""
@@ -115,7 +115,7 @@ def gallery_html(out_dir: Path, registry: dict[str, type]) -> str:
     shown = 0
     for scene_id, cls in registry.items():
         stem = _stem(out_dir, scene_id)
-        files = {fmt: f"{stem}.{fmt}" for fmt in FILE_FORMATS if (out_dir / f"{stem}.{fmt}").is_file()}
+        files = {fmt: f"{stem}.{fmt}" for fmt in FORMATS if (out_dir / f"{stem}.{fmt}").is_file()}
         steps = _steps_html(out_dir, stem)
         if not files and not steps:
             continue
