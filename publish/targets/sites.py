@@ -48,6 +48,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Callable
 
+from publish.post.manifest import public_mode, remove_unlisted, sha256_file
+
 __all__ = ["GENERATORS", "SitesError", "SiteReport", "Layout", "build_site", "post_slug", "staging_folder",
            "layout_for", "check_target", "convert_body", "front_matter_for", "CONTENT_STYLE"]
 
@@ -200,14 +202,6 @@ def layout_for(to: str, slug: str, date: str = "") -> Layout:
 
 # -- the checks before anything is written -------------------------------------------------
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _short(path: Path | str, limit: int = 80) -> str:
     text = str(path)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -261,7 +255,7 @@ def check_target(out: Path, to: str, draft: Path, force: bool = False) -> tuple[
         if rel not in ours:
             raise SitesError(f"--out {_short(out)}: {rel} was not written by render.py post --to {to} "
                              f"(no record of it in {STATE}); move it away, or pass --force to replace it")
-        if rel == layout.page and _sha256(path) != ours[rel]:
+        if rel == layout.page and sha256_file(path) != ours[rel]:
             raise SitesError(f"--out {_short(out)}: {rel} was edited since render.py post --to {to} wrote it; "
                              f"move it away, or pass --force to replace it")
     return layout, slug, record
@@ -622,12 +616,11 @@ def _atomic_text(path: Path, text: str) -> None:
 def _place(source: Path, target: Path) -> None:
     """``target`` as a hard link to (else a copy of) ``source``, swapped in whole. Both are
     content-named, so a link never shows other bytes later."""
-    from publish.post.manifest import public_mode
 
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.is_file() and not target.is_symlink() and target.stat().st_size == source.stat().st_size:
         try:
-            if os.path.samefile(source, target) or _sha256(source) == _sha256(target):
+            if os.path.samefile(source, target) or sha256_file(source) == sha256_file(target):
                 return
         except OSError:
             pass
@@ -693,12 +686,10 @@ def build_site(draft: Path, out: Path, to: str, *, links: Path | None = None, nu
         _place(source, out / target_rel)
         written[target_rel] = ""
     _atomic_text(out / layout.page, document)
-    written[layout.page] = _sha256(out / layout.page)
+    written[layout.page] = sha256_file(out / layout.page)
     # The record first lists both builds' files, so an interruption leaves nothing unrecorded.
     _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page, "front": front_text,
                                                           "files": {**record["files"], **written}}, indent=0))
-    from publish.post.manifest import remove_unlisted
-
     report.removed = remove_unlisted(out, record["files"], set(written), prune_within=out / layout.media)
     _atomic_text(_record_path(out, slug, to), json.dumps({"page": layout.page, "front": front_text,
                                                           "files": written}, indent=0))
