@@ -888,9 +888,10 @@ _PROSE = "Attention weighs every encoder state; the context is their weighted su
 @pytest.mark.parametrize("shape", ["a line of 100,000 spaces", "spaces before every bracket and parenthesis",
                                    "a list nested 1,000 deep by indentation", "a list nested 3,000 deep",
                                    "as many opening brackets as a draft may hold",
-                                   "as many formulas as a draft may hold, all different", "plain prose"])
+                                   "as many formulas as a draft may hold, all different",
+                                   "every costly mark at its limit at once", "plain prose"])
 def test_the_text_of_a_1_mb_draft_builds_in_under_2_s(tmp_path, loaded_registry, trace, shape):
-    from publish.post.safety import MAX_BRACKETS, MAX_DOLLARS
+    from publish.post.safety import MAX_AMPERSANDS, MAX_ANGLES, MAX_BRACKETS, MAX_DOLLARS, MAX_EMPHASIS
 
     if shape == "a line of 100,000 spaces":
         text = "# T\n\nx" + " " * 100_000 + "y\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
@@ -903,6 +904,11 @@ def test_the_text_of_a_1_mb_draft_builds_in_under_2_s(tmp_path, loaded_registry,
     elif shape == "as many formulas as a draft may hold, all different":
         text = ("# T\n\n" + "".join(f"$x_{{{i}}}$ " for i in range(MAX_DOLLARS // 2)) + "\n\n"
                 + _PROSE * ((1 << 20) // len(_PROSE)))
+    elif shape == "every costly mark at its limit at once":
+        text = ("# T\n\n" + "[" * MAX_BRACKETS + "\n\n" + "".join(f"$x_{{{i}}}$ " for i in range(MAX_DOLLARS // 2))
+                + "\n\n" + "*a " * (MAX_EMPHASIS - MAX_DOLLARS // 2) + "\n\n" + "< " * MAX_ANGLES + "\n\n"
+                + "&amp; " * MAX_AMPERSANDS + "\n\n")
+        text += _PROSE * (((1 << 20) - len(text.encode())) // len(_PROSE) + 1)
     elif shape == "a list nested 3,000 deep":
         text = "# T\n\n" + "- " * 3000 + "x\n\n" + _PROSE * ((1 << 20) // len(_PROSE))
     else:
@@ -914,10 +920,15 @@ def test_the_text_of_a_1_mb_draft_builds_in_under_2_s(tmp_path, loaded_registry,
 @pytest.mark.parametrize("shape, says", [
     ("[", "1,048,576 opening brackets '[', more than the 5,000 a draft may hold (links, pictures, citations"),
     ("$a$ ", "524,288 dollar signs '$', more than the 4,000 a draft may hold (2,000 formulas"),
+    ("*a ", "349,525 emphasis marks '*' and '_', more than the 12,000 a draft may hold"),
+    ("_a ", "349,525 emphasis marks '*' and '_', more than the 12,000 a draft may hold"),
+    ("<", "1,048,576 angle brackets '<', more than the 20,000 a draft may hold"),
+    ("&amp; ", "174,762 ampersands '&', more than the 10,000 a draft may hold"),
 ])
 def test_a_1_mb_draft_of_brackets_or_formulas_is_refused_at_once(tmp_path, loaded_registry, trace, shape, says):
     """1 MB of "[" took 16 s in Markdown alone (each looks for its end 20 nestings deep), 1 MB of
-    "$a$ " 5 s (a token, a check and a typesetting each): counted first, refused in one line."""
+    "$a$ " 5 s (a token, a check and a typesetting each), of "*a " 7 s, of "<" 3.7 s, of "&amp; "
+    2.7 s: counted first, refused in one line."""
     import time
 
     from publish.post.build import PostError

@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-__all__ = ["InputError", "MAX_DRAFT_BYTES", "MAX_BRACKETS", "MAX_DOLLARS", "MARKER", "check_input_file",
+__all__ = ["InputError", "MAX_DRAFT_BYTES", "MAX_BRACKETS", "MAX_DOLLARS", "MAX_EMPHASIS", "MAX_ANGLES",
+           "MAX_AMPERSANDS", "MARKUP_LIMITS", "MARKER", "check_input_file",
            "check_draft_size", "check_no_marker", "check_markup_counts", "token_lines", "check_formulas", "check_slot", "check_table_text", "remote_pictures_as_links"]
 
 #: The largest draft a build reads (a book chapter is ~100 kB; 1 MB builds its text in well under 2 s).
@@ -22,6 +23,22 @@ MAX_BRACKETS = 5_000
 #: Dollar signs a draft may hold (2,000 formulas): each formula is a token, a check and a MathML
 #: typesetting, ~0.3 ms when they differ; 262,144 "$a$ " made 1 MB and 5 s.
 MAX_DOLLARS = 4_000
+#: Emphasis marks ("*" and "_" together) a draft may hold: each is a delimiter Markdown pairs and
+#: the page's text passes again, ~20 us each; 1 MB of "*a " (349,525 of them) took 7 s.
+MAX_EMPHASIS = 12_000
+#: "<" a draft may hold: each is tried as raw HTML, then escaped; 1 MB of them took 3.7 s.
+MAX_ANGLES = 20_000
+#: "&" a draft may hold: each is tried as an entity; 1 MB of "&amp; " took 2.7 s.
+MAX_AMPERSANDS = 10_000
+#: What :func:`check_markup_counts` counts: (characters, limit, what they are, why they are costly).
+#: At every limit at once, a 1 MB draft's text still builds in under 2 s (tests/test_post_safety.py).
+MARKUP_LIMITS = (
+    ("[", MAX_BRACKETS, "opening brackets '['", "links, pictures, citations"),
+    ("$", MAX_DOLLARS, "dollar signs '$'", f"{MAX_DOLLARS // 2:,} formulas"),
+    ("*_", MAX_EMPHASIS, "emphasis marks '*' and '_'", "each a delimiter Markdown pairs"),
+    ("<", MAX_ANGLES, "angle brackets '<'", "each tried as raw HTML"),
+    ("&", MAX_AMPERSANDS, "ampersands '&'", "each tried as an entity"),
+)
 #: The invisible separator the build marks placeholders with: no author types it on purpose.
 MARKER = "\u2063"
 
@@ -63,11 +80,10 @@ def check_draft_size(path: str | Path) -> None:
 
 
 def check_markup_counts(text: str, where: str = "") -> None:
-    """At most :data:`MAX_BRACKETS` ``[`` and :data:`MAX_DOLLARS` ``$`` (code counts too): counted
-    before Markdown reads the draft, so a draft made of them is refused at once, not after minutes."""
-    for char, limit, what, why in (("[", MAX_BRACKETS, "opening brackets '['", "links, pictures, citations"),
-                                   ("$", MAX_DOLLARS, "dollar signs '$'", f"{MAX_DOLLARS // 2:,} formulas")):
-        count = text.count(char)
+    """At most :data:`MARKUP_LIMITS` of each costly mark (code counts too): counted before
+    Markdown reads the draft, so a draft made of them is refused at once, not after seconds."""
+    for chars, limit, what, why in MARKUP_LIMITS:
+        count = sum(text.count(c) for c in chars)
         if count > limit:
             raise InputError(f"{where}{count:,} {what}, more than the {limit:,} a draft may hold "
                              f"({why}; code counts too)")
