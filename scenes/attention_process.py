@@ -92,7 +92,7 @@ __all__ = ["AttentionProcessScene", "Stage", "word_labels", "MIN_FLYING_WEIGHT"]
 TITLE_Y = 3.62
 SOURCE_LEFT, SOURCE_RIGHT = -4.6, 5.45  # the columns' outer edges: row names left, the alignment so far right
 MAX_STATE_ROWS = 4  # longer vectors are elided with dots (short columns leave the links room to fan out)
-CELL_H = 0.31  # a 23.5-pt number (0.247 high) fits in 80 % of it (the cell grows otherwise)
+CELL_H = 0.31  # a 23.5-pt number (0.247 high) fits in 80 % of it (fitted_number drops decimals otherwise)
 # Every text at least 14 px tall at 480p (STYLE.md §4.8): Text >= 23.1 pt, formulas >= 33 pt.
 TEXT_SIZE = 24
 WORD_FONT = TEXT_SIZE

@@ -7,7 +7,7 @@ so tests can read the screen back and compare it with the core.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,9 +57,6 @@ __all__ = [
     "on_baseline",
     "readable_text",
     "fitted_number",
-    "grown_pitch",
-    "NUMBER_ROOM_W",
-    "NUMBER_ROOM_H",
     "restore_faded",
     "MIN_FONT_SIZE",
     "title_bar",
@@ -280,67 +277,35 @@ class NumberLabel(Text):
 
 
 def fitted_number(value: float, theme: Theme, key: tuple | None, font_size: float,
-                  max_width: float, max_height: float, decimals: int | None = None) -> NumberLabel:
-    """A number at the precision the scene asks for (``decimals``, else the theme's),
-    scaled down to fit the box but never below :data:`MIN_FONT_SIZE`.
-
-    It never drops digits to fit (a reader would read a rounder number than the
-    scene means): a number too wide or too tall for the box at that size comes back
-    larger than the box, and its cell grows to hold it (:class:`ValueCell`).
-    """
+                  max_width: float, max_height: float) -> NumberLabel:
+    """A number scaled to fit the box, never below :data:`MIN_FONT_SIZE`:
+    a number too wide at that size is shown with fewer decimals instead."""
     floor = min(1.0, MIN_FONT_SIZE / font_size)
-    label = NumberLabel(value, theme, key, font_size=font_size, decimals=decimals)
-    scale = min(1.0, max_width / label.width, max_height / label.height)
-    return label.scale(max(scale, floor))
-
-
-#: The part of a cell's width and height its number may take (:class:`ValueCell`).
-NUMBER_ROOM_W, NUMBER_ROOM_H = 0.9, 0.8
+    for decimals in range(theme.decimals, -1, -1):
+        label = NumberLabel(value, theme, key, font_size=font_size, decimals=decimals)
+        scale = min(1.0, max_width / label.width, max_height / label.height)
+        if scale >= floor or decimals == 0:
+            return label.scale(max(scale, floor))
+    raise AssertionError("unreachable")
 
 
 class ValueCell(VGroup):
-    """One value: a rectangle tinted by sign and magnitude, its number inside.
-
-    The number keeps the precision asked for (``decimals``, else the theme's) at no less
-    than :data:`MIN_FONT_SIZE`; where it does not fit the ``width`` x ``height`` asked
-    for, the cell grows (``grown``): a matrix of such cells widens every column
-    (:class:`ValueMatrix`), never shows fewer digits.
-    """
+    """One value: a rectangle tinted by sign and magnitude, its number inside."""
 
     def __init__(self, value: float, theme: Theme, key: tuple | None = None,
                  width: float = CELL_W, height: float = CELL_H, scale: float = 1.0,
                  show_number: bool = True, font_size: float = NUMBER_SIZE,
-                 fill: Any = None, decimals: int | None = None) -> None:
+                 fill: Any = None) -> None:
         colour, opacity = theme.value_fill(value, scale) if fill is None else (fill, 0.85)
-        self.number: NumberLabel | None = None
-        if show_number:
-            self.number = fitted_number(value, theme, key, font_size, width * NUMBER_ROOM_W,
-                                        height * NUMBER_ROOM_H, decimals)
-            width = max(width, self.number.width / NUMBER_ROOM_W)
-            height = max(height, self.number.height / NUMBER_ROOM_H)
         self.box = Rectangle(width=width, height=height, stroke_width=1,
                              stroke_color=theme.panel, fill_color=colour, fill_opacity=opacity)
         super().__init__(self.box)
         self.value = float(value)
-        if self.number is not None:
+        self.number: NumberLabel | None = None
+        if show_number:
+            self.number = fitted_number(value, theme, key, font_size, width * 0.9, height * 0.8)
             self.number.move_to(self.box)
             self.add(self.number)
-
-    def fit_box(self, width: float, height: float) -> "ValueCell":
-        """The box made ``width`` x ``height`` about its centre (a matrix's grown pitch)."""
-        if abs(self.box.width - width) > 1e-9:
-            self.box.stretch_to_fit_width(width)
-        if abs(self.box.height - height) > 1e-9:
-            self.box.stretch_to_fit_height(height)
-        return self
-
-
-def grown_pitch(cells: Iterable[Any], width: float, height: float) -> tuple[float, float]:
-    """The cell size that holds every one of ``cells`` (at least ``width`` x ``height``)."""
-    for cell in cells:
-        if isinstance(cell, ValueCell):
-            width, height = max(width, cell.box.width), max(height, cell.box.height)
-    return width, height
 
 
 def kept_indices(n: int, max_shown: int, keep: Sequence[int] = ()) -> list[int | None]:
@@ -414,13 +379,6 @@ class VectorColumn(VGroup):
                              cell_height, scale, show_numbers, font_size)
             self.cell_by_index[i] = cell
             self.cells.add(cell)
-        # A number that needs more room than asked for widens the whole column (no fewer digits).
-        cell_width, cell_height = grown_pitch(self.cells, cell_width, cell_height)
-        for part in self.cells:
-            if isinstance(part, ValueCell):
-                part.fit_box(cell_width, cell_height)
-            elif part.submobjects and isinstance(part[0], Rectangle):  # the dots' spacer
-                part[0].stretch_to_fit_width(cell_width).stretch_to_fit_height(cell_height)
         self.cells.arrange(DOWN, buff=0)
         self.frame = Rectangle(width=self.cells.width + 0.08, height=self.cells.height + 0.08,
                                stroke_color=colour, stroke_width=3).move_to(self.cells)
@@ -454,27 +412,22 @@ class ValueMatrix(VGroup):
         cols_shown = kept_indices(n_cols, max_cols, keep_cols)
         self.cell_by_index: dict[tuple[int, int], ValueCell] = {}
         self.grid = VGroup()
-        for i in rows_shown:
-            for j in cols_shown:
+        for r, i in enumerate(rows_shown):
+            for c, j in enumerate(cols_shown):
+                pos = np.array([c * cell_width, -r * cell_height, 0.0])
                 if i is None or j is None:
                     sym = r"\vdots" if i is None and j is not None else (
                         r"\cdots" if j is None and i is not None else r"\ddots")
-                    self.grid.add(MathTex(sym, font_size=max(font_size * 1.1, ELIDED_DOTS_SIZE),
-                                          color=theme.muted))
+                    dots = MathTex(sym, font_size=max(font_size * 1.1, ELIDED_DOTS_SIZE),
+                                   color=theme.muted).move_to(pos)
+                    self.grid.add(dots)
                     continue
                 fill = theme.heat(values[i, j]) if heat else None
                 cell = ValueCell(values[i, j], theme, (key, i, j) if key else None,
                                  cell_width, cell_height, scale, True, font_size, fill=fill)
+                cell.move_to(pos)
                 self.cell_by_index[(i, j)] = cell
                 self.grid.add(cell)
-        # A number that needs more room than asked for widens every column (or heightens
-        # every row): the grid stays a grid, and no number loses digits.
-        cell_width, cell_height = grown_pitch(self.grid, cell_width, cell_height)
-        for k, part in enumerate(self.grid):
-            if isinstance(part, ValueCell):
-                part.fit_box(cell_width, cell_height)
-            part.move_to([(k % len(cols_shown)) * cell_width, -(k // len(cols_shown)) * cell_height, 0.0])
-        self.cell_width, self.cell_height = cell_width, cell_height
         self.frame = Rectangle(width=len(cols_shown) * cell_width + 0.1,
                                height=len(rows_shown) * cell_height + 0.1,
                                stroke_color=colour or theme.panel, stroke_width=3).move_to(self.grid)

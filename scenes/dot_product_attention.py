@@ -59,7 +59,6 @@ from .components import (
     STEP_CAPTION_SIZE,
     STEP_CAPTION_Y,
     fit_within,
-    grown_pitch,
     math_label,
     on_baseline,
     read_as_line,

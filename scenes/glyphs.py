@@ -182,9 +182,8 @@ def cell_width_for(values: Iterable[float], theme: Theme, minimum: float = 0.82,
                    font_size: float = NUMBER_FONT, maximum: float | None = None) -> float:
     """The cell width that shows the longest of ``values`` at ``font_size``.
 
-    With ``maximum``, no wider: a longer number then shrinks towards the 14 px
-    floor (``components.fitted_number``); one too long even there widens its
-    matrix's columns (it never shows fewer digits).
+    With ``maximum``, no wider: a longer number then drops decimals
+    (``components.fitted_number``) rather than pushing the layout off the frame.
     """
     longest = max((len(format_number(float(v), theme.decimals)) for v in values), default=4)
     # ValueCell fits its number in 90 % of the width: leave that room.

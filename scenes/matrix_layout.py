@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from manim import RIGHT, Rectangle, VGroup
 
-from .components import CELL_H, CELL_W, NumberLabel, ValueCell, ValueMatrix, caption, grown_pitch, math_label
+from .components import CELL_H, CELL_W, NumberLabel, ValueCell, ValueMatrix, caption, math_label
 from .glyphs import cell_width_for, heat_key
 
 __all__ = [
@@ -61,9 +61,6 @@ class RowVector(VGroup):
                              fill=theme.heat(v) if heat else None)
             self.cell_by_index[k] = cell
             self.cells.add(cell)
-        pitch = grown_pitch(self.cells, cell_width, cell_height)  # one number too long widens all
-        for cell in self.cells:
-            cell.fit_box(*pitch)
         self.cells.arrange(RIGHT, buff=0)
         self.frame = Rectangle(width=self.cells.width + 0.1, height=self.cells.height + 0.1,
                                stroke_color=colour, stroke_width=3).move_to(self.cells)
@@ -140,8 +137,7 @@ def zoom_for(fits: Any) -> float:
 
 def table_cell_width(values: np.ndarray, theme: Any) -> float:
     """Cells wide enough for the numbers at 20 pt, between CELL_W and W_MAX:
-    a longer number shrinks (down to the 14 px floor) rather than push a table off
-    the frame; past that floor its matrix's columns widen (never fewer digits)."""
+    longer numbers drop decimals rather than push a table off the frame."""
     return max(CELL_W, cell_width_for(values, theme, maximum=W_MAX))
 
 

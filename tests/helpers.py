@@ -120,8 +120,8 @@ def check_numbers(scene: WalkthroughScene, independent: Trace) -> int:
     for shown in scene.audit.numbers:
         assert shown.key is not None, f"a number on screen has no key: {shown.shown!r}"
         expected = resolve(data, shown.key)
-        # At the precision the number says it shows (the theme's, or the scene's own for
-        # a number it prints otherwise); a cell too small for it grows, never drops digits.
+        # A number too wide for its cell at the smallest readable size drops
+        # decimals (components.fitted_number); it must still round the core's value.
         decimals = scene.theme.decimals if shown.decimals is None else shown.decimals
         want = format_number(float(expected), decimals)
         assert shown.shown == want, f"{shown.key}: screen shows {shown.shown}, core says {want}"
