@@ -37,6 +37,39 @@ def render_speedups():
     yield
 
 
+def _signal_state() -> tuple:
+    import os
+    import signal
+
+    handlers = tuple(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
+    blocked = frozenset(signal.pthread_sigmask(signal.SIG_BLOCK, [])) if hasattr(signal, "pthread_sigmask") else None
+    return handlers, blocked, os.environ.get("PYTHONPATH")
+
+
+@pytest.fixture(autouse=True)
+def signals_as_found():
+    """A test leaves the test process's signal handlers, signal mask and PYTHONPATH as it found
+    them. Every process a later test starts inherits them: a Ctrl-C left ignored or blocked (or a
+    path that makes Python ignore it) made later interrupt tests fail in the whole suite only.
+    The state is put back, and the test that changed it fails, naming what it changed."""
+    import os
+    import signal
+
+    before = _signal_state()
+    yield
+    after = _signal_state()
+    if after != before:
+        for s, handler in zip((signal.SIGINT, signal.SIGTERM, signal.SIGHUP), before[0]):
+            signal.signal(s, handler)
+        if before[1] is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before[1])
+        if before[2] is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before[2]
+        pytest.fail(f"the test changed the process's signal state: {before} -> {after}")
+
+
 @pytest.fixture
 def texts_seen(monkeypatch):
     """Every text and formula on screen at any audit snapshot, as written
