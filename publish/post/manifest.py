@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Iterable
 from urllib.parse import quote, unquote
 
-__all__ = ["SiteError", "MANIFEST", "PUBLISHED", "check_site", "read_manifest", "write_manifest",
+__all__ = ["copy_into_place", "SiteError", "MANIFEST", "PUBLISHED", "check_site", "read_manifest", "write_manifest",
            "index_is_ours", "remove_unlisted", "publish_media", "inside", "public_mode", "sha256_file"]
 
 MANIFEST = Path(".cache") / "post-manifest.json"
@@ -228,18 +228,34 @@ def _publish_one(site: Path, rel: str, done: dict[str, str]) -> str | None:
     target_rel = f"{PUBLISHED}/{digest}/{source.name}"
     target = site / target_rel
     if not target.is_file() or target.stat().st_size != source.stat().st_size:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{source.name}.", suffix=".part", dir=target.parent)
-        os.close(fd)
-        try:
-            shutil.copyfile(source, tmp)
-            public_mode(tmp)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        copy_into_place(source, target)
     done[rel] = target_rel
     return target_rel
+
+
+def copy_into_place(source: Path, target: Path, hard_link: bool = False) -> None:
+    """``source`` at ``target`` whole or not at all: written beside it under a temporary name
+    (hard-linked when ``hard_link`` and the file system allows, else copied and made readable
+    by a web server), then moved into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    try:
+        linked = False
+        if hard_link:
+            os.unlink(tmp)
+            try:
+                os.link(source, tmp)
+                linked = True
+            except OSError:
+                pass
+        if not linked:
+            shutil.copyfile(source, tmp)
+            public_mode(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def publish_media(site: Path, pieces: list[str]) -> tuple[list[str], list[str]]:

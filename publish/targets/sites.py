@@ -48,7 +48,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Callable
 
-from publish.post.manifest import public_mode, remove_unlisted, sha256_file
+from publish.post.manifest import copy_into_place, public_mode, remove_unlisted, sha256_file
 
 __all__ = ["GENERATORS", "SitesError", "SiteReport", "Layout", "build_site", "post_slug", "staging_folder",
            "layout_for", "check_target", "convert_body", "front_matter_for", "CONTENT_STYLE"]
@@ -624,19 +624,7 @@ def _place(source: Path, target: Path) -> None:
                 return
         except OSError:
             pass
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    try:
-        os.unlink(tmp)
-        try:
-            os.link(source, tmp)
-        except OSError:
-            shutil.copyfile(source, tmp)
-            public_mode(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    copy_into_place(source, target, hard_link=True)
 
 
 def build_site(draft: Path, out: Path, to: str, *, links: Path | None = None, numbers: str | None = None,
