@@ -39,8 +39,6 @@ import html
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
 import unicodedata
 from dataclasses import dataclass, field
@@ -48,7 +46,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Callable
 
-from publish.post.manifest import copy_into_place, public_mode, remove_unlisted, sha256_file
+from publish.post.manifest import copy_into_place, remove_unlisted, sha256_file
 
 __all__ = ["GENERATORS", "SitesError", "SiteReport", "Layout", "build_site", "post_slug", "staging_folder",
            "layout_for", "check_target", "convert_body", "front_matter_for", "CONTENT_STYLE"]
