@@ -25,6 +25,22 @@ _manim_config.media_dir = _MEDIA
 atexit.register(shutil.rmtree, _MEDIA, True)
 
 
+def _layouts_kept_across_builds() -> None:
+    """Formulas and texts are laid out once per test process, as a render lays them out once per
+    LaTeX slot: the scenes' headless builds each set a media folder of their own, under which
+    Manim put its LaTeX and Pango files too, so every build compiled every formula again (a
+    sixth of a build's time). Manim names each file by a hash of all that shapes it; the slot is
+    this process's alone (render_setup.tex_slot), so no two workers write one file."""
+    from publish.rendering.render_setup import tex_slot
+
+    slot = tex_slot()
+    _manim_config.tex_dir = str(slot)
+    _manim_config.text_dir = str(slot.with_name(slot.name + "-texts"))  # Manim empties tex_dir of all but svgs
+
+
+_layouts_kept_across_builds()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def render_speedups():
     """Scenes are built with Manim's speedups, as render.py builds them: the suite is an entry
