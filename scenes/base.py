@@ -188,13 +188,35 @@ def _shown(text: Mobject) -> bool:
     """Whether a text or formula can be seen: its glyphs are asked, not the
     object itself (a formula's own fill is transparent, and fades
     (``components._Fade``) change the glyphs' opacity, not the text's)."""
-    return any(_visible(m) for m in text.family_members_with_points())
+    return any(_visible(m) for m in _with_points(text))
 
 
 #: Bounds already worked out during the audit snapshot under way (id -> bounds): a text's box
 #: is asked for by the frame check, the overlap check and the continuity watch of one
 #: snapshot, and nothing moves within a snapshot. None outside a snapshot.
 _snapshot_bounds: dict[int, tuple[np.ndarray, np.ndarray] | None] | None = None
+
+
+#: Families already listed during the audit snapshot under way (id -> members): the frame
+#: check, the continuity watch, the clarity measures and the veils each walk every group on
+#: screen, and Manim lists a family anew at each call. None outside a snapshot.
+_snapshot_families: dict[int, list[Mobject]] | None = None
+
+
+def _family(mob: Mobject) -> list[Mobject]:
+    """``mob.get_family()``, listed once per audit snapshot."""
+    memo = _snapshot_families
+    if memo is None:
+        return mob.get_family()
+    key = id(mob)
+    if key not in memo:
+        memo[key] = mob.get_family()
+    return memo[key]
+
+
+def _with_points(mob: Mobject) -> list[Mobject]:
+    """``mob.family_members_with_points()``, from :func:`_family`."""
+    return [m for m in _family(mob) if len(m.points)]
 
 
 def _bounds(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
@@ -215,7 +237,7 @@ def _bounds(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
 def _bounds_now(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
     if isinstance(mob, VMobject):
         parts = []
-        for sm in (mob.get_family() if mob.submobjects else (mob,)):
+        for sm in (_family(mob) if mob.submobjects else (mob,)):
             pts = sm.points
             if len(pts) == 0:
                 continue
@@ -226,7 +248,7 @@ def _bounds_now(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
             parts.append(pts[::n])       # start anchors
             parts.append(pts[n - 1::n])  # end anchors
     else:
-        parts = [m.points for m in (mob.get_family() if mob.submobjects else (mob,)) if len(m.points)]
+        parts = [m.points for m in (_family(mob) if mob.submobjects else (mob,)) if len(m.points)]
     if not parts:
         return None
     points = parts[0] if len(parts) == 1 else np.concatenate(parts)
@@ -359,7 +381,7 @@ def caption_texts(mobjects: list[Mobject]) -> dict[str, tuple[float, float]]:
         elif said is not None:
             # A line composed of parts (words, numbers, names) says what it reads in ``text``:
             # it is one caption, numbers included, and its parts are not read again.
-            if any(isinstance(m, Text) and _visible(m) for m in mob.get_family()):
+            if any(isinstance(m, Text) and _visible(m) for m in _family(mob)):
                 add("\n".join(" ".join(line.split()) for line in said.splitlines() if line.strip()), mob)
         else:
             todo.extend(reversed(mob.submobjects))
@@ -372,7 +394,7 @@ def _one_number(mob: Mobject) -> bool:
         return True
     if isinstance(mob, Text) or declared_reading(mob) is not None:
         return False
-    family = mob.get_family()
+    family = _family(mob)
     words = [m for m in family if isinstance(m, Text) and not isinstance(m, NumberLabel)
              and any(c.isalpha() for c in m.original_text)]
     return sum(isinstance(m, NumberLabel) for m in family) == 1 and not words
@@ -588,14 +610,15 @@ class WalkthroughScene(Scene):
                 del audit._seen[sig]
 
     def _snapshot(self) -> None:
-        global _snapshot_bounds
+        global _snapshot_bounds, _snapshot_families
         if self.audit is None:
             return
         _snapshot_bounds = {}
+        _snapshot_families = {}
         try:
             self._look()
         finally:
-            _snapshot_bounds = None
+            _snapshot_bounds = _snapshot_families = None
 
     def _look(self) -> None:
         """One audit snapshot (:meth:`_snapshot`)."""
@@ -605,7 +628,7 @@ class WalkthroughScene(Scene):
         half_w, half_h = config.frame_width / 2, config.frame_height / 2
         texts: list[Mobject] = []
         for top in self.mobjects:
-            family = top.get_family()
+            family = _family(top)
             for mob in family:
                 if isinstance(mob, NumberLabel) and _visible(mob):
                     self.audit.numbers.append(ShownNumber(mob.key, mob.value, mob.shown, mob.decimals))
@@ -624,12 +647,19 @@ class WalkthroughScene(Scene):
             for fault in _numbers_read_apart(top):
                 if fault not in self.audit.faults:
                     self.audit.faults.append(fault)
+        heights: dict[int, float | None] = {}  # asked by both checks below; nothing moves meanwhile
+
+        def height_px(t: Mobject) -> float | None:
+            if id(t) not in heights:
+                heights[id(t)] = text_height_px(t)
+            return heights[id(t)]
+
         if at is None:
-            self._look_at_clarity(texts, float(self.renderer.time), half_w, half_h)
+            self._look_at_clarity(texts, float(self.renderer.time), half_w, half_h, height_px)
         floor = self.audit.min_text_px
         if floor is not None:
             for t in texts:
-                px = text_height_px(t)
+                px = height_px(t)
                 if px is not None and px < floor - 1e-6:
                     fault = f"text too small: {_describe(t)} is {px:.1f} px tall (floor {floor:g} px)"
                     if fault not in self.audit.faults:
@@ -640,18 +670,19 @@ class WalkthroughScene(Scene):
                 self.audit.faults.append(fault)
 
 
-    def _look_at_clarity(self, texts: list[Mobject], now: float, half_w: float, half_h: float) -> None:
+    def _look_at_clarity(self, texts: list[Mobject], now: float, half_w: float, half_h: float,
+                         height_px: Callable[[Mobject], float | None] = text_height_px) -> None:
         """Record the clarity measures of this moment at rest (:class:`Clarity`)."""
         audit = self.audit
         veils = _veils(self.mobjects, self.theme.background)
-        order = {id(m): i for i, m in enumerate(m for top in self.mobjects for m in top.get_family())}
+        order = {id(m): i for i, m in enumerate(m for top in self.mobjects for m in _family(top))}
         count = 0
         for t in texts:
             opacity = max((max(float(g.get_fill_opacity()), float(g.get_stroke_opacity()))
-                           for g in t.family_members_with_points()), default=0.0)
+                           for g in _with_points(t)), default=0.0)
             x0, y0, x1, y1 = _box(t)
             if opacity >= LEGIBLE_OPACITY:
-                px = text_height_px(t)
+                px = height_px(t)
                 if px is not None and (audit.smallest_text is None or px < audit.smallest_text[0] - 1e-9):
                     audit.smallest_text = (round(px, 2), _describe(t), round(now, 2))
                 if (x0 < -half_w + EDGE_MARGIN or x1 > half_w - EDGE_MARGIN
@@ -710,16 +741,20 @@ def _veils(mobjects: list[Mobject], background: Any) -> list[tuple[Mobject, tupl
     """The background-coloured, mostly opaque filled shapes on screen (veils, fade rects)."""
     from manim import ManimColor
 
-    bg = ManimColor(background).to_hex().upper()
+    # The colour as ``to_hex`` reads it (each channel truncated to 0-255), from the first fill
+    # row directly: ``get_fill_color`` made a colour object of every row of every shape, at every
+    # snapshot (a tenth of an audited build).
+    bg = tuple(int(v * 255) for v in ManimColor(background).to_rgb())
     out = []
     for top in mobjects:
-        for m in top.get_family():
+        for m in _family(top):
             if m.submobjects or not len(m.points) or not isinstance(m, VMobject):
                 continue
             try:
-                if float(m.get_fill_opacity()) < VEIL_OPACITY or m.get_fill_color().to_hex().upper() != bg:
-                    continue
+                first = m.get_fill_rgbas()[0]
             except (AttributeError, IndexError):
+                continue
+            if float(first[3]) < VEIL_OPACITY or tuple(int(v * 255) for v in first[:3]) != bg:
                 continue
             out.append((m, _box(m)))
     return out
@@ -831,7 +866,7 @@ def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
     shapes = 0
     for top in mobjects:
         texts = text_leaves(top)
-        glyphs = {id(g) for t in texts for g in t.get_family()}
+        glyphs = {id(g) for t in texts for g in _family(t)}
         group, centres = [], []
         for mob in texts:
             if not _shown(mob):
@@ -850,7 +885,7 @@ def _signatures(mobjects: list[Mobject]) -> tuple[dict[tuple, np.ndarray], int]:
             order = sorted(range(len(group)), key=lambda k: (group[k], round(float(centres[k][0]), 1),
                                                              round(float(centres[k][1]), 1)))
             seen[tuple(sorted(group))] = np.array([centres[k] for k in order])
-        shapes += sum(1 for m in top.family_members_with_points()
+        shapes += sum(1 for m in _with_points(top)
                       if id(m) not in glyphs and _visible(m))
     return seen, shapes
 
@@ -862,8 +897,8 @@ def _content_height(mobjects: list[Mobject]) -> float:
     for mob in mobjects:
         captions = {id(g) for t in text_leaves(mob)
                     if len(str(getattr(t, "original_text", "") or "").split()) >= CAPTION_MIN_WORDS
-                    or declared_reading(t) is not None for g in t.get_family()}
-        for m in mob.family_members_with_points():
+                    or declared_reading(t) is not None for g in _family(t)}
+        for m in _with_points(mob):
             if id(m) in captions:
                 continue
             try:
@@ -899,11 +934,15 @@ class CaptionPacer:
     def needed(text: str) -> float:
         return max(1.5, reading_time(text))
 
+    def reading_due(self) -> float:
+        """Seconds the current caption still needs to be read (negative: read already)."""
+        if self.current is None:
+            return 0.0
+        return self.since + self.needed(self.current.text) - self.scene.time
+
     def wait_for_reader(self, extra: float = 0.0) -> None:
         """Wait until the current caption has been up its reading time (less ``extra`` s)."""
-        if self.current is None:
-            return
-        due = self.since + self.needed(self.current.text) - self.scene.time - extra
+        due = self.reading_due() - extra
         if due > 0.01:
             # A wait is a whole number of frames: round up, never down.
             self.scene.wait(due + 1.0 / config.frame_rate)
