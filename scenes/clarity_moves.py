@@ -22,7 +22,7 @@ from .base import FINAL_HOLD, FINAL_HOLD_MAX
 from .components import NumberLabel
 
 __all__ = ["QUIET", "LABEL_DIM", "quiet", "voice", "set_quiet", "dim_labels", "shapes_of_legend",
-           "end_on_poster", "wait_for_reader", "DigitsTo"]
+           "end_on_poster", "DigitsTo"]
 
 #: The opacity of digits already read: under the audit's legibility threshold (0.5), so a chip,
 #: yet visible enough that the matrix is still seen to hold numbers.
@@ -111,26 +111,12 @@ def shapes_of_legend(row: Mobject) -> VGroup:
     return out
 
 
-def wait_for_reader(scene: Any, pacer: Any, extra: float = 0.0) -> None:
-    """Wait until the current caption has been up its reading time (less ``extra`` s),
-    so the next beat starts with it read (e.g. inside a close-up before it collapses)."""
-    from manim import config
-
-    if pacer.current is None:
-        return
-    due = pacer.since + pacer.needed(pacer.current.text) - scene.time - extra
-    if due > 0.01:
-        scene.wait(due + 1.0 / config.frame_rate)
-
-
 def end_on_poster(scene: Any, pacer: Any, least: float = FINAL_HOLD, most: float = FINAL_HOLD_MAX - 0.5) -> None:
     """Hold the last picture: long enough to read the last caption and at least ``least`` s,
     never more than ``most`` s (a caption that needs longer was swapped in too late: an error)."""
     from manim import config
 
-    due = 0.0
-    if pacer.current is not None:
-        due = pacer.since + pacer.needed(pacer.current.text) - scene.time
+    due = pacer.reading_due()
     hold = max(least, due + 1.0 / config.frame_rate)
     if hold > most + 1e-6:
         raise ValueError(f"end_on_poster: the last caption needs {due:.1f} s more, over {most:g} s")

@@ -43,7 +43,7 @@ from .motion import TRANSPOSE_TIME, fly, focus, gather, ring_to, slide, transpos
 from attention_core.formatting import sum_sign
 from .base import RESULT_PAUSE, CaptionPacer, WalkthroughScene
 from .clarity_moves import (dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend,
-                             voice, wait_for_reader)
+                             voice)
 from .glyphs import NUMBER_FONT, bars_under, weight_cells
 from .components import (
     CELL_H,
@@ -484,7 +484,7 @@ class DotProductAttentionScene(StepLog, WalkthroughScene):
         self.pause_on_result("output")
         self.play(ring_to(found, o.cell(0, f), buff=0.04), run_time=0.8)
         self.close_up_parts = (rings, VGroup(weighted, total, column))
-        wait_for_reader(self, self.pacer, extra=0.5)  # the close-up's caption read before it collapses
+        self.pacer.wait_for_reader(extra=0.5)  # the close-up's caption read before it collapses
 
     def collapse_to_poster(self) -> None:
         """The close-up collapses: its digits dim to chips, the veils lift, its rings go;

@@ -54,7 +54,6 @@ from .clarity_moves import (
     set_quiet,
     shapes_of_legend,
     voice,
-    wait_for_reader,
 )
 from .matrix_layout import (
     CONTENT_BOTTOM,
@@ -253,7 +252,9 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
         if not self.stage["under"]:
             self._slide_scores_beside_weights()
         A, E, NQ, arrow, label = self._weights_and_arrow()
-        self.play(Create(arrow), fade_in(label), fade_in(A.frame), fade_in(A.labels), run_time=0.8)
+        # The name comes once the rows have landed: under E it stands in the gap they fly through.
+        self.play(Create(arrow), fade_in(A.frame), fade_in(A.labels),
+                  *([] if self.stage["under"] else [fade_in(label)]), run_time=0.8)
         width = len(E.grid) // NQ
         for j in range(NQ):
             row_E = VGroup(*E.grid[j * width:(j + 1) * width])
@@ -265,7 +266,8 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
             if j == 0:
                 self.pause_on_result("weights")
         self.add(A)
-        self.play(quiet(E.grid), run_time=0.5)  # E read: A carries the argument on
+        self.play(quiet(E.grid), *([fade_in(label)] if self.stage["under"] else []),
+                  run_time=0.5)  # E read: A carries the argument on
         self.pause_on_result("weights")
         self._keep(arrow=arrow, soft=label)
 
@@ -483,7 +485,7 @@ class MultiQueryAttentionScene(StepLog, WalkthroughScene):
                   fade_in(sigma), Create(found), run_time=1.4)
         self.pause_on_result("output")
         self.play(ring_to(found, O.cell(j, f), buff=0.04), run_time=0.8)
-        wait_for_reader(self, pacer, extra=0.5)  # the close-up's caption read before it collapses
+        pacer.wait_for_reader(extra=0.5)  # the close-up's caption read before it collapses
         self._keep(close_up=(undim, rings, VGroup(weighted, total, col_x)))
 
     def collapse_to_poster(self) -> None:

@@ -39,7 +39,7 @@ from attention_core.formatting import sum_sign
 
 from .base import CaptionPacer, RESULT_PAUSE, WalkthroughScene, reading_time
 from .clarity_moves import (LABEL_DIM, dim_labels, end_on_poster, quiet, set_quiet, shapes_of_legend,
-                             voice, wait_for_reader)
+                             voice)
 from .glyphs import DIGIT_WIDTH, NUMBER_FONT, weight_cells
 from .motion import TRANSPOSE_TIME, digits_of, fly, focus, slide, transpose, window
 from .components import (
@@ -220,16 +220,6 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.rows = max(3, rows_at(z))
         self.mat = dict(cell_width=self.w, cell_height=self.h, font_size=self.nf,
                         label_size=max(20 * z, LABEL_SIZE))
-
-    def _heat_ends(self) -> dict[str, NumberLabel]:
-        """The smallest and the largest weight, as the heat key's ends."""
-        theme, tr = self.theme, self.trace.worked_example
-        ends = []
-        for at in (int(np.argmin(tr.weights)), int(np.argmax(tr.weights))):
-            i, j = np.unravel_index(at, tr.weights.shape)
-            ends.append(NumberLabel(tr.weights[i, j], theme, (f"{self.key}.weights", int(i), int(j)),
-                                    font_size=20, colour=theme.muted))
-        return dict(heat_bottom=ends[0], heat_top=ends[1])
 
     def _to_left(self, *mobs: Any) -> None:
         """With the draft's values to show, the layout moves left to leave them room."""
@@ -481,7 +471,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.wait(RESULT_PAUSE * 2)
         self.play(Create(rings), run_time=0.6)  # the row of weights and the row of C it makes
         self.pause_on_result("context")
-        wait_for_reader(self, self.pacer, extra=0.5)  # read before the close-up begins
+        self.pacer.wait_for_reader(extra=0.5)  # read before the close-up begins
 
     def check_the_draft(self) -> None:
         """The close-up, one beat: C's digits, the rest veiled; one caption counts what the
@@ -503,7 +493,7 @@ class WorkedExampleScene(StepLog, WalkthroughScene):
         self.wait(RESULT_PAUSE * 2)
         self.play(Create(note.strike), run_time=0.6)
         note.add(note.strike)
-        wait_for_reader(self, self.pacer, extra=0.5)
+        self.pacer.wait_for_reader(extra=0.5)
         self.printed = note
 
     def collapse_to_poster(self) -> None:
