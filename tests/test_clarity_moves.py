@@ -90,7 +90,10 @@ def test_quiet_adds_nothing_to_the_scene():
 
 
 class _Pacer:
-    def __init__(self, text: str, since: float) -> None:
+    """A caption pacer's state (base.CaptionPacer): its caption, up since ``since``, read at 3 words a second."""
+
+    def __init__(self, scene: "_Scene", text: str, since: float) -> None:
+        self.scene = scene
         self.current = VGroup()
         self.current.text = text
         self.since = since
@@ -99,6 +102,9 @@ class _Pacer:
     @staticmethod
     def needed(text: str) -> float:
         return max(1.5, len(text.split()) / 3)
+
+    def reading_due(self) -> float:
+        return self.since + self.needed(self.current.text) - self.scene.time
 
 
 class _Scene:
@@ -111,10 +117,10 @@ class _Scene:
 
 def test_end_on_poster_holds_at_least_four_seconds_and_the_caption_read():
     scene = _Scene()
-    end_on_poster(scene, _Pacer("one two three", since=10.0))  # read in 1.5 s: the 4 s hold rules
+    end_on_poster(scene, _Pacer(scene, "one two three", since=10.0))  # read in 1.5 s: the 4 s hold rules
     assert scene.time - 10.0 == pytest.approx(4.0)
     scene = _Scene()
-    pacer = _Pacer(" ".join(["word"] * 18), since=10.0)  # 6 s to read
+    pacer = _Pacer(scene, " ".join(["word"] * 18), since=10.0)  # 6 s to read
     end_on_poster(scene, pacer)
     assert 6.0 < scene.time - 10.0 < 6.2
     assert pacer.log[-1][2] == scene.time
@@ -122,4 +128,5 @@ def test_end_on_poster_holds_at_least_four_seconds_and_the_caption_read():
 
 def test_end_on_poster_refuses_a_caption_that_would_freeze_the_ending():
     with pytest.raises(ValueError, match="over"):
-        end_on_poster(_Scene(), _Pacer(" ".join(["word"] * 30), since=10.0))  # 10 s to read
+        scene = _Scene()
+        end_on_poster(scene, _Pacer(scene, " ".join(["word"] * 30), since=10.0))  # 10 s to read

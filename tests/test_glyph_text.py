@@ -115,7 +115,7 @@ def test_documents_of_another_shape_are_not_read(tmp_path, change):
     from pathlib import Path
 
     Text("ab", font_size=20)
-    svg = sorted(Path(config.media_dir, "texts").glob("*.svg"), key=lambda p: p.stat().st_mtime)[-1]
+    svg = sorted(Path(config.get_dir("text_dir")).glob("*.svg"), key=lambda p: p.stat().st_mtime)[-1]
     root = ET.parse(svg).getroot()
     glyph_text._read(root)  # the unchanged document is read
     change(root)
