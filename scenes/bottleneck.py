@@ -53,7 +53,8 @@ from .components import (
     subscript,
     word_box,
 )
-from .seq2seq_view import encoder_view, network_note
+from .part1_words import reader_note
+from .seq2seq_view import encoder_view
 
 __all__ = ["BottleneckScene"]
 
@@ -107,10 +108,11 @@ class BottleneckScene(WalkthroughScene):
         ).arrange(RIGHT, buff=0.4, aligned_edge=DOWN)
         fit_within(title, max_width=13.4).move_to([0, TITLE_Y, 0])
         colour = theme.highlight if view.untrained else theme.muted
-        note = caption(network_note(self.trace), theme, TEXT_FONT, colour)
+        # The network in the reader's words, as every Part 1 clip names it (not its training budget).
+        note = caption(reader_note(self.trace), theme, TEXT_FONT, colour)
         if note.width > 2 * SAFE_EDGE:
             # Long unknown words: the note keeps its one line at the floor size, without their list.
-            note = caption(re.sub(r" \([^)]*\)", "", network_note(self.trace)), theme, TEXT_FONT, colour)
+            note = caption(re.sub(r" \([^)]*\)", "", reader_note(self.trace)), theme, TEXT_FONT, colour)
         fit_within(note, max_width=2 * SAFE_EDGE).move_to([0, NOTE_Y, 0])
         tokens = TokenStrip(view.tokens, theme, colour=theme.embedding, font_size=24,
                             max_width=13.6).move_to([0, TOKENS_Y, 0])
@@ -253,8 +255,9 @@ class BottleneckScene(WalkthroughScene):
         theme, lengths = self.theme, data["lengths"]
         key = f"{LENGTHS}.without_attention.exact_match"
         last = len(lengths) - 1
-        how = data["without_attention"].get("training_note", "trained without attention")  # the core's note
-        first = caption(f"measured on the translator {how}:", theme, TEXT_FONT, theme.muted)
+        # The length experiment's own translators (length_curve tells how they were trained): the
+        # clip's subtitle names the network shown, so its budget is not set against this one's.
+        first = caption("measured without attention, on sentences it never saw:", theme, TEXT_FONT, theme.muted)
         second = VGroup(
             caption("exact match", theme, TEXT_FONT, theme.muted),
             NumberLabel(data["without_attention"]["exact_match"][0], theme, (key, 0), TEXT_FONT, theme.text),

@@ -75,7 +75,8 @@ X_DECODER = 1.75
 X_MAP = 3.4
 X_OUT_LEFT = 4.4
 MAX_OUT_W = SAFE_EDGE_TEXT - X_OUT_LEFT  # the widest written word (longer ones are shrunk, then cut)
-BOX_W = 1.45  # "encoder" at 24 pt fits uncut
+BOX_W = 1.45  # "GRU" and the arrows' room; the part's name is its header above
+HEADER_GAP = 0.3  # between two parts' headers
 MAP_W = 1.3
 CHIP_W, CHIP_H = 0.13, 0.24
 CHIPS_MAX_W = 0.9  # a chip of 8 dimensions keeps room for its arrow
@@ -133,6 +134,7 @@ class Stage:
     map_box: VGroup | None = None
     s_arrows: VGroup | None = None
     out_arrows: VGroup | None = None
+    header_right: float = float("-inf")  # where the last part's header ends (the next keeps clear)
     #: The word the decoder reads next (op_{t-1}), under its box: <START>, then each written word.
     fed: Mobject | None = None
     #: The encoder's state walking down the words (h_0 = 0, h_1, ...), until it becomes the context.
@@ -196,7 +198,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
     def read_with_the_encoder(self) -> None:
         """2. The encoder box; each embedding's arrow into it."""
         st, theme = self.stage, self.theme
-        label = "encoder\nGRU" if self.enc.network == "gru" else "encoder\nRNN"
+        label = self.enc.network.upper()  # GRU (its header says encoder; "encoder" did not fit at 24 pt)
         st.enc_box = self._tall_box(label, theme.encoder, st.in_y, st.in_pitch).move_to(
             [X_ENCODER, float(np.mean(st.in_y)), 0])
         arrows = VGroup(*(
@@ -247,7 +249,7 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         """4. The decoder box, fed the context; under it the word it reads first, <START>."""
         st, theme = self.stage, self.theme
         st.out_y, st.out_pitch = _rows_y(len(st.outputs), st.rows_top)
-        label = "decoder\nGRU" if self.dec.network == "gru" else "decoder\nRNN"
+        label = self.dec.network.upper()
         st.dec_box = self._tall_box(label, theme.decoder, st.out_y, st.out_pitch).move_to(
             [X_DECODER, float(np.mean(st.out_y)), 0])
         ctx = st.context
@@ -410,4 +412,9 @@ class Seq2SeqOverviewScene(WalkthroughScene):
             header.shift(RIGHT * (-SAFE_EDGE_TEXT - header.get_left()[0]))
         if header.get_right()[0] > SAFE_EDGE_TEXT:
             header.shift(LEFT * (header.get_right()[0] - SAFE_EDGE_TEXT))
+        # A name wider than its column (② encoder, ③ context) keeps a gap to the one before.
+        clear = self.stage.header_right + HEADER_GAP
+        if header.get_left()[0] < clear:
+            header.shift(RIGHT * (clear - header.get_left()[0]))
+        self.stage.header_right = header.get_right()[0]
         return header
