@@ -44,6 +44,7 @@ from attention_core.text import END, START
 
 from .base import SAFE_EDGE_TEXT, CaptionPacer, WalkthroughScene
 from .components import (
+    NUMBER_SIZE,
     ValueCell,
     VectorColumn,
     baseline_of,
@@ -53,6 +54,7 @@ from .components import (
     readable_text,
     subscript,
 )
+from .glyphs import cell_width_for
 from .motion import feed_back, window
 from .part1_layout import column_values, readable_dots, signed_bars, wrapped_note
 from .part1_words import reader_note
@@ -362,8 +364,11 @@ class Seq2SeqOverviewScene(WalkthroughScene):
         """h_T as a column of numbers with a magnitude bar each, beside the encoder, in the rows' band."""
         st, enc, theme = self.stage, self.enc, self.theme
         cell_h = 0.4 if len(enc.context) <= 6 else 0.34
+        # As wide as its longest number needs: at the default width "-0.84" lost a decimal, so
+        # the column read 0.0, 0.49, -0.8, 0.86 (two precisions in one vector).
         context = VectorColumn(enc.context, theme, key=enc.context_key, label=f"h_{{{len(enc.tokens)}}}",
-                               colour=theme.encoder, cell_height=cell_h, label_size=32)
+                               colour=theme.encoder, cell_height=cell_h, label_size=32,
+                               cell_width=cell_width_for(enc.context, theme, font_size=NUMBER_SIZE))
         readable_dots(context)
         cells, values = column_values(enc.context, context)
         # Magnitude as glyphs: a bar per number, right for positive, left for negative.
