@@ -67,7 +67,8 @@ LABEL_STEP = 0.34  # a level of staggered column words
 MAX_LEVELS = 3
 MATRIX_BOTTOM = -2.45
 LEFT_EDGE = -SAFE_EDGE
-ROW_LABEL_AREA = 2.15  # "économique" at 23.5 pt
+ROW_LABEL_AREA = 2.15  # at least; as wide as the widest output word needs (économique), up to:
+MAX_ROW_LABEL_AREA = 3.2
 GAP = 0.9  # between the two matrices
 RIGHT_EDGE = SAFE_EDGE
 MAX_PITCH = 0.7
@@ -154,12 +155,15 @@ class AttentionLearningScene(WalkthroughScene):
     def _lay_out(self) -> None:
         d = self.data
         T, R = len(d["source_tokens"]), len(d["rows"])
-        self.pitch = min(MAX_PITCH, (RIGHT_EDGE - LEFT_EDGE - ROW_LABEL_AREA - GAP) / (2 * T))
+        # The output words whole: a fixed 2.15 cut "économique" to "économiq…" at 23.5 pt.
+        widest_row = max((caption(w, self.theme, WORD_FONT).width for w in d["rows"]), default=0.0)
+        self.label_area = min(MAX_ROW_LABEL_AREA, max(ROW_LABEL_AREA, widest_row + 0.3))
+        self.pitch = min(MAX_PITCH, (RIGHT_EDGE - LEFT_EDGE - self.label_area - GAP) / (2 * T))
         widest = max(caption(w, self.theme, WORD_FONT).width for w in d["source_tokens"])
         self.levels = next((n for n in range(1, MAX_LEVELS + 1) if widest <= n * self.pitch - 0.12), MAX_LEVELS)
         self.matrix_top = LABEL_TOP - self.levels * LABEL_STEP - 0.08
         self.row_h = min(MAX_ROW, (self.matrix_top - MATRIX_BOTTOM) / R)
-        self.left_x = LEFT_EDGE + ROW_LABEL_AREA  # the learned matrix's left edge
+        self.left_x = LEFT_EDGE + self.label_area  # the learned matrix's left edge
         self.right_x = RIGHT_EDGE - T * self.pitch  # the grammar's matrix's left edge
 
     def _centre(self, left: float, i: int, j: int) -> list[float]:
@@ -191,7 +195,7 @@ class AttentionLearningScene(WalkthroughScene):
     def _row_words(self) -> VGroup:
         group = VGroup()
         for i, w in enumerate(self.data["rows"]):
-            lab = readable_text(w, self.theme, WORD_FONT, max_width=ROW_LABEL_AREA - 0.2,
+            lab = readable_text(w, self.theme, WORD_FONT, max_width=self.label_area - 0.2,
                                 colour=self.theme.target_embedding)  # output words: op's colour, as in attention_process
             lab.move_to([self.left_x - 0.12, self._centre(self.left_x, i, 0)[1], 0], aligned_edge=RIGHT)
             group.add(lab)
