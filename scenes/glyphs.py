@@ -148,9 +148,11 @@ def weight_cells(cells: Iterable[tuple[Any, Mobject]], values: np.ndarray, theme
         bar = Bar(v, theme, (key, *idx) if key else None, full, thickness, vertical=True, colour=ink)
         bar.move_to(box.get_corner(DOWN + RIGHT) + np.array([-0.04 - thickness / 2, 0.04, 0]),
                     aligned_edge=DOWN)
-        # The gauge's outline (a weight of 1), so a short bar reads as a low level, not a dot.
-        track = Rectangle(width=thickness, height=full, stroke_color=ink, stroke_width=1,
-                          stroke_opacity=0.6, fill_opacity=0).move_to(bar, aligned_edge=DOWN)
+        # The gauge's track (a weight of 1), so a short bar reads as a low level, not a dot: a faint
+        # fill, not an outline (an empty outlined box beside a digit read as a missing glyph, seen
+        # at 1080p: "0.03▯").
+        track = Rectangle(width=thickness, height=full, stroke_width=0, fill_color=ink,
+                          fill_opacity=0.22).move_to(bar, aligned_edge=DOWN)
         cell.add(track, bar)
         bars.add(bar)
     return bars
