@@ -191,27 +191,27 @@ def _shown(text: Mobject) -> bool:
     return any(_visible(m) for m in _with_points(text))
 
 
-#: Bounds already worked out during the audit snapshot under way (id -> bounds): a text's box
-#: is asked for by the frame check, the overlap check and the continuity watch of one
-#: snapshot, and nothing moves within a snapshot. None outside a snapshot.
-_snapshot_bounds: dict[int, tuple[np.ndarray, np.ndarray] | None] | None = None
+#: What the audit snapshot under way has already worked out, by (what, id): a mobject's box, its
+#: family, a text's height. The frame check, the overlap check, the continuity watch, the clarity
+#: measures and the veils each ask them of every group on screen, and nothing moves within a
+#: snapshot. None outside a snapshot.
+_snapshot_memo: dict[tuple[str, int], Any] | None = None
 
 
-#: Families already listed during the audit snapshot under way (id -> members): the frame
-#: check, the continuity watch, the clarity measures and the veils each walk every group on
-#: screen, and Manim lists a family anew at each call. None outside a snapshot.
-_snapshot_families: dict[int, list[Mobject]] | None = None
+def _once_per_snapshot(what: str, mob: Mobject, compute: Callable[[Mobject], Any]) -> Any:
+    """``compute(mob)``, worked out once per audit snapshot (every time outside one)."""
+    memo = _snapshot_memo
+    if memo is None:
+        return compute(mob)
+    key = (what, id(mob))
+    if key not in memo:
+        memo[key] = compute(mob)
+    return memo[key]
 
 
 def _family(mob: Mobject) -> list[Mobject]:
     """``mob.get_family()``, listed once per audit snapshot."""
-    memo = _snapshot_families
-    if memo is None:
-        return mob.get_family()
-    key = id(mob)
-    if key not in memo:
-        memo[key] = mob.get_family()
-    return memo[key]
+    return _once_per_snapshot("family", mob, lambda m: m.get_family())
 
 
 def _with_points(mob: Mobject) -> list[Mobject]:
@@ -225,13 +225,7 @@ def _bounds(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
     other mobject's points), without its per-call generators: the audit asks this of every
     shown mobject at every snapshot, and Manim's path was most of a headless build's time.
     ``None`` when there is no point (Manim then answers the origin)."""
-    memo = _snapshot_bounds
-    if memo is not None:
-        key = id(mob)
-        if key not in memo:
-            memo[key] = _bounds_now(mob)
-        return memo[key]
-    return _bounds_now(mob)
+    return _once_per_snapshot("bounds", mob, _bounds_now)
 
 
 def _bounds_now(mob: Mobject) -> tuple[np.ndarray, np.ndarray] | None:
@@ -278,6 +272,11 @@ def text_height_px(mob: Mobject) -> float | None:
     size = float(mob.font_size)  # follows every scale applied since it was made
     per_point = TEXT_CAP_PER_POINT if isinstance(mob, Text) else TEX_CAP_PER_POINT
     return size * per_point * config.pixel_height / config.frame_height
+
+
+def _height_px(text: Mobject) -> float | None:
+    """:func:`text_height_px`, once per audit snapshot (the floor and the clarity measures ask it)."""
+    return _once_per_snapshot("height", text, text_height_px)
 
 
 def _overlapping_pairs(boxes: list[tuple[float, float, float, float]]) -> list[tuple[int, int]]:
@@ -610,15 +609,14 @@ class WalkthroughScene(Scene):
                 del audit._seen[sig]
 
     def _snapshot(self) -> None:
-        global _snapshot_bounds, _snapshot_families
+        global _snapshot_memo
         if self.audit is None:
             return
-        _snapshot_bounds = {}
-        _snapshot_families = {}
+        _snapshot_memo = {}
         try:
             self._look()
         finally:
-            _snapshot_bounds = _snapshot_families = None
+            _snapshot_memo = None
 
     def _look(self) -> None:
         """One audit snapshot (:meth:`_snapshot`)."""
@@ -647,19 +645,12 @@ class WalkthroughScene(Scene):
             for fault in _numbers_read_apart(top):
                 if fault not in self.audit.faults:
                     self.audit.faults.append(fault)
-        heights: dict[int, float | None] = {}  # asked by both checks below; nothing moves meanwhile
-
-        def height_px(t: Mobject) -> float | None:
-            if id(t) not in heights:
-                heights[id(t)] = text_height_px(t)
-            return heights[id(t)]
-
         if at is None:
-            self._look_at_clarity(texts, float(self.renderer.time), half_w, half_h, height_px)
+            self._look_at_clarity(texts, float(self.renderer.time), half_w, half_h)
         floor = self.audit.min_text_px
         if floor is not None:
             for t in texts:
-                px = height_px(t)
+                px = _height_px(t)
                 if px is not None and px < floor - 1e-6:
                     fault = f"text too small: {_describe(t)} is {px:.1f} px tall (floor {floor:g} px)"
                     if fault not in self.audit.faults:
@@ -670,8 +661,7 @@ class WalkthroughScene(Scene):
                 self.audit.faults.append(fault)
 
 
-    def _look_at_clarity(self, texts: list[Mobject], now: float, half_w: float, half_h: float,
-                         height_px: Callable[[Mobject], float | None] = text_height_px) -> None:
+    def _look_at_clarity(self, texts: list[Mobject], now: float, half_w: float, half_h: float) -> None:
         """Record the clarity measures of this moment at rest (:class:`Clarity`)."""
         audit = self.audit
         veils = _veils(self.mobjects, self.theme.background)
@@ -682,7 +672,7 @@ class WalkthroughScene(Scene):
                            for g in _with_points(t)), default=0.0)
             x0, y0, x1, y1 = _box(t)
             if opacity >= LEGIBLE_OPACITY:
-                px = height_px(t)
+                px = _height_px(t)
                 if px is not None and (audit.smallest_text is None or px < audit.smallest_text[0] - 1e-9):
                     audit.smallest_text = (round(px, 2), _describe(t), round(now, 2))
                 if (x0 < -half_w + EDGE_MARGIN or x1 > half_w - EDGE_MARGIN
