@@ -210,8 +210,13 @@ class BottleneckScene(WalkthroughScene):
         self.play(_Dim(texts, 0.0), fade_out(VGroup(self.tokens, self.context)), run_time=0.5)
         target = figure.copy()
         target.scale(min(FIGURE_H / figure.height, 12.0 / figure.width)).move_to([0, FIGURE_Y, 0])
+        # The shrunk decoder keeps its name, at a size a reader can read (its own text went with
+        # the digits): an empty orange box alone says nothing.
+        decoder_at = target[figure.submobjects.index(self.decoder)]
+        decoder_name = caption("decoder", self.theme, TEXT_FONT, self.theme.decoder)
+        decoder_name.next_to(decoder_at, RIGHT, buff=0.15)
         pacer.swap(f"A longer sentence ({len(ex.source)} words), held out from training",
-                   Transform(figure, target),
+                   Transform(figure, target), fade_in(decoder_name, rate_func=window(0.7, 1.0)),
                    fade_in(source, rate_func=window(0.3, 0.65)),
                    fade_in(rows[-1], rate_func=window(0.5, 0.9)), run_time=1.6)
         self.wait(1.0)

@@ -253,6 +253,9 @@ class DecoderScene(WalkthroughScene):
         """A copy of the chosen word goes down into its place among the words written."""
         slot = self.rows.written_box(t - 1)
         named = [fade_in(self.rows.names[0])] if self.tall and t == 1 else []
+        line_names = self.rows.names_of_line_starting_at(t - 1)
+        if line_names is not None:  # the first word of a wrapped line: that line is named as the first
+            named.append(fade_in(line_names[0]))
         # Down, then along the band above the row (clear of s_t's column), then into its place.
         self.play(self._carry_word(self.word, slot[1], slot, "written", ("word", t), ("written", t - 1)),
                   fade_in(slot[0] if not self.wrapped else VGroup(), rate_func=window(0.7, 1.0)), *named,
@@ -329,7 +332,7 @@ class DecoderScene(WalkthroughScene):
             self.play(fade_in(verdict))
             self.pause_on_result("translation", END_HOLD)
             return
-        self.play(fade_in(rows.names[1]), FadeIn(rows.reference, lag_ratio=0.1))
+        self.play(*[fade_in(line_names[1]) for line_names in rows.line_names], FadeIn(rows.reference, lag_ratio=0.1))
         marks = VGroup()
         for i in view.mismatches:
             for box in (rows.written_box(i), rows.reference_box(i)):
@@ -430,7 +433,7 @@ class DecoderScene(WalkthroughScene):
         number = VGroup(caption("p =", theme, TEXT_FONT, theme.muted),
                         NumberLabel(p, theme, view.chosen_probability_keys[t - 1], font_size=TEXT_FONT))
         # Above the word: under it is the way the word goes down to the words written.
-        on_baseline(number.arrange(RIGHT, buff=0.1))  # "p" has a descender
+        on_baseline(number.arrange(RIGHT, buff=0.2))  # "p" has a descender; "=" spaced as in "p = 0.81"
         number.move_to([WORD_X - 1.2, word.get_top()[1] + 0.2, 0], aligned_edge=DOWN + LEFT)
         # The bar's length is p times the track's: layout, not arithmetic shown as a number.
         track = Rectangle(width=PROB_BAR_W, height=0.16, stroke_color=theme.muted, stroke_width=1)
@@ -482,7 +485,10 @@ class ComparedRows(VGroup):
                  font_size: float = STRIP_FONT) -> None:
         super().__init__()
         n = max(len(written), len(reference))
-        self.names = VGroup(*[caption(t, theme, font_size, theme.muted) for t in names])
+        def named() -> VGroup:
+            return VGroup(*[caption(t, theme, font_size, theme.muted) for t in names])
+
+        self.names = named()
         name_w = max(m.width for m in self.names) + 0.3
         room = max_width - name_w
 
@@ -507,8 +513,15 @@ class ComparedRows(VGroup):
         self._written: dict[int, VGroup] = {}
         self._reference: dict[int, VGroup] = {}
         self.written, self.reference = VGroup(), VGroup()
+        #: Each line's first position and its pair of names: a wrapped pair is named as the first is
+        #: (the reader sees two pairs of rows, not one pair and two rows without names).
+        self.line_starts = [line[0] for line in lines]
+        self.line_names = [self.names] + [named() for _ in lines[1:]]
         y = 0.0
-        for line in lines:
+        for line, line_names in zip(lines, self.line_names):
+            for r, name in enumerate(line_names):
+                name.next_to([0, 0, 0], LEFT, buff=0.3).set_y(y - r * ROW_PITCH)
+                self.add(name)
             x = 0.0
             for i in line:
                 for r, item in enumerate(slots[i]):
@@ -519,14 +532,19 @@ class ComparedRows(VGroup):
                 x += widths[i] + SLOT_GAP
             # Without a reference each line is one row of words, not a pair.
             y -= (2 if reference else 1) * ROW_PITCH + PAIR_GAP
-        for r, name in enumerate(self.names):
-            name.next_to([0, 0, 0], LEFT, buff=0.3).set_y(-r * ROW_PITCH)
-            self.add(name)
         self.add(self.written, self.reference)
         self.move_to([0, 0, 0])
 
     def written_box(self, i: int):
         return self._written.get(i)
+
+    def names_of_line_starting_at(self, i: int) -> VGroup | None:
+        """The pair of names of the wrapped line whose first position is ``i`` (None: ``i`` starts
+        no line after the first)."""
+        for start, line_names in zip(self.line_starts[1:], self.line_names[1:]):
+            if start == i:
+                return line_names
+        return None
 
     def reference_box(self, i: int):
         return self._reference.get(i)
