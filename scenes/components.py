@@ -557,7 +557,7 @@ class HeatStrip(VGroup):
 
 #: Where the strip of encoder states rests: its names' bottom edge. ``encoder`` leaves h_1 .. h_T
 #: there, and ``bottleneck`` and ``attention_process`` pick them up from there (issue 22).
-STATE_STRIP_BOTTOM = -3.38
+STATE_STRIP_BOTTOM = -3.3  # the ring round h_T (encoder) keeps 0.12 from the caption under it
 #: A chip of the strip: every number of a state as a thin colour band (no digits).
 STATE_CHIP_W, STATE_CHIP_H = 0.34, 0.7
 
@@ -614,7 +614,7 @@ class StateStrip(VGroup):
 
     def context_ring(self, theme: Theme) -> Mobject:
         """The ring round the last chip, h_T (how ``encoder`` ends)."""
-        return SurroundingRectangle(self[len(self) - 1], color=theme.highlight, buff=0.08)
+        return SurroundingRectangle(self[len(self) - 1], color=theme.highlight, buff=0.06)
 
 
 class OpacityScaling(Animation):

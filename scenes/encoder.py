@@ -117,7 +117,7 @@ class EncoderScene(WalkthroughScene):
         # The context's name goes to the right of the history row, at the end.
         self.context_name = self.history.context_name(theme)
         space_top = self.tokens.get_bottom()[1] - 0.2
-        space_bottom = self.history.get_top()[1] + 0.2
+        space_bottom = self.history.get_top()[1] + 0.32  # x_t's arrow curves under the columns, over the strip
         rows = min(max(H, E), 8)
         # Label above the cells (0.45), the cells; as tall as fits, 0.4 at most.
         self.cell_h = max(MIN_CELL_H, min(0.4, (space_top - space_bottom - 0.55) / rows))
@@ -251,7 +251,7 @@ class EncoderScene(WalkthroughScene):
         theme, cell, work_y = self.theme, self.cell, self.work_y
         in_x = CurvedArrow(x_col.frame.get_bottom() + DOWN * 0.1,
                            cell.box.get_bottom() + DOWN * 0.08 + LEFT * 0.4,
-                           angle=TAU / 7, color=theme.embedding, stroke_width=3, tip_length=0.2)
+                           angle=TAU / 9, color=theme.embedding, stroke_width=3, tip_length=0.2)
         in_h = Arrow([prev.frame.get_right()[0] + 0.08, work_y, 0], [cell.box.get_left()[0] - 0.08, work_y, 0],
                      buff=0, color=theme.encoder, stroke_width=3, max_tip_length_to_length_ratio=0.2)
         out = Arrow([cell.box.get_right()[0] + 0.08, work_y, 0], [new.frame.get_left()[0] - 0.1, work_y, 0],
