@@ -22,6 +22,7 @@ from manim import (
     Create,
     Dot,
     Line,
+    MathTex,
     VGroup,
     Wait,
 )
@@ -117,13 +118,16 @@ class LengthCurveScene(WalkthroughScene):
         """The legend, laid out first so each entry can appear with its curve."""
         theme, lengths = self.theme, data["lengths"]
         curves = (
-            # name, words, formula, colour; then the formula in plain text for the captions file
-            ("without_attention", "without attention: the\ndecoder sees only", r"h_T", theme.encoder, "h_T"),
-            ("with_attention", "with attention:", r"c_t = \sum_j a_{tj}\, h_j", theme.weight,
+            # name, the curve's colour, its name, the words before the formula, the formula's pieces
+            # (each symbol in its role's colour, as in every clip), the formula in plain text for the
+            # captions file
+            ("without_attention", theme.encoder, "without attention: the", "decoder sees only", ("h_T",), "h_T"),
+            ("with_attention", theme.weight, "with attention:", "", ("c_t", "=", r"\sum_j", "a_{tj}", r"\,", "h_j"),
              "c_t = \u03a3_j a_tj h_j"),
         )
-        entries = VGroup(*(self._legend_entry(name, text, tex, spoken, colour, len(lengths) - 1, lengths[-1])
-                           for name, text, tex, colour, spoken in curves)).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
+        entries = VGroup(*(self._legend_entry(name, colour, head, lead, pieces, spoken, len(lengths) - 1, lengths[-1])
+                           for name, colour, head, lead, pieces, spoken in curves)
+                         ).arrange(DOWN, aligned_edge=LEFT, buff=0.45)
         fit_within(entries, max_width=RIGHT_EDGE - (axes.get_right()[0] + 0.5))
         entries.next_to(axes, RIGHT, buff=0.5).align_to(axes, UP)
         return entries
@@ -154,15 +158,17 @@ class LengthCurveScene(WalkthroughScene):
                    .next_to(axes.c2p(lengths[0] - 0.5, 1.0), UP, buff=0.3).align_to(axes, LEFT))
         return axes, labels
 
-    def _legend_entry(self, name: str, text: str, tex: str, spoken: str, colour, last: int,
-                      longest: int) -> VGroup:
-        """Line sample, name (with the context the decoder reads, in the drafts' symbols), and
-        the measured value at the longest length."""
+    def _legend_entry(self, name: str, colour, head: str, lead: str, pieces: tuple[str, ...], spoken: str,
+                      last: int, longest: int) -> VGroup:
+        """Line sample, name, what the decoder reads (in the drafts' symbols, each in its role's
+        colour: c_t is the context's colour here as in every clip, not the curve's), and the
+        measured value at the longest length."""
         theme = self.theme
         sample = VGroup(Line(LEFT * 0.3, RIGHT * 0.3, color=colour, stroke_width=5), Dot(radius=0.07, color=colour))
-        formula = math_label(tex, theme, 34, colour)
+        formula = _role_coloured(pieces, theme, 34)
         formula.spoken = spoken
-        words = read_as_line(VGroup(caption(text, theme, SMALL), formula).arrange(DOWN, buff=0.1, aligned_edge=LEFT))
+        second = VGroup(caption(lead, theme, SMALL), formula).arrange(RIGHT, buff=0.15) if lead else formula
+        words = read_as_line(VGroup(caption(head, theme, SMALL), second).arrange(DOWN, buff=0.1, aligned_edge=LEFT))
         head = VGroup(sample, words).arrange(RIGHT, buff=0.2, aligned_edge=UP)
         value = NumberLabel(self.trace.to_dict()[SECTION][name]["exact_match"][last], theme,
                             key=(f"{SECTION}.{name}.exact_match", last), font_size=SMALL, colour=colour)
@@ -170,6 +176,19 @@ class LengthCurveScene(WalkthroughScene):
         row = read_as_line(VGroup(at, value).arrange(RIGHT, buff=0.15))
         row.next_to(head, DOWN, buff=0.12).align_to(words, LEFT)
         return VGroup(head, row)
+
+
+#: The symbols of the legend's formulas and their roles (scenes.theme.ROLES).
+_PIECE_ROLES = {"h_T": "h", "h_j": "h", "c_t": "c_t", "a_{tj}": "a_tj"}
+
+
+def _role_coloured(pieces: tuple[str, ...], theme, font_size: float) -> MathTex:
+    """A formula typeset from ``pieces``, each symbol in its role's colour, the rest in the text's."""
+    formula = MathTex(*pieces, font_size=font_size, color=theme.text)
+    for piece, part in zip(pieces, formula.submobjects):
+        if piece in _PIECE_ROLES:
+            part.set_color(theme.role(_PIECE_ROLES[piece]))
+    return formula
 
 
 def _trained_how(data: dict) -> str:

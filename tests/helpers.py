@@ -198,9 +198,14 @@ def record_screen(scene: WalkthroughScene, texts: set[str],
             texts.add(written)
             if labels is None:
                 continue
-            glyphs = [g for g in m.family_members_with_points() if g.get_fill_opacity() > 0.02]
-            if glyphs:
-                labels.setdefault((written, tex), set()).update(g.get_fill_color().to_hex().upper() for g in glyphs)
+            # A formula typeset from pieces (MathTex("c_t", "=", ...)): each piece is read as a label
+            # too, so a symbol inside a formula keeps its role's colour as one alone does.
+            pieces = list(zip(m.tex_strings, m.submobjects)) if isinstance(m, MathTex) and len(m.tex_strings) > 1 else []
+            for piece_written, part in [(written, m), *pieces]:
+                glyphs = [g for g in part.family_members_with_points() if g.get_fill_opacity() > 0.02]
+                if glyphs:
+                    labels.setdefault((piece_written, tex), set()).update(
+                        g.get_fill_color().to_hex().upper() for g in glyphs)
 
 
 @lru_cache(maxsize=None)  # per test process (all 17 builds held in one process: 872 MB peak)
