@@ -39,13 +39,18 @@ def frames_at(path: Path, times: list[float]) -> list[tuple[float, Image.Image]]
     return got
 
 
-def contact_sheet(path: Path, every: float, columns: int = 4, width: int = 480) -> Image.Image:
-    """Frames every ``every`` seconds (and the last one), tiled ``columns`` across, each ``width`` px wide."""
+def contact_sheet(path: Path, every: float, columns: int = 4, width: int = 480,
+                  start: float = 0.0, end: float | None = None) -> Image.Image:
+    """Frames every ``every`` seconds from ``start`` to ``end`` (default: the clip's end, whose last
+    frame is included), tiled ``columns`` across, each ``width`` px wide."""
     with av.open(str(path)) as box:
         stream = box.streams.video[0]
         duration = float(stream.duration * stream.time_base) if stream.duration else float(box.duration) / 1e6
-    n = int(duration // every) + 1
-    times = [i * every for i in range(n)] + [max(0.0, duration - 0.01)]
+    stop = duration if end is None else min(end, duration)
+    n = int(max(0.0, stop - start) // every) + 1
+    times = [start + i * every for i in range(n)]
+    if end is None or end >= duration:
+        times.append(max(0.0, duration - 0.01))
     frames = frames_at(path, times)
     first = frames[0][1]
     height = round(first.height * width / first.width)
@@ -66,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--columns", type=int, default=4)
     ap.add_argument("--width", type=int, default=480, help="tile width in px (default 480)")
     ap.add_argument("--at", type=float, default=None, help="one frame at this time, full size")
+    ap.add_argument("--start", type=float, default=0.0, help="first frame's time (default 0)")
+    ap.add_argument("--end", type=float, default=None, help="last frame's time at most (default: the clip's end)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     if not args.clip.is_file():
@@ -74,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.at is not None:
         frames_at(args.clip, [args.at])[0][1].save(args.out)
     else:
-        contact_sheet(args.clip, args.every, args.columns, args.width).save(args.out)
+        contact_sheet(args.clip, args.every, args.columns, args.width, args.start, args.end).save(args.out)
     print(args.out)
     return 0
 
