@@ -485,6 +485,7 @@ class ComparedRows(VGroup):
                  font_size: float = STRIP_FONT) -> None:
         super().__init__()
         n = max(len(written), len(reference))
+
         def named() -> VGroup:
             return VGroup(*[caption(t, theme, font_size, theme.muted) for t in names])
 
@@ -510,13 +511,18 @@ class ComparedRows(VGroup):
             share = room / half - SLOT_GAP - 0.25
             if max(sum(widths[i] for i in line) + SLOT_GAP * (len(line) - 1) for line in lines) > room:
                 slots, widths = build(max(share, 0.6))
-        self._written: dict[int, VGroup] = {}
-        self._reference: dict[int, VGroup] = {}
-        self.written, self.reference = VGroup(), VGroup()
         #: Each line's first position and its pair of names: a wrapped pair is named as the first is
         #: (the reader sees two pairs of rows, not one pair and two rows without names).
         self.line_starts = [line[0] for line in lines]
         self.line_names = [self.names] + [named() for _ in lines[1:]]
+        self._lay_out(lines, slots, widths, pairs=bool(reference))
+        self.move_to([0, 0, 0])
+
+    def _lay_out(self, lines: list[list[int]], slots: list, widths: list[float], pairs: bool) -> None:
+        """Each line's names, then its slots left to right, a line under the one before."""
+        self._written: dict[int, VGroup] = {}
+        self._reference: dict[int, VGroup] = {}
+        self.written, self.reference = VGroup(), VGroup()
         y = 0.0
         for line, line_names in zip(lines, self.line_names):
             for r, name in enumerate(line_names):
@@ -531,9 +537,8 @@ class ComparedRows(VGroup):
                         (self.written, self.reference)[r].add(item)
                 x += widths[i] + SLOT_GAP
             # Without a reference each line is one row of words, not a pair.
-            y -= (2 if reference else 1) * ROW_PITCH + PAIR_GAP
+            y -= (2 if pairs else 1) * ROW_PITCH + PAIR_GAP
         self.add(self.written, self.reference)
-        self.move_to([0, 0, 0])
 
     def written_box(self, i: int):
         return self._written.get(i)
