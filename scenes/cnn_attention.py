@@ -30,6 +30,7 @@ from manim import (
     SurroundingRectangle,
     Text,
     VGroup,
+    VMobject,
     Write,
 )
 
@@ -109,6 +110,23 @@ def _row_width(labels: list, per_row: int) -> float:
     slot is as wide as its thumbnail or its label, whichever is wider."""
     side = min(THUMB_MAX, (POSTER_WIDTH - (per_row - 1) * THUMB_GAP) / per_row)
     return sum(max(side, label.width) for label in labels) + (len(labels) - 1) * THUMB_GAP
+
+
+def _patch(rects: list[tuple[float, float, float, float]], colour: ManimColor) -> VMobject:
+    """Rectangles (centre x, centre y, width, height) of one colour as one filled shape, each a
+    closed subpath of four straight edges, all wound the same way (their overlaps stay filled)."""
+    r = np.asarray(rects, dtype=float)
+    x0, x1 = r[:, 0] - r[:, 2] / 2, r[:, 0] + r[:, 2] / 2
+    y0, y1 = r[:, 1] - r[:, 3] / 2, r[:, 1] + r[:, 3] / 2
+    corners = np.stack([np.stack([x0, y1], 1), np.stack([x1, y1], 1), np.stack([x1, y0], 1),
+                        np.stack([x0, y0], 1), np.stack([x0, y1], 1)], axis=1)  # (m, 5, 2)
+    a, b = corners[:, :4], corners[:, 1:]
+    edges = np.stack([a, a + (b - a) / 3, a + 2 * (b - a) / 3, b], axis=2)  # each edge a straight cubic
+    points = np.zeros((len(r) * 16, 3))
+    points[:, :2] = edges.reshape(-1, 2)
+    shape = VMobject(fill_color=colour, fill_opacity=1, stroke_width=0)
+    shape.set_points(points)
+    return shape
 
 
 def _cell_centre(i: int, j: int, g: int, side: float) -> list[float]:
@@ -426,15 +444,15 @@ class CnnAttentionScene(WalkthroughScene):
                 runs[key] = block
                 j = k
             open_runs = runs
-        group = VGroup()
+        # One shape per colour, its blocks as subpaths: a picture of a few hundred blocks is a few
+        # dozen mobjects, not hundreds (each a Rectangle cost a build 1.6 ms and every snapshot,
+        # copy and frame walked them all). A hair of overlap hides the anti-aliased seams.
+        by_colour: dict[tuple[int, ...], list[tuple[float, float, float, float]]] = {}
         for (i, rows, j, k) in blocks:
-            colour = ManimColor.from_rgb(tuple(int(c) for c in rgb[i, j]))
-            # A hair of overlap hides the anti-aliased seams between blocks.
-            group.add(Rectangle(width=(k - j) * px + 0.01, height=rows * px + 0.01, stroke_width=0,
-                                fill_color=colour, fill_opacity=1)
-                      .move_to([((j + k - 1) / 2 - (n - 1) / 2) * px,
-                                -((i + i + rows - 1) / 2 - (n - 1) / 2) * px, 0]))
-        return group
+            by_colour.setdefault(tuple(int(c) for c in rgb[i, j]), []).append(
+                (((j + k - 1) / 2 - (n - 1) / 2) * px, -((i + i + rows - 1) / 2 - (n - 1) / 2) * px,
+                 (k - j) * px + 0.01, rows * px + 0.01))
+        return VGroup(*[_patch(rects, ManimColor.from_rgb(colour)) for colour, rects in by_colour.items()])
 
     def _image(self) -> VGroup:
         """The image as the CNN reads it, drawn pixel by pixel.

@@ -137,16 +137,21 @@ def test_the_spotlight_is_brightest_on_the_named_object(theme):
         if not cells:
             continue
         lit = scene._spotlight(t)[0]
-        # Back to pixels: each rectangle's colour, weighted by its area, per cell.
+        # Back to pixels: each block's colour (one shape per colour, a block per closed
+        # subpath), weighted by its area, per cell.
         bright = np.zeros((G, G))
         area = np.zeros((G, G))
         side = lit.width
-        for rect in lit:
-            x, y = rect.get_center()[:2] - lit.get_corner(np.array([-1, 1, 0]))[:2]
-            j, i = min(int(x / side * G), G - 1), min(int(-y / side * G), G - 1)
-            a = rect.width * rect.height
-            bright[i, j] += np.abs(np.array(rect.get_fill_color().to_rgb()) - page).mean() * a
-            area[i, j] += a
+        corner = lit.get_corner(np.array([-1, 1, 0]))[:2]
+        for shape in lit:
+            distance = np.abs(np.array(shape.get_fill_color().to_rgb()) - page).mean()
+            for block in shape.get_subpaths():
+                lo, hi = block[:, :2].min(axis=0), block[:, :2].max(axis=0)
+                x, y = (lo + hi) / 2 - corner
+                j, i = min(int(x / side * G), G - 1), min(int(-y / side * G), G - 1)
+                a = float(np.prod(hi - lo))
+                bright[i, j] += distance * a
+                area[i, j] += a
         mean = bright / np.maximum(area, 1e-9)
         inside = np.mean([mean[i, j] for i, j in cells])
         outside = np.mean([mean[i, j] for i in range(G) for j in range(G) if (i, j) not in cells])
