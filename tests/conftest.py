@@ -112,7 +112,8 @@ def seed_site(tmp_path_factory):
 
 #: Tests that share a build, by node id: each group runs in one test process, so the build is
 #: made once, not once in each. A scene's shared default build (helpers.observed_default,
-#: ``@pytest.mark.default_build``) is read by 2 to 5 tests in three modules; the seed post
+#: ``@pytest.mark.default_build``, or ``default_build("scene")`` on a test of one scene) is read
+#: by 2 to 7 tests in up to five modules; the seed post
 #: (``seed_site``) by six (test_post.py, test_sites.py); a few modules build a scene (or render) in a
 #: module fixture.
 #: Spread over both processes by pytest-xdist's "load", each was built in both.
@@ -123,6 +124,16 @@ _GROUPS = [
                 r"|no_blank_moment_and_no_blink)\[(?P<scene>\w+)\]$"), "default-build-{scene}"),
     (re.compile(r"tests/test_scene_notation\.py::test_default_shows_only_the_drafts_symbols\[(?P<scene>\w+)\]$"),
      "default-build-{scene}"),
+    # Tests of one scene's module that read its default build (``@pytest.mark.default_build("scene")``).
+    (re.compile(r"tests/test_scene_cnn\.py::test_(?:the_zoomed_cell_names_each_number_by_its_filter"
+                r"|the_spotlight_is_brightest_on_the_named_object\[(?:dark|light)\]|the_second_a_says_why_it_does_not"
+                r"_look_at_the_car|light_theme_and_text_size)$"), "default-build-cnn_attention"),
+    (re.compile(r"tests/test_bottleneck_clarity\.py::test_(?:the_default_long_sentence_aligned_and_counted"
+                r"|digits_once_and_the_strip_kept_above_the_table)$"), "default-build-bottleneck"),
+    (re.compile(r"tests/test_scene_encoder\.py::test_the_filed_state_never_crosses_the_cell_name$"),
+     "default-build-encoder"),
+    (re.compile(r"tests/test_scenes_part1_decoder\.py::test_decoder_(?:carries_each_state_and_word_to_where_it_is_used"
+                r"|labels_keep_apart_and_off_the_columns)$"), "default-build-decoder"),
     (re.compile(r"tests/test_post\.py::test_(?:seed_000_page_in_chromium_plays_every_clip_and_fetches_nothing_else"
                 r"|changing_one_number_re_renders_only_its_scene_and_rewrites_the_page"
                 r"|a_post_with_nothing_changed_answers_from_files_without_manim"
@@ -154,8 +165,9 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("render") is None)
     for item in items:
         params = item.callspec.params if hasattr(item, "callspec") else {}
-        if item.get_closest_marker("default_build") and params.get("numbers", "default") == "default":
-            expected = f"default-build-{params['scene_id']}"
+        marker = item.get_closest_marker("default_build")
+        if marker and params.get("numbers", "default") == "default":
+            expected = f"default-build-{marker.args[0] if marker.args else params['scene_id']}"
         elif "seed_site" in getattr(item, "fixturenames", ()):
             expected = "seed-post"
         else:

@@ -169,7 +169,8 @@ class Observed:
     and what was on screen at each snapshot: ``texts`` (every text and formula as
     written, numbers excluded) and ``labels`` (text, is it a formula, the fill colours
     of its visible glyphs). Built once per test process and shared by the tests that
-    read the default build: pacing, role colours, continuity, notation."""
+    read the default build: pacing, role colours, continuity, notation, and the tests of one
+    scene marked ``default_build("scene")`` (tests/conftest.py groups them onto one process)."""
 
     scene: WalkthroughScene
     texts: set[str] = field(default_factory=set)

@@ -3,12 +3,13 @@ sentence's table, its rows aligned word under word, and a verdict that counts wh
 
 from __future__ import annotations
 
+import pytest
 from manim import DashedVMobject, ManimColor, SurroundingRectangle, Text
 
 from scenes.bottleneck import aligned_columns
 from scenes.components import NumberLabel
 
-from .helpers import build_scene, load_default_trace
+from .helpers import load_default_trace, observed_default
 
 
 def test_aligned_columns_by_hand():
@@ -20,6 +21,7 @@ def test_aligned_columns_by_hand():
     assert aligned_columns([("x", "b")], ("a", "b")) == [("x", "a"), ("b", "b")]
 
 
+@pytest.mark.default_build("bottleneck")
 def test_the_default_long_sentence_aligned_and_counted():
     trace = load_default_trace()
     ex = trace.bottleneck_example
@@ -35,7 +37,7 @@ def test_the_default_long_sentence_aligned_and_counted():
     assert sum(1 for a, b in cols if a is not None and a != b) == 7
     assert [b for a, b in cols if a is None] == ["ces", "dernières", "années"]
 
-    scene = build_scene("bottleneck", trace)
+    scene = observed_default("bottleneck", "dark").scene
     assert scene.framed == (7, 3)
     final = [m for top in scene.mobjects for m in top.get_family()]
     negative = ManimColor(scene.theme.negative).to_hex().upper()
@@ -48,9 +50,10 @@ def test_the_default_long_sentence_aligned_and_counted():
     assert any(t.startswith("without attention: 7 wrong (framed), 3 missing (dashed)") for t in texts), texts
 
 
+@pytest.mark.default_build("bottleneck")
 def test_digits_once_and_the_strip_kept_above_the_table():
     trace = load_default_trace()
-    scene = build_scene("bottleneck", trace)
+    scene = observed_default("bottleneck", "dark").scene
     T = len(scene.view.tokens)
     keys = {n.key[0] for n in scene.audit.numbers}
     # Only h_T's digits were ever on screen (and the measured exact match of count_the_cost).

@@ -12,8 +12,8 @@ from scenes import LIGHT
 from scenes.components import subscript
 from scenes.seq2seq_view import encoder_view
 
-from .helpers import (build_scene, check_numbers, load_default_trace, shown_keys, strip_geometry, trace_from,
-                      varied)
+from .helpers import (build_scene, check_numbers, load_default_trace, observed_default, shown_keys, strip_geometry,
+                      trace_from, varied)
 
 
 def _expected_keys(trace) -> set[tuple]:
@@ -90,10 +90,11 @@ def _boxes_along(anim, steps=41):
         yield pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max()
 
 
+@pytest.mark.default_build("encoder")
 def test_the_filed_state_never_crosses_the_cell_name():
     # At 13.5 s a state's frame flew diagonally into its history chip over "encoder GRU".
     from scenes.encoder import EncoderScene  # noqa: F401 (the scene under test)
-    scene = build_scene("encoder", load_default_trace())
+    scene = observed_default("encoder", "dark").scene
     cell = scene.cell.text
     cx0, cy0, cx1, cy1 = (*cell.get_corner([-1, -1, 0])[:2], *cell.get_corner([1, 1, 0])[:2])
     texts = [m for top in scene.mobjects for m in top.get_family() if isinstance(m, Text)]

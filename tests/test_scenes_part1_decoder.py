@@ -22,7 +22,7 @@ from scenes.part1_words import PLAIN_TRAINED_NOTE
 from scenes.output_mapping import MAX_COLS as OM_MAX_COLS
 from scenes.picked_rows import pick_cols
 
-from .helpers import build_scene, check_scene, load_default_trace, shown_keys, trace_from, varied
+from .helpers import build_scene, check_scene, load_default_trace, observed_default, shown_keys, trace_from, varied
 from .test_scene_encoder import chip_values, step_times
 
 MIN_NUMBER_FONT = 14
@@ -285,8 +285,9 @@ def _apart(a, b, gap=0.0):
     return ax1 + gap <= bx0 or bx1 + gap <= ax0 or ay1 + gap <= by0 or by1 + gap <= ay0
 
 
-def test_decoder_carries_each_state_and_word_to_where_it_is_used(number_fonts):
-    scene = build_scene("decoder", load_default_trace())
+@pytest.mark.default_build("decoder")
+def test_decoder_carries_each_state_and_word_to_where_it_is_used():
+    scene = observed_default("decoder", "dark").scene
     n = scene.view.steps
     # Every s_t (t < n) moved into the s_{t-1} slot of step t + 1; every chosen word went
     # down into the words written, and from there back into the op slot as op_t.
@@ -304,8 +305,9 @@ def test_decoder_repeated_steps_speed_up(monkeypatch):
     assert all(0.5 < d <= 0.4 * steps[0] for d in steps[2:]), steps
 
 
-def test_decoder_labels_keep_apart_and_off_the_columns(number_fonts):
-    scene = build_scene("decoder", load_default_trace())
+@pytest.mark.default_build("decoder")
+def test_decoder_labels_keep_apart_and_off_the_columns():
+    scene = observed_default("decoder", "dark").scene
     lines = [line for group in scene.meanings for line in group.submobjects] or list(scene.meanings)
     # "previous word / whole sentence / generated so far": a visible gap between neighbours,
     # each line against each line of the next column (they used to run together: "generatedwhole").
