@@ -202,21 +202,23 @@ class BottleneckScene(WalkthroughScene):
         source, rows, verdict = self._long_sentence_parts(ex)
         # The struck strip stays, smaller, above the table (the reason it fails); the new
         # sentence takes the old one's place; the rows come in under the strip.
-        figure = VGroup(self.states, self.links, *self.struck, self.ring, self.decoder, self.to_decoder)
-        # Its texts (names, digits, "discarded") would be too small to read once shrunk: they
+        # The decoder's name is not shrunk with its box (too small to read): it moves out beside it.
+        name = self.decoder.text
+        figure = VGroup(self.states, self.links, *self.struck, self.ring, self.decoder.box, self.to_decoder)
+        # Its other texts (names, digits, "discarded") would be too small to read once shrunk: they
         # go first (and stay gone), the shapes shrink: h_T is its colours now, still ringed.
         texts = VGroup(*(m for m in figure.get_family() if isinstance(m, (Text, MathTex))))
         pacer.wait_for_reader(extra=0.8)  # the cost is read before the figure makes way
         self.play(_Dim(texts, 0.0), fade_out(VGroup(self.tokens, self.context)), run_time=0.5)
         target = figure.copy()
         target.scale(min(FIGURE_H / figure.height, 12.0 / figure.width)).move_to([0, FIGURE_Y, 0])
-        # The shrunk decoder keeps its name, at a size a reader can read (its own text went with
-        # the digits): an empty orange box alone says nothing.
-        decoder_at = target[figure.submobjects.index(self.decoder)]
-        decoder_name = caption("decoder", self.theme, TEXT_FONT, self.theme.decoder)
-        decoder_name.next_to(decoder_at, RIGHT, buff=0.15)
+        # The shrunk decoder keeps its name, at a size a reader can read, beside its box: an empty
+        # orange box alone says nothing.
+        decoder_at = target[figure.submobjects.index(self.decoder.box)]
+        beside = caption("decoder", self.theme, TEXT_FONT, self.theme.decoder)
+        beside.next_to(decoder_at, RIGHT, buff=0.15)
         pacer.swap(f"A longer sentence ({len(ex.source)} words), held out from training",
-                   Transform(figure, target), fade_in(decoder_name, rate_func=window(0.7, 1.0)),
+                   Transform(figure, target), Transform(name, beside),
                    fade_in(source, rate_func=window(0.3, 0.65)),
                    fade_in(rows[-1], rate_func=window(0.5, 0.9)), run_time=1.6)
         self.wait(1.0)
