@@ -150,6 +150,23 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
     return out
 
 
+def _unbreakable_equations(words: list[str]) -> list[str]:
+    """``words`` with each "=" joined to the words either side ("s₀ = 0." stays on one line: a
+    line ending "s₀ =" over a line "0." reads as two things)."""
+    out: list[str] = []
+    glue = False
+    for w in words:
+        if w == "=" and out:
+            out[-1] += " ="
+            glue = True
+        elif glue:
+            out[-1] += " " + w
+            glue = False
+        else:
+            out.append(w)
+    return out
+
+
 def _touch(a: Mobject, b: Mobject, gap: float = 0.05) -> bool:
     """Whether the boxes of ``a`` and ``b`` come within ``gap`` of each other."""
     return (a.get_left()[0] < b.get_right()[0] + gap and b.get_left()[0] < a.get_right()[0] + gap
@@ -400,7 +417,7 @@ class AttentionProcessScene(WalkthroughScene):
                 line.shift(RIGHT * 0.4)  # a continued line is indented
             group.add(eq)
         lines = VGroup()
-        words, line = text.split(), ""
+        words, line = _unbreakable_equations(text.split()), ""
         for w in words:
             trial = f"{line} {w}".strip()
             if line and caption(trial, theme, TEXT_SIZE).width > width:

@@ -381,3 +381,21 @@ def test_the_ending_says_why_rows_leave_their_word(default_scene):
 def test_the_picture_never_goes_blank(default_scene):
     # At 59.7-61.7 s the whole picture used to fade to black before the alignment was rebuilt.
     assert default_scene.audit.blank_at == [] and default_scene.audit.blinks == []
+
+
+def test_an_explanation_never_breaks_an_equation_at_its_equals_sign():
+    """The panel's prose wraps at the column's width; "s₀ = 0." was cut after "=" (seen at 480p:
+    a line ending "s₀ =" over a line "0.")."""
+    from types import SimpleNamespace
+
+    from scenes import DARK
+    from scenes.attention_process import AttentionProcessScene, _unbreakable_equations
+
+    assert _unbreakable_equations("starts from s\u2080 = 0.".split()) == ["starts", "from", "s\u2080 = 0."]
+    assert _unbreakable_equations(["a", "=", "b", "c", "=", "d"]) == ["a = b", "c = d"]
+    said = "One encoder state h\u2c7c per source word. The decoder starts from s\u2080 = 0."
+    panel = AttentionProcessScene._explain(SimpleNamespace(theme=DARK), [], said)
+    lines = [line.original_text for line in panel[-1]]
+    assert len(lines) > 1 and any("s\u2080 = 0." in line for line in lines)
+    assert not any(line.rstrip().endswith("=") for line in lines), lines
+    assert panel.text == said  # the captions file reads it as written
