@@ -84,6 +84,7 @@ from .components import (
     readable_text,
     step_caption,
     subscript,
+    unbreakable_words,
 )
 
 __all__ = ["AttentionProcessScene", "Stage", "word_labels", "MIN_FLYING_WEIGHT"]
@@ -147,23 +148,6 @@ def word_labels(words, xs, y: float, pitch: float, theme, colour=None,
         dy = (0.17 if i % 2 == 0 else -0.17) if stagger else 0.0
         t.move_to([x, y + dy, 0])
         out.add(t)
-    return out
-
-
-def _unbreakable_equations(words: list[str]) -> list[str]:
-    """``words`` with each "=" joined to the words either side ("s₀ = 0." stays on one line: a
-    line ending "s₀ =" over a line "0." reads as two things)."""
-    out: list[str] = []
-    glue = False
-    for w in words:
-        if w == "=" and out:
-            out[-1] += " ="
-            glue = True
-        elif glue:
-            out[-1] += " " + w
-            glue = False
-        else:
-            out.append(w)
     return out
 
 
@@ -417,7 +401,7 @@ class AttentionProcessScene(WalkthroughScene):
                 line.shift(RIGHT * 0.4)  # a continued line is indented
             group.add(eq)
         lines = VGroup()
-        words, line = _unbreakable_equations(text.split()), ""
+        words, line = unbreakable_words(text), ""
         for w in words:
             trial = f"{line} {w}".strip()
             if line and caption(trial, theme, TEXT_SIZE).width > width:

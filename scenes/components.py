@@ -7,6 +7,7 @@ so tests can read the screen back and compare it with the core.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,6 +49,9 @@ __all__ = [
     "STATE_STRIP_BOTTOM",
     "caption",
     "math_label",
+    "symbol_role",
+    "unbreakable_words",
+    "role_formula",
     "arrow_between",
     "fit_within",
     "reading",
@@ -101,6 +105,48 @@ def caption(text: str, theme: Theme, font_size: float = 24, colour: Any = None, 
 def math_label(tex: str, theme: Theme, font_size: float = 30, colour: Any = None) -> MathTex:
     """A short formula or symbol such as ``h_{3}``."""
     return MathTex(tex, font_size=font_size, color=colour or theme.text)
+
+
+#: A formula that is one symbol of the notation (s_2, h_i, a_{tj}, X^{T}, o): its letter, then any index.
+_ONE_SYMBOL = re.compile(r"^\s*([A-Za-z])(?:_\{?[0-9a-zA-Z,+\-]+\}?)?(?:\^\{?T\}?)?\s*$")
+#: The letters of :data:`scenes.theme.ROLES` a formula may name alone.
+_LETTER_ROLES = {"h": "h", "s": "s", "x": "x", "c": "c_t", "a": "a_tj", "q": "query", "E": "E", "A": "A",
+                 "X": "X", "Q": "Q", "O": "O", "o": "o"}
+
+
+def symbol_role(tex: str) -> str | None:
+    """The role (:data:`scenes.theme.ROLES`) of a formula that is one symbol alone, else ``None``."""
+    match = _ONE_SYMBOL.match(tex)
+    return _LETTER_ROLES.get(match.group(1)) if match else None
+
+
+def role_formula(pieces: Sequence[str], theme: Theme, font_size: float = 30) -> MathTex:
+    """A formula typeset from ``pieces`` (``("c_t", "=", r"\sum_j", "a_{tj}", "h_j")``), each piece
+    that is one symbol in its role's colour, the rest in the text's: a symbol keeps its colour
+    inside a formula as it does alone."""
+    formula = MathTex(*pieces, font_size=font_size, color=theme.text)
+    for piece, part in zip(pieces, formula.submobjects):
+        role = symbol_role(piece)
+        if role is not None:
+            part.set_color(theme.role(role))
+    return formula
+
+
+def unbreakable_words(text: str) -> list[str]:
+    """The words a line of ``text`` may break between: each "=" is joined to the words either
+    side ("s₀ = 0." stays on one line: a line ending "s₀ =" over a line "0." reads as two things)."""
+    out: list[str] = []
+    glue = False
+    for w in text.split():
+        if w == "=" and out:
+            out[-1] += " ="
+            glue = True
+        elif glue:
+            out[-1] += " " + w
+            glue = False
+        else:
+            out.append(w)
+    return out
 
 
 def text_leaves(mob: Mobject) -> list[Mobject]:

@@ -63,6 +63,7 @@ from .components import (
     on_baseline,
     read_as_line,
     subscript,
+    symbol_role,
     title_bar,
 )
 
@@ -112,19 +113,6 @@ UNICODE_SCRIPTS = frozenset("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2
                             "\u2076\u2077\u2078\u2079")
 
 
-#: A formula that is one symbol of the notation (s_2, h_i, X^{T}, o): its letter, then any index.
-_ONE_SYMBOL = re.compile(r"^\s*([A-Za-z])(?:_\{?[0-9a-zA-Z,+\-]+\}?)?(?:\^\{?T\}?)?\s*$")
-#: The letters of :data:`scenes.theme.ROLES` a caption's formula may name alone.
-_LETTER_ROLES = {"h": "h", "s": "s", "x": "x", "c": "c_t", "q": "query", "E": "E", "A": "A", "X": "X",
-                 "Q": "Q", "O": "O", "o": "o"}
-
-
-def _symbol_role(tex: str) -> str | None:
-    """The role (:data:`scenes.theme.ROLES`) of a formula that is one symbol alone, else ``None``."""
-    match = _ONE_SYMBOL.match(tex)
-    return _LETTER_ROLES.get(match.group(1)) if match else None
-
-
 def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
                     font_size: float = STEP_CAPTION_SIZE) -> VGroup:
     """A step caption whose ``$...$`` pieces are typeset as the draft writes them
@@ -150,7 +138,7 @@ def formula_caption(source: str, theme: Any, y: float = STEP_CAPTION_Y,
             if not piece.strip():
                 continue
             if n % 2:
-                role = _symbol_role(piece)  # one symbol alone is drawn in its role's colour
+                role = symbol_role(piece)  # one symbol alone is drawn in its role's colour
                 tex = math_label(piece, theme, max(font_size * 1.3, NAME_TEX),
                                  theme.role(role) if role else None)
                 # Read as written: "D_Q = 3" is three words to read (its reading time), a product one.

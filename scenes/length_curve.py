@@ -22,7 +22,6 @@ from manim import (
     Create,
     Dot,
     Line,
-    MathTex,
     VGroup,
     Wait,
 )
@@ -35,6 +34,7 @@ from .components import (
     fit_within,
     math_label,
     read_as_line,
+    role_formula,
 )
 
 __all__ = ["LengthCurveScene"]
@@ -165,7 +165,7 @@ class LengthCurveScene(WalkthroughScene):
         measured value at the longest length."""
         theme = self.theme
         sample = VGroup(Line(LEFT * 0.3, RIGHT * 0.3, color=colour, stroke_width=5), Dot(radius=0.07, color=colour))
-        formula = _role_coloured(pieces, theme, 34)
+        formula = role_formula(pieces, theme, 34)
         formula.spoken = spoken
         second = VGroup(caption(lead, theme, SMALL), formula).arrange(RIGHT, buff=0.15) if lead else formula
         words = read_as_line(VGroup(caption(head, theme, SMALL), second).arrange(DOWN, buff=0.1, aligned_edge=LEFT))
@@ -176,19 +176,6 @@ class LengthCurveScene(WalkthroughScene):
         row = read_as_line(VGroup(at, value).arrange(RIGHT, buff=0.15))
         row.next_to(head, DOWN, buff=0.12).align_to(words, LEFT)
         return VGroup(head, row)
-
-
-#: The symbols of the legend's formulas and their roles (scenes.theme.ROLES).
-_PIECE_ROLES = {"h_T": "h", "h_j": "h", "c_t": "c_t", "a_{tj}": "a_tj"}
-
-
-def _role_coloured(pieces: tuple[str, ...], theme, font_size: float) -> MathTex:
-    """A formula typeset from ``pieces``, each symbol in its role's colour, the rest in the text's."""
-    formula = MathTex(*pieces, font_size=font_size, color=theme.text)
-    for piece, part in zip(pieces, formula.submobjects):
-        if piece in _PIECE_ROLES:
-            part.set_color(theme.role(_PIECE_ROLES[piece]))
-    return formula
 
 
 def _trained_how(data: dict) -> str:

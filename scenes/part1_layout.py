@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, Line, MathTex, Mobject, Rectangle, VGroup
 
-from .components import caption, fit_within
+from .components import caption, fit_within, unbreakable_words
 from .theme import Theme
 
 __all__ = ["wrapped_note", "signed_bars", "readable_dots", "MIN_TEX_SIZE", "SignedBar"]
@@ -34,10 +34,10 @@ def wrapped_note(text: str, theme: Theme, font_size: float = 20, colour: Any = N
     unless even two lines are too wide. ``.text`` holds the whole sentence."""
     colour = colour or theme.muted
     one = caption(text, theme, font_size, colour)
-    if one.width <= max_width or " " not in text:
+    words = unbreakable_words(text)  # never broken at an equation's "="
+    if one.width <= max_width or len(words) < 2:
         lines = VGroup(fit_within(one, max_width=max_width))
     else:
-        words = text.split(" ")
         cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(text) / 2))
         lines = VGroup(caption(" ".join(words[:cut]), theme, font_size, colour),
                        caption(" ".join(words[cut:]), theme, font_size, colour)).arrange(DOWN, buff=0.1)

@@ -389,10 +389,11 @@ def test_an_explanation_never_breaks_an_equation_at_its_equals_sign():
     from types import SimpleNamespace
 
     from scenes import DARK
-    from scenes.attention_process import AttentionProcessScene, _unbreakable_equations
+    from scenes.attention_process import AttentionProcessScene
+    from scenes.components import unbreakable_words
 
-    assert _unbreakable_equations("starts from s\u2080 = 0.".split()) == ["starts", "from", "s\u2080 = 0."]
-    assert _unbreakable_equations(["a", "=", "b", "c", "=", "d"]) == ["a = b", "c = d"]
+    assert unbreakable_words("starts from s\u2080 = 0.") == ["starts", "from", "s\u2080 = 0."]
+    assert unbreakable_words("a = b c = d") == ["a = b", "c = d"]
     said = "One encoder state h\u2c7c per source word. The decoder starts from s\u2080 = 0."
     panel = AttentionProcessScene._explain(SimpleNamespace(theme=DARK), [], said)
     lines = [line.original_text for line in panel[-1]]
